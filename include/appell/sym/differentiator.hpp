@@ -1,0 +1,59 @@
+// The one place where appell differentiates.
+//
+// partial(e, x) is ∂e/∂x for a symbol x; time_derivative(e) is the total derivative
+//   d/dt e = ∂e/∂t + Σ_k ∂e/∂(f_k^(r)) · f_k^(r+1)
+// over every time function f_k (coordinates, unspecified prescribed functions, inputs) and every
+// derivative order r present in e: q -> dot(q) -> ddot(q) -> dddot(q) ...
+// Both are memoised on the shared nodes of the expression DAG and the caches live as long as the
+// Differentiator, so a subexpression shared by many bodies of a chain is differentiated once.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "appell/sym/time_functions.hpp"
+
+namespace appell::sym {
+
+class Differentiator {
+ public:
+  explicit Differentiator(std::shared_ptr<TimeFunctions> functions);
+
+  GiNaC::ex partial(const GiNaC::ex& e, const GiNaC::symbol& x);
+  GiNaC::matrix partial(const GiNaC::matrix& m, const GiNaC::symbol& x);
+  GiNaC::ex time_derivative(const GiNaC::ex& e);
+  GiNaC::matrix time_derivative(const GiNaC::matrix& m);
+
+  /// Scalar differentiations requested (one per expression and variable, or per d/dt).
+  std::size_t differentiations() const { return differentiations_; }
+  /// Node-level derivative rules applied: the actual work, shared nodes counted once.
+  std::size_t derivative_nodes() const { return derivative_nodes_; }
+
+  TimeFunctions& functions() { return *functions_; }
+
+ private:
+  struct Entry {
+    GiNaC::ex original;  // keeps the node alive while it is a key
+    GiNaC::ex result;
+  };
+  using Cache = std::unordered_map<const void*, Entry>;
+
+  /// d(node)/d(var) where var is a symbol, or time when var is empty (derivative of leaves
+  /// given by leaf_derivative).
+  GiNaC::ex derive(const GiNaC::ex& e, Cache& cache, const GiNaC::symbol* var);
+  GiNaC::ex leaf_derivative(const GiNaC::ex& e, const GiNaC::symbol* var);
+  /// ∂f(a_1..a_k)/∂a_i as an expression of the a's (GiNaC keeps the rule, we only ask for it).
+  GiNaC::ex function_partial(const GiNaC::function& f, std::size_t i);
+
+  std::shared_ptr<TimeFunctions> functions_;
+  Cache time_cache_;
+  std::map<GiNaC::ex, Cache, GiNaC::ex_is_less> partial_caches_;
+  std::size_t differentiations_ = 0;
+  std::size_t derivative_nodes_ = 0;
+};
+
+}  // namespace appell::sym
