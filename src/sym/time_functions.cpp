@@ -53,18 +53,25 @@ std::optional<TimeFunctionOrder> TimeFunctions::lookup(const GiNaC::symbol& s) c
 }
 
 std::string TimeFunctions::text_name(const std::string& base, int order) {
+  if (order == 0) return base;
+  // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "literal" + string.
+  std::string prefix;
   switch (order) {
-    case 0:
-      return base;
     case 1:
-      return "dot(" + base + ")";
+      prefix = "dot";
+      break;
     case 2:
-      return "ddot(" + base + ")";
+      prefix = "ddot";
+      break;
     case 3:
-      return "dddot(" + base + ")";
+      prefix = "dddot";
+      break;
     default:
-      return "d" + std::to_string(order) + "(" + base + ")";
+      prefix = "d";
+      prefix += std::to_string(order);
   }
+  prefix.append("(").append(base).append(")");
+  return prefix;
 }
 
 std::string TimeFunctions::latex_name(const std::string& base, int order) {
@@ -91,10 +98,10 @@ std::string TimeFunctions::latex_name(const std::string& base, int order) {
 
 std::string latex_identifier(const std::string& name) {
   static const std::set<std::string> greek = {
-      "alpha", "beta",  "gamma", "delta", "epsilon", "zeta",  "eta",   "theta", "iota",
-      "kappa", "lambda", "mu",   "nu",    "xi",      "rho",   "sigma", "tau",   "upsilon",
-      "phi",   "chi",   "psi",   "omega", "Gamma",   "Delta", "Theta", "Lambda", "Xi",
-      "Pi",    "Sigma", "Phi",   "Psi",   "Omega",   "varphi", "vartheta"};
+      "alpha", "beta",   "gamma", "delta", "epsilon", "zeta",   "eta",     "theta",  "iota",
+      "kappa", "lambda", "mu",    "nu",    "xi",      "rho",    "sigma",   "tau",    "upsilon",
+      "phi",   "chi",    "psi",   "omega", "Gamma",   "Delta",  "Theta",   "Lambda", "Xi",
+      "Pi",    "Sigma",  "Phi",   "Psi",   "Omega",   "varphi", "vartheta"};
   auto wrap = [&](const std::string& s) {
     if (greek.count(s)) return "\\" + s;
     if (s.size() == 1) return s;

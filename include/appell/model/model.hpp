@@ -61,7 +61,7 @@ struct RotationFactor {
 struct Frame {
   std::string name;
   std::string parent = "world";
-  Vector3 translation{0, 0, 0};         // origin in the parent, parent components
+  Vector3 translation{0, 0, 0};          // origin in the parent, parent components
   std::vector<RotationFactor> rotation;  // R_parent_child = product in order; empty = identity
   SourceLocation where;
 };
@@ -91,7 +91,7 @@ struct PointRef {
 
 struct ForceLoad {
   Vector3 force;
-  PointRef at;                // application point (frame of `on`)
+  PointRef at;               // application point (frame of `on`)
   std::string in = "world";  // frame of the force components
 };
 struct TorqueLoad {

@@ -37,6 +37,13 @@ struct Equations {
   DerivationCost cost;
 
   std::size_t dof() const { return mass_matrix.rows(); }
+  /// M row by row, then f: every expression of the equations.
+  GiNaC::exvector entries() const {
+    GiNaC::exvector all;
+    for (std::size_t i = 0; i < mass_matrix.nops(); ++i) all.push_back(mass_matrix.op(i));
+    for (std::size_t i = 0; i < forcing.nops(); ++i) all.push_back(forcing.op(i));
+    return all;
+  }
 };
 
 }  // namespace appell::principles

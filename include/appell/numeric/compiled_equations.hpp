@@ -1,0 +1,38 @@
+// M(q, t) and f(q, q̇, t) of a set of Equations compiled to a Tape, and q̈ = M⁻¹ f.
+#pragma once
+
+#include <Eigen/Dense>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "appell/numeric/tape.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+class CompiledEquations {
+ public:
+  /// `values` overrides parameters and gives inputs and unspecified prescribed functions (and
+  /// their derivatives, by their printed names such as "dot(theta)"); those default to 0,
+  /// parameters to the model's defaults. An unknown name throws model::ModelError.
+  explicit CompiledEquations(const principles::Equations& equations,
+                             const std::map<std::string, double>& values = {});
+
+  std::size_t dof() const { return n_; }
+  /// Evaluates M (n×n) and f (n) at a state.
+  void evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                Eigen::VectorXd& f) const;
+  /// Solves M q̈ = f; throws model::ComputationError when M is singular.
+  Eigen::VectorXd accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f) const;
+
+  const Tape& tape() const { return tape_; }
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<double> fixed_;  // variable slots after t, q, q̇: parameters and other symbols
+  Tape tape_;
+  mutable std::vector<double> variables_, outputs_, workspace_;
+};
+
+}  // namespace appell::num
