@@ -1,7 +1,11 @@
 #include "appell/principles/derive.hpp"
 
+#include <chrono>
+
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/principles/lagrange.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/readable.hpp"
 
 namespace appell::principles {
 
@@ -29,6 +33,39 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
       return gibbs_appell(std::move(model));
   }
   throw std::logic_error("unknown method");
+}
+
+Equations simplify(const Equations& equations) {
+  const auto start = std::chrono::steady_clock::now();
+  const model::Model& m = *equations.model;
+  std::vector<std::string> functions;
+  for (const auto& c : m.coordinates) functions.push_back(c.name);
+  for (const auto& p : m.prescribed)
+    if (!p.expression) functions.push_back(p.name);
+  std::vector<GiNaC::symbol> parameters;
+  for (const auto& p : m.parameters) parameters.push_back(p.symbol);
+  const auto context =
+      sym::ReadableContext::for_functions(*m.time_functions, functions, std::move(parameters));
+
+  // M and f side by side, so that work on nodes they share is done once.
+  const unsigned n = static_cast<unsigned>(equations.dof());
+  GiNaC::matrix both(n, n + 1);
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned k = 0; k < n; ++k) both(i, k) = equations.mass_matrix(i, k);
+    both(i, n) = equations.forcing(i, 0);
+  }
+  const GiNaC::matrix simple = sym::readable(both, context);
+
+  Equations result = equations;
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned k = 0; k < n; ++k) result.mass_matrix(i, k) = simple(i, k);
+    result.forcing(i, 0) = simple(i, n);
+  }
+  result.simplified = true;
+  result.cost.size_after = sym::dag_size(result.entries());
+  result.cost.simplify_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
 }
 
 }  // namespace appell::principles
