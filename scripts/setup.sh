@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what appell needs to build and test on Debian 12, and only what is missing.
+# Safe to run again: when everything is installed it changes nothing and needs no network.
+# Runs as root, or through sudo otherwise; never reads standard input.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(
+  build-essential cmake pkg-config ccache
+  libginac-dev libcln-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libsundials-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+  if [ "$status" != "installed" ]; then
+    missing+=("$package")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: not root and no sudo; install these as root: ${missing[*]}" >&2
+    exit 1
+  fi
+  as_root=(sudo -n env DEBIAN_FRONTEND=noninteractive)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update </dev/null
+"${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
