@@ -15,13 +15,31 @@ Tape::Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& var
   for (const ex& e : outputs) outputs_.push_back(compile(e));
 }
 
+std::size_t Tape::InstructionHash::operator()(const Instruction& i) const {
+  std::size_t h = static_cast<std::size_t>(i.op);
+  h = h * 1000003u ^ i.a;
+  h = h * 1000003u ^ i.b;
+  return h * 1000003u ^ std::hash<double>()(i.value);
+}
+
+bool Tape::InstructionEqual::operator()(const Instruction& x, const Instruction& y) const {
+  return x.op == y.op && x.a == y.a && x.b == y.b && x.value == y.value;
+}
+
 std::uint32_t Tape::emit(Instruction instruction) {
+  // a + b and b + a are the same value: order commutative operands so both hit the cache.
+  if ((instruction.op == Op::Add || instruction.op == Op::Mul) && instruction.a > instruction.b)
+    std::swap(instruction.a, instruction.b);
+  if (auto it = unique_.find(instruction); it != unique_.end()) return it->second;
   code_.push_back(instruction);
-  return static_cast<std::uint32_t>(code_.size() - 1);
+  const auto slot = static_cast<std::uint32_t>(code_.size() - 1);
+  unique_.emplace(instruction, slot);
+  return slot;
 }
 
 std::uint32_t Tape::compile(const ex& e) {
-  if (auto it = slots_.find(e); it != slots_.end()) return it->second;
+  const void* key = &GiNaC::ex_to<GiNaC::basic>(e);
+  if (auto it = visited_.find(key); it != visited_.end()) return it->second.slot;
   std::uint32_t slot = 0;
   if (GiNaC::is_a<GiNaC::numeric>(e)) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
@@ -74,7 +92,7 @@ std::uint32_t Tape::compile(const ex& e) {
   } else {
     throw std::invalid_argument("cannot evaluate this kind of expression numerically");
   }
-  slots_.emplace(e, slot);
+  visited_.emplace(key, Visited{e, slot});
   return slot;
 }
 

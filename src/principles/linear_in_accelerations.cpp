@@ -8,15 +8,12 @@ void split_linear_in_accelerations(const GiNaC::exvector& residuals, const model
                                    sym::Differentiator& d, GiNaC::matrix& mass_matrix,
                                    GiNaC::matrix& forcing) {
   const auto n = static_cast<unsigned>(model.dof());
-  mass_matrix = GiNaC::matrix(n, n);
   forcing = GiNaC::matrix(n, 1);
-  GiNaC::exmap at_rest;
-  for (unsigned k = 0; k < n; ++k) at_rest[model.coordinate_symbol(k, 2)] = 0;
-  for (unsigned j = 0; j < n; ++j) {
-    for (unsigned k = 0; k < n; ++k)
-      mass_matrix(j, k) = d.partial(residuals[j], model.coordinate_symbol(k, 2));
-    forcing(j, 0) = -sym::substitute(residuals[j], at_rest);
-  }
+  std::vector<GiNaC::symbol> accelerations;
+  for (unsigned k = 0; k < n; ++k) accelerations.push_back(model.coordinate_symbol(k, 2));
+  GiNaC::exvector remainders;
+  d.split_linear(residuals, accelerations, mass_matrix, remainders);
+  for (unsigned j = 0; j < n; ++j) forcing(j, 0) = -remainders[j];
 }
 
 void finish(Equations& eq, const sym::Differentiator& d,

@@ -1,5 +1,8 @@
 #include "appell/sym/differentiator.hpp"
 
+#include <functional>
+#include <map>
+
 #include "appell/sym/dag.hpp"
 
 namespace appell::sym {
@@ -110,6 +113,120 @@ ex Differentiator::derive(const ex& e, Cache& cache, const GiNaC::symbol* var) {
   }
   cache.emplace(key, Entry{e, result});
   return result;
+}
+
+namespace {
+
+// A node split as rest + Σ_k gradient[k]·v_k to first order: rest = node|v=0, gradient = ∂/∂v.
+struct LinearParts {
+  ex node;  // keeps the key alive
+  ex rest;
+  std::map<std::size_t, ex> gradient;
+};
+
+class LinearSplitter {
+ public:
+  LinearSplitter(const std::vector<GiNaC::symbol>& v,
+                 std::function<ex(const GiNaC::function&, std::size_t)> partial)
+      : partial_(std::move(partial)) {
+    for (std::size_t k = 0; k < v.size(); ++k) index_.emplace(v[k], k);
+  }
+  std::size_t visited = 0;
+
+  const LinearParts& split(const ex& e) {
+    const void* key = node_key(e);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    LinearParts parts{e, e, {}};
+    if (e.nops() == 0) {
+      if (auto it = index_.find(e); it != index_.end()) {
+        parts.rest = 0;
+        parts.gradient[it->second] = 1;
+      }
+    } else {
+      ++visited;
+      combine(e, parts);
+    }
+    return cache_.emplace(key, std::move(parts)).first->second;
+  }
+
+ private:
+  void combine(const ex& e, LinearParts& parts) {
+    std::vector<const LinearParts*> children;
+    bool depends = false;
+    for (std::size_t i = 0; i < e.nops(); ++i) {
+      children.push_back(&split(e.op(i)));
+      depends =
+          depends || !children.back()->gradient.empty() || !children.back()->rest.is_equal(e.op(i));
+    }
+    if (!depends) return;  // the node itself, untouched: no rebuild, no comparisons
+    if (GiNaC::is_a<GiNaC::add>(e)) {
+      GiNaC::exvector rests;
+      std::map<std::size_t, GiNaC::exvector> terms;
+      for (const auto* c : children) {
+        rests.push_back(c->rest);
+        for (const auto& [k, g] : c->gradient) terms[k].push_back(g);
+      }
+      parts.rest = GiNaC::add(rests);
+      for (auto& [k, t] : terms) parts.gradient[k] = GiNaC::add(t);
+    } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+      GiNaC::exvector rests;
+      std::map<std::size_t, GiNaC::exvector> terms;
+      for (std::size_t i = 0; i < children.size(); ++i) {
+        rests.push_back(children[i]->rest);
+        for (const auto& [k, g] : children[i]->gradient) {
+          GiNaC::exvector factors;
+          for (std::size_t j = 0; j < children.size(); ++j) factors.push_back(j == i ? g : e.op(j));
+          terms[k].push_back(GiNaC::mul(factors));
+        }
+      }
+      parts.rest = GiNaC::mul(rests);
+      for (auto& [k, t] : terms) parts.gradient[k] = GiNaC::add(t);
+    } else if (GiNaC::is_a<GiNaC::power>(e)) {
+      const LinearParts& base = *children[0];
+      const LinearParts& exponent = *children[1];
+      if (!exponent.gradient.empty())
+        throw std::logic_error("split_linear: a variable in an exponent");
+      parts.rest = GiNaC::pow(base.rest, exponent.rest);
+      for (const auto& [k, g] : base.gradient)
+        parts.gradient[k] = e.op(1) * GiNaC::pow(e.op(0), e.op(1) - 1) * g;
+    } else if (GiNaC::is_a<GiNaC::function>(e)) {
+      const auto& f = GiNaC::ex_to<GiNaC::function>(e);
+      GiNaC::exvector rests;
+      std::map<std::size_t, GiNaC::exvector> terms;
+      for (std::size_t i = 0; i < children.size(); ++i) {
+        rests.push_back(children[i]->rest);
+        if (children[i]->gradient.empty()) continue;
+        const ex outer = partial_(f, i);
+        for (const auto& [k, g] : children[i]->gradient) terms[k].push_back(outer * g);
+      }
+      parts.rest = GiNaC::function(f.get_serial(), rests);
+      for (auto& [k, t] : terms) parts.gradient[k] = GiNaC::add(t);
+    } else {
+      throw std::logic_error("split_linear: unsupported expression kind");
+    }
+  }
+
+  std::function<ex(const GiNaC::function&, std::size_t)> partial_;
+  std::map<ex, std::size_t, GiNaC::ex_is_less> index_;
+  std::unordered_map<const void*, LinearParts> cache_;
+};
+
+}  // namespace
+
+void Differentiator::split_linear(const GiNaC::exvector& e, const std::vector<GiNaC::symbol>& v,
+                                  GiNaC::matrix& coefficients, GiNaC::exvector& remainders) {
+  LinearSplitter splitter(
+      v, [this](const GiNaC::function& f, std::size_t i) { return function_partial(f, i); });
+  coefficients = GiNaC::matrix(static_cast<unsigned>(e.size()), static_cast<unsigned>(v.size()));
+  remainders.clear();
+  for (std::size_t j = 0; j < e.size(); ++j) {
+    const LinearParts& parts = splitter.split(e[j]);
+    remainders.push_back(parts.rest);
+    for (const auto& [k, g] : parts.gradient)
+      coefficients(static_cast<unsigned>(j), static_cast<unsigned>(k)) = g;
+  }
+  differentiations_ += e.size() * v.size();
+  derivative_nodes_ += splitter.visited;
 }
 
 }  // namespace appell::sym

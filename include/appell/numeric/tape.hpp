@@ -1,13 +1,17 @@
 // A flat instruction list that evaluates GiNaC expressions numerically.
 //
-// Built once from the expression DAG with common subexpressions merged (structurally equal
-// nodes share one slot), then evaluated as many times as needed with plain doubles: the numeric
-// path never substitutes into GiNaC trees in a loop (DESIGN.md, "Numbers").
+// Built once from the expression DAG (each shared node visited once, by identity) with common
+// subexpressions merged at the instruction level: an instruction with the same operation and
+// operand slots as an earlier one reuses its slot, so structurally equal subtrees collapse
+// without ever comparing GiNaC trees. Then evaluated as many times as needed with plain doubles:
+// the numeric path never substitutes into GiNaC trees in a loop (DESIGN.md, "Numbers").
 #pragma once
 
 #include <ginac/ginac.h>
 
 #include <cstdint>
+#include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace appell::num {
@@ -61,8 +65,19 @@ class Tape {
   std::vector<Instruction> code_;
   std::vector<std::uint32_t> outputs_;
   std::size_t variable_count_ = 0;
-  std::unordered_map<GiNaC::ex, std::uint32_t, std::hash<GiNaC::ex>, GiNaC::ex_is_equal> slots_;
-  std::unordered_map<GiNaC::ex, std::uint32_t, std::hash<GiNaC::ex>, GiNaC::ex_is_equal> variables_;
+  struct InstructionHash {
+    std::size_t operator()(const Instruction& i) const;
+  };
+  struct InstructionEqual {
+    bool operator()(const Instruction& x, const Instruction& y) const;
+  };
+  struct Visited {
+    GiNaC::ex node;  // keeps the key alive
+    std::uint32_t slot;
+  };
+  std::unordered_map<const void*, Visited> visited_;
+  std::unordered_map<Instruction, std::uint32_t, InstructionHash, InstructionEqual> unique_;
+  std::map<GiNaC::ex, std::uint32_t, GiNaC::ex_is_less> variables_;
 };
 
 }  // namespace appell::num

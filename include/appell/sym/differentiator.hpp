@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "appell/sym/time_functions.hpp"
 
@@ -27,6 +28,12 @@ class Differentiator {
   GiNaC::matrix partial(const GiNaC::matrix& m, const GiNaC::symbol& x);
   GiNaC::ex time_derivative(const GiNaC::ex& e);
   GiNaC::matrix time_derivative(const GiNaC::matrix& m);
+
+  /// For expressions e_j linear in the symbols v_k (the accelerations of a principle's residuals):
+  /// coefficients(j, k) = ∂e_j/∂v_k and remainders[j] = e_j|v=0, in one memoised pass over the
+  /// shared DAG for all k at once (counted as rows × columns differentiations).
+  void split_linear(const GiNaC::exvector& e, const std::vector<GiNaC::symbol>& v,
+                    GiNaC::matrix& coefficients, GiNaC::exvector& remainders);
 
   /// Scalar differentiations requested (one per expression and variable, or per d/dt).
   std::size_t differentiations() const { return differentiations_; }
