@@ -1,0 +1,55 @@
+// Simplification for people: equations of motion rewritten so that an engineer can read them.
+//
+// Never used by the numeric path, which keeps the shared DAG as formed (DESIGN.md, "Scale").
+//
+// The method is trigonometric canonicalisation through "Fourier form". Every angle atom θ_k
+// found in a sin/cos argument (q1, omega*t, ...) gets a variable z_k = exp(i·θ_k/d_k), d_k being
+// the least common denominator of that atom's coefficients. Bottom-up over the DAG (each shared
+// node once), every node becomes an expanded Laurent polynomial in the z_k whose coefficients are
+// free of trigonometry in those atoms; sin and cos are (z^a ∓ z^-a)/(2i or 2). Because products
+// of exponentials only add exponents, identities such as sin² + cos² = 1 and the angle-sum
+// formulas hold by construction. At the end z^α and z^-α are paired back into
+// cos(α·θ) and sin(α·θ) with real coefficients (angles made of parameters only, a constant tilt
+// β, inside the coefficients of the varying ones: cos(β)·cos(φ), not cos(φ − β) + cos(φ + β)),
+// and the result is collected: a sum over monomials in the velocities and accelerations, each
+// coefficient written as (common factors: parameter monomial, shared cos(q) ...) × (rest), e.g.
+// M*l^2*(5/3 + cos(q2)).
+//
+// What cannot be put in Fourier form (tan, exp, sqrt, 1/(2 + cos q), ...) is kept as an opaque
+// factor with readable() applied to its arguments.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <string>
+#include <vector>
+
+#include "appell/sym/time_functions.hpp"
+
+namespace appell::sym {
+
+/// What readable() needs to know about the symbols of a model. Orders matter: they are the
+/// orders in which printers list factors.
+struct ReadableContext {
+  std::vector<GiNaC::symbol> accelerations;  // ddot(x) of coordinates, then unspecified prescribed
+  std::vector<GiNaC::symbol> velocities;     // dot(x), same functions and order
+  std::vector<GiNaC::symbol> parameters;     // model order
+  std::vector<GiNaC::symbol> coordinates;    // x of the same functions: angles are listed in
+                                             // this order (cos(q1 - q2), not cos(q2 - q1))
+
+  /// The context of the time functions `names` (coordinates first, then unspecified prescribed
+  /// functions) of `functions`, with `parameters` in model order.
+  static ReadableContext for_functions(TimeFunctions& functions,
+                                       const std::vector<std::string>& names,
+                                       std::vector<GiNaC::symbol> parameters);
+};
+
+/// `e` trigonometrically simplified and collected for reading (see the file comment). The result
+/// is mathematically equal to `e`; readable(a - b) is 0 when a and b are equal up to polynomial
+/// and sin/cos identities.
+GiNaC::ex readable(const GiNaC::ex& e, const ReadableContext& context);
+
+/// Every entry made readable, sharing the work on nodes common to several entries.
+GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context);
+
+}  // namespace appell::sym
