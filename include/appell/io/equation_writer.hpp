@@ -4,8 +4,9 @@
 // coefficient comes first, then parameters in model order, then other symbols, functions and
 // (parenthesised) sums, then velocities and accelerations, e.g. M*l^2*(5/3 + cos(q2))*ddot(q1);
 // denominators close the product (g*sin(q1)/l); in a sum, acceleration terms come first, then
-// velocity terms, then the rest, a numeric constant leading it. The printer visits each shared node
-// once, so unsimplified DAG-shaped expressions print in time proportional to the output.
+// velocity terms, then the rest, a numeric constant leading it (a sum without velocities opens
+// with a positive term: q1 - q2). The printer visits each shared node once, so unsimplified
+// DAG-shaped expressions print in time proportional to the output.
 #pragma once
 
 #include <ginac/ginac.h>
