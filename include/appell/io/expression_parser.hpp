@@ -1,0 +1,100 @@
+// The expression language of model files (MODEL_FORMAT.md, "Expressions") and frame rotations.
+//
+// A hand-written recursive-descent parser rather than GiNaC's own reader, for two reasons: an
+// unknown name or a syntax error must be reported at the exact line and column where it was
+// written in the model file, and numbers must stay exact ("0.5" is 1/2, "2e-3" is 1/500) so that
+// the derived equations keep rational coefficients.
+//
+// Grammar (^ is right-associative and binds tighter than a unary sign, so -x^2 = -(x^2)):
+//   sum     := product (('+' | '-') product)*
+//   product := signed (('*' | '/') signed)*
+//   signed  := ('-' | '+') signed | power
+//   power   := primary ('^' signed)?
+//   primary := NUMBER | NAME | NAME '(' sum (',' sum)* ')' | '(' sum ')'
+//   rotation := factor ('*' factor)*,  factor := rot_x(a) | rot_y(a) | rot_z(a) | rot(ax,ay,az,a)
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/model/source_location.hpp"
+#include "appell/sym/differentiator.hpp"
+#include "appell/sym/time_functions.hpp"
+
+namespace appell::io {
+
+/// What an expression may depend on at a given place of a model file.
+enum class Dependence {
+  Parameters,         // numbers, pi and parameters: parameter values, masses, inertia, axes
+  TimeAndParameters,  // the same and t: prescribed functions, gravity
+  Anything,           // also coordinates, prescribed functions, inputs, dot() and ddot()
+};
+
+/// The names an expression can refer to. The model reader fills it while reading, so that a
+/// parameter's value can only use the parameters defined before it.
+class ExpressionScope {
+ public:
+  enum class Category { Parameter, Coordinate, Prescribed, Input };
+
+  struct Name {
+    Category category = Category::Parameter;
+    GiNaC::ex value;              // what the name stands for in an expression
+    bool has_expression = false;  // a prescribed function given by an expression of t
+  };
+
+  explicit ExpressionScope(std::shared_ptr<sym::TimeFunctions> functions);
+
+  void add_parameter(const std::string& name, const GiNaC::symbol& symbol);
+  /// Declares q(t) in the time functions (TimeFunctionKind::Coordinate).
+  void add_coordinate(const std::string& name);
+  /// A prescribed function given by an expression of t (substituted wherever the name is used)
+  /// or, without one, an unspecified function of time (TimeFunctionKind::Prescribed).
+  void add_prescribed(const std::string& name, const std::optional<GiNaC::ex>& expression);
+  /// A control supplied at run time. It is declared as TimeFunctionKind::Prescribed, an
+  /// unspecified function of time, so that dot(u) is representable.
+  void add_input(const std::string& name);
+
+  /// nullptr if the name is not (yet) known.
+  const Name* find(const std::string& name) const;
+  /// d^order/dt^order of a coordinate, prescribed function or input.
+  GiNaC::ex derivative(const std::string& name, int order);
+  const GiNaC::symbol& time() const { return functions_->time(); }
+
+ private:
+  std::shared_ptr<sym::TimeFunctions> functions_;
+  sym::Differentiator differentiator_;  // for dot() of a prescribed expression
+  std::map<std::string, Name> names_;
+};
+
+/// Maps an offset inside an expression's text to the place in the file where that character was
+/// written (the reader knows how YAML quoting and line folding moved it).
+using TextLocator = std::function<model::SourceLocation(std::size_t offset)>;
+
+/// The locator of a text written on one line, its first character at `start`.
+TextLocator locate_on_one_line(model::SourceLocation start);
+
+/// Parses one expression. Throws model::ModelError at the offending character: an unknown name,
+/// a name not allowed by `allowed`, a syntax error, a function with the wrong number of
+/// arguments, or an undefined value such as 1/0.
+GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
+                           const TextLocator& locate, Dependence allowed = Dependence::Anything);
+
+/// Parses a frame rotation `rot_z(a)*rot_x(b)*...` into its factors, in order. Axes of rot(...)
+/// may use only parameters; they are normalised, and a zero axis is an error.
+std::vector<model::RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                                  const TextLocator& locate);
+
+/// [A-Za-z][A-Za-z0-9_]*
+bool is_valid_name(const std::string& name);
+/// t, pi, world, the functions of the language, dot, ddot and the rotations.
+bool is_reserved_name(const std::string& name);
+
+}  // namespace appell::io

@@ -1,0 +1,507 @@
+#include "appell/io/expression_parser.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <exception>
+#include <set>
+#include <utility>
+
+namespace appell::io {
+
+using GiNaC::ex;
+using model::ModelError;
+
+// ---------------------------------------------------------------------------------------------
+// Scope
+
+ExpressionScope::ExpressionScope(std::shared_ptr<sym::TimeFunctions> functions)
+    : functions_(std::move(functions)), differentiator_(functions_) {}
+
+void ExpressionScope::add_parameter(const std::string& name, const GiNaC::symbol& symbol) {
+  names_[name] = Name{Category::Parameter, symbol, false};
+}
+
+void ExpressionScope::add_coordinate(const std::string& name) {
+  functions_->declare(name, sym::TimeFunctionKind::Coordinate);
+  names_[name] = Name{Category::Coordinate, functions_->derivative(name, 0), false};
+}
+
+void ExpressionScope::add_prescribed(const std::string& name,
+                                     const std::optional<GiNaC::ex>& expression) {
+  if (expression) {
+    names_[name] = Name{Category::Prescribed, *expression, true};
+    return;
+  }
+  functions_->declare(name, sym::TimeFunctionKind::Prescribed);
+  names_[name] = Name{Category::Prescribed, functions_->derivative(name, 0), false};
+}
+
+void ExpressionScope::add_input(const std::string& name) {
+  functions_->declare(name, sym::TimeFunctionKind::Prescribed);
+  names_[name] = Name{Category::Input, functions_->derivative(name, 0), false};
+}
+
+const ExpressionScope::Name* ExpressionScope::find(const std::string& name) const {
+  auto it = names_.find(name);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
+GiNaC::ex ExpressionScope::derivative(const std::string& name, int order) {
+  const Name& entry = names_.at(name);
+  if (!entry.has_expression) return functions_->derivative(name, order);
+  ex result = entry.value;
+  for (int k = 0; k < order; ++k) result = differentiator_.time_derivative(result);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+namespace {
+
+// Functions of one argument, by name; atan2 is the only one with two.
+const std::map<std::string, ex (*)(const ex&)>& unary_functions() {
+  static const std::map<std::string, ex (*)(const ex&)> functions = {
+      {"sin", [](const ex& x) -> ex { return GiNaC::sin(x); }},
+      {"cos", [](const ex& x) -> ex { return GiNaC::cos(x); }},
+      {"tan", [](const ex& x) -> ex { return GiNaC::tan(x); }},
+      {"asin", [](const ex& x) -> ex { return GiNaC::asin(x); }},
+      {"acos", [](const ex& x) -> ex { return GiNaC::acos(x); }},
+      {"atan", [](const ex& x) -> ex { return GiNaC::atan(x); }},
+      {"sinh", [](const ex& x) -> ex { return GiNaC::sinh(x); }},
+      {"cosh", [](const ex& x) -> ex { return GiNaC::cosh(x); }},
+      {"tanh", [](const ex& x) -> ex { return GiNaC::tanh(x); }},
+      {"exp", [](const ex& x) -> ex { return GiNaC::exp(x); }},
+      {"log", [](const ex& x) -> ex { return GiNaC::log(x); }},
+      {"sqrt", [](const ex& x) -> ex { return GiNaC::sqrt(x); }},
+      {"abs", [](const ex& x) -> ex { return GiNaC::abs(x); }},
+  };
+  return functions;
+}
+
+const std::set<std::string>& rotation_names() {
+  static const std::set<std::string> names = {"rot", "rot_x", "rot_y", "rot_z"};
+  return names;
+}
+
+}  // namespace
+
+bool is_valid_name(const std::string& name) {
+  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+bool is_reserved_name(const std::string& name) {
+  static const std::set<std::string> others = {"t", "pi", "world", "atan2", "dot", "ddot"};
+  return others.count(name) || unary_functions().count(name) || rotation_names().count(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+TextLocator locate_on_one_line(model::SourceLocation start) {
+  return [start](std::size_t offset) {
+    model::SourceLocation at = start;
+    at.column += static_cast<int>(offset);
+    return at;
+  };
+}
+
+namespace {
+
+struct Token {
+  enum class Kind { Number, Name, Symbol, End };
+  Kind kind = Kind::End;
+  std::string text;        // the characters as written
+  std::size_t offset = 0;  // of the first character in the expression's text
+};
+
+// Numbers beyond 10^±1000 are certainly typing mistakes, and exact powers of ten of that size
+// would only slow everything down.
+constexpr long kLargestDecimalExponent = 1000;
+
+class Parser {
+ public:
+  Parser(const std::string& text, ExpressionScope& scope, const TextLocator& locate,
+         Dependence allowed)
+      : text_(text), scope_(scope), locate_(locate), allowed_(allowed) {
+    tokenize();
+  }
+
+  ex whole_expression() {
+    if (peek().kind == Token::Kind::End) fail(peek(), "empty expression");
+    ex result = sum();
+    expect_end();
+    return result;
+  }
+
+  std::vector<model::RotationFactor> whole_rotation() {
+    std::vector<model::RotationFactor> factors;
+    factors.push_back(rotation_factor());
+    while (is_symbol(peek(), "*")) {
+      next();
+      factors.push_back(rotation_factor());
+    }
+    expect_end();
+    return factors;
+  }
+
+ private:
+  // -- tokens ---------------------------------------------------------------------------------
+
+  void tokenize() {
+    std::size_t i = 0;
+    const std::size_t n = text_.size();
+    auto digit_at = [&](std::size_t k) {
+      return k < n && std::isdigit(static_cast<unsigned char>(text_[k]));
+    };
+    while (i < n) {
+      const char c = text_[i];
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+        continue;
+      }
+      const std::size_t start = i;
+      if (digit_at(i) || (c == '.' && digit_at(i + 1))) {
+        while (digit_at(i)) ++i;
+        if (i < n && text_[i] == '.') ++i;
+        while (digit_at(i)) ++i;
+        // An exponent only if digits follow, so that "2e" stays a number and a name.
+        if (i < n && (text_[i] == 'e' || text_[i] == 'E')) {
+          std::size_t k = i + 1;
+          if (k < n && (text_[k] == '+' || text_[k] == '-')) ++k;
+          if (digit_at(k)) {
+            i = k;
+            while (digit_at(i)) ++i;
+          }
+        }
+        tokens_.push_back({Token::Kind::Number, text_.substr(start, i - start), start});
+      } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        while (i < n && (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
+          ++i;
+        tokens_.push_back({Token::Kind::Name, text_.substr(start, i - start), start});
+      } else if (std::string("+-*/^(),").find(c) != std::string::npos) {
+        tokens_.push_back({Token::Kind::Symbol, std::string(1, c), start});
+        ++i;
+      } else {
+        // Report the whole UTF-8 sequence, not a broken byte.
+        std::size_t end = i + 1;
+        while (end < n && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;
+        throw ModelError(locate_(start), "unexpected character in expression",
+                         text_.substr(start, end - start));
+      }
+    }
+    tokens_.push_back({Token::Kind::End, "", n});
+  }
+
+  const Token& peek() const { return tokens_[position_]; }
+  const Token& next() {
+    const Token& t = tokens_[position_];
+    if (t.kind != Token::Kind::End) ++position_;
+    return t;
+  }
+  static bool is_symbol(const Token& t, const char* s) {
+    return t.kind == Token::Kind::Symbol && t.text == s;
+  }
+
+  [[noreturn]] void fail(const Token& at, const std::string& message) const {
+    throw ModelError(locate_(at.offset), message, at.text);
+  }
+  [[noreturn]] void fail(const Token& at, const std::string& message,
+                         const std::string& offending) const {
+    throw ModelError(locate_(at.offset), message, offending);
+  }
+
+  void expect(const char* symbol, const std::string& context) {
+    const Token& t = peek();
+    if (!is_symbol(t, symbol)) {
+      if (t.kind == Token::Kind::End)
+        fail(t, std::string("syntax error: expected '") + symbol + "' " + context +
+                    " before the end of the expression");
+      fail(t, std::string("syntax error: expected '") + symbol + "' " + context);
+    }
+    next();
+  }
+
+  void expect_end() {
+    const Token& t = peek();
+    if (t.kind == Token::Kind::End) return;
+    if (is_symbol(t, ")")) fail(t, "syntax error: unbalanced ')'");
+    fail(t, "syntax error: expected an operator");
+  }
+
+  // -- arithmetic -----------------------------------------------------------------------------
+
+  // Builds a GiNaC value, turning its evaluation errors (1/0, log(0), tan(pi/2)) into a located
+  // model error.
+  template <typename Build>
+  ex evaluated(const Token& at, Build build) const {
+    try {
+      return build();
+    } catch (const std::exception& e) {
+      // GiNaC says where it noticed ("power::eval(): division by zero"); the user needs what.
+      std::string reason = e.what();
+      if (auto end = reason.find("): "); end != std::string::npos) reason.erase(0, end + 3);
+      fail(at, "expression has no value: " + reason);
+    }
+  }
+
+  ex sum() {
+    ex result = product();
+    while (is_symbol(peek(), "+") || is_symbol(peek(), "-")) {
+      const bool minus = next().text == "-";
+      const ex rhs = product();
+      result = minus ? result - rhs : result + rhs;
+    }
+    return result;
+  }
+
+  ex product() {
+    ex result = signed_term();
+    while (is_symbol(peek(), "*") || is_symbol(peek(), "/")) {
+      const Token& op = next();
+      const ex rhs = signed_term();
+      if (op.text == "*") {
+        result = result * rhs;
+      } else {
+        const ex lhs = result;
+        result = evaluated(op, [&] { return lhs / rhs; });
+      }
+    }
+    return result;
+  }
+
+  ex signed_term() {
+    if (is_symbol(peek(), "-")) {
+      next();
+      return -signed_term();
+    }
+    if (is_symbol(peek(), "+")) {
+      next();
+      return signed_term();
+    }
+    return power();
+  }
+
+  ex power() {
+    const ex base = primary();
+    if (!is_symbol(peek(), "^")) return base;
+    const Token& op = next();
+    const ex exponent = signed_term();  // right-associative: a^b^c = a^(b^c)
+    return evaluated(op, [&] { return GiNaC::pow(base, exponent); });
+  }
+
+  ex primary() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Token::Kind::Number:
+        next();
+        return number(t);
+      case Token::Kind::Name:
+        next();
+        if (is_symbol(peek(), "(")) return call(t);
+        return name(t);
+      case Token::Kind::Symbol:
+        if (t.text == "(") {
+          next();
+          const ex inside = sum();
+          expect(")", "to close '('");
+          return inside;
+        }
+        fail(t, "syntax error: expected a number, a name or '('");
+      case Token::Kind::End:
+        break;
+    }
+    fail(t, "syntax error: expression ends too early");
+  }
+
+  // The exact rational value of a decimal: "0.5" is 1/2, "2e-3" is 1/500.
+  ex number(const Token& t) const {
+    GiNaC::numeric mantissa = 0;
+    long exponent = 0;
+    bool after_point = false;
+    std::size_t i = 0;
+    const std::string& s = t.text;
+    for (; i < s.size() && s[i] != 'e' && s[i] != 'E'; ++i) {
+      if (s[i] == '.') {
+        after_point = true;
+        continue;
+      }
+      mantissa = mantissa.mul(10).add(s[i] - '0');
+      if (after_point) --exponent;
+    }
+    if (i < s.size()) {
+      ++i;  // 'e'
+      const bool negative = s[i] == '-';
+      if (s[i] == '+' || s[i] == '-') ++i;
+      long written = 0;
+      for (; i < s.size(); ++i) {
+        written = written * 10 + (s[i] - '0');
+        if (written > kLargestDecimalExponent) fail(t, "number out of range");
+      }
+      exponent += negative ? -written : written;
+    }
+    if (exponent > kLargestDecimalExponent || exponent < -kLargestDecimalExponent)
+      fail(t, "number out of range");
+    const GiNaC::numeric scale = GiNaC::numeric(10).power(GiNaC::numeric(std::abs(exponent)));
+    return exponent >= 0 ? mantissa.mul(scale) : mantissa.div(scale);
+  }
+
+  bool allows(Dependence needed) const {
+    return static_cast<int>(allowed_) >= static_cast<int>(needed);
+  }
+
+  [[noreturn]] void not_allowed_here(const Token& t) const {
+    fail(t, allowed_ == Dependence::Parameters ? "only numbers and parameters are allowed here"
+                                               : "only numbers, parameters and t are allowed here");
+  }
+
+  ex name(const Token& t) const {
+    if (t.text == "pi") return GiNaC::Pi;
+    if (t.text == "t") {
+      if (!allows(Dependence::TimeAndParameters)) not_allowed_here(t);
+      return scope_.time();
+    }
+    if (const auto* entry = scope_.find(t.text)) {
+      if (entry->category != ExpressionScope::Category::Parameter && !allows(Dependence::Anything))
+        not_allowed_here(t);
+      return entry->value;
+    }
+    if (unary_functions().count(t.text) || t.text == "atan2" || t.text == "dot" || t.text == "ddot")
+      fail(t, "function without its arguments in parentheses");
+    if (rotation_names().count(t.text)) fail(t, "a rotation is only allowed as a frame's rotation");
+    fail(t, "unknown name in expression");
+  }
+
+  // NAME '(' ... ')': a function, or dot/ddot of a time function.
+  ex call(const Token& function) {
+    const std::string& f = function.text;
+    if (f == "dot" || f == "ddot") return time_derivative(function, f == "dot" ? 1 : 2);
+    if (rotation_names().count(f))
+      fail(function, "a rotation is only allowed as a frame's rotation");
+    auto unary = unary_functions().find(f);
+    if (unary == unary_functions().end() && f != "atan2") {
+      if (scope_.find(f) || f == "t" || f == "pi") fail(function, "not a function");
+      fail(function, "unknown function in expression");
+    }
+    const std::vector<ex> args = arguments(function);
+    const std::size_t arity = unary != unary_functions().end() ? 1 : 2;
+    if (args.size() != arity)
+      fail(function, f + " takes " + std::to_string(arity) +
+                         (arity == 1 ? " argument" : " arguments") + ", not " +
+                         std::to_string(args.size()));
+    if (arity == 1) return evaluated(function, [&] { return unary->second(args[0]); });
+    return evaluated(function, [&] { return GiNaC::atan2(args[0], args[1]); });
+  }
+
+  // '(' sum (',' sum)* ')' after a function's name.
+  std::vector<ex> arguments(const Token& function) {
+    expect("(", "after " + function.text);
+    std::vector<ex> args;
+    if (is_symbol(peek(), ")")) {
+      next();
+      return args;
+    }
+    args.push_back(sum());
+    while (is_symbol(peek(), ",")) {
+      next();
+      args.push_back(sum());
+    }
+    expect(")", "to close the arguments of " + function.text);
+    return args;
+  }
+
+  ex time_derivative(const Token& function, int order) {
+    if (!allows(Dependence::Anything)) not_allowed_here(function);
+    expect("(", "after " + function.text);
+    const Token& argument = peek();
+    if (argument.kind != Token::Kind::Name)
+      fail(argument,
+           function.text + "() takes the name of a coordinate, prescribed function or input");
+    next();
+    const auto* entry = scope_.find(argument.text);
+    if (!entry) fail(argument, "unknown name in expression");
+    if (entry->category == ExpressionScope::Category::Parameter)
+      fail(argument, function.text +
+                         "() takes the name of a coordinate, prescribed function or input, not a "
+                         "parameter");
+    expect(")", "to close " + function.text + "(");
+    return scope_.derivative(argument.text, order);
+  }
+
+  // -- rotations ------------------------------------------------------------------------------
+
+  model::RotationFactor rotation_factor() {
+    const Token& t = peek();
+    if (t.kind != Token::Kind::Name || !rotation_names().count(t.text)) {
+      if (t.kind == Token::Kind::End)
+        fail(t, "syntax error: rotation ends too early, expected rot_x, rot_y, rot_z or rot");
+      fail(t,
+           "a rotation is rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a) or a product of them");
+    }
+    next();
+    model::RotationFactor factor;
+    factor.kind = model::RotationFactor::Kind::Axis;
+    if (t.text != "rot") {
+      expect("(", "after " + t.text);
+      factor.angle = sum();
+      if (is_symbol(peek(), ",")) fail(t, t.text + " takes 1 argument, the angle");
+      expect(")", "to close the argument of " + t.text);
+      const int along = t.text == "rot_x" ? 0 : t.text == "rot_y" ? 1 : 2;
+      factor.axis = {0, 0, 0};
+      factor.axis[static_cast<std::size_t>(along)] = 1;
+      return factor;
+    }
+
+    // rot(ax, ay, az, a): a constant axis, normalised here so that any multiple may be written.
+    expect("(", "after rot");
+    model::Vector3 axis;
+    {
+      const Dependence outer = allowed_;
+      allowed_ = Dependence::Parameters;
+      for (std::size_t k = 0; k < 3; ++k) {
+        axis[k] = sum();
+        expect(",", "between the arguments of rot(ax, ay, az, a)");
+      }
+      allowed_ = outer;
+    }
+    factor.angle = sum();
+    if (is_symbol(peek(), ",")) fail(t, "rot takes 4 arguments: rot(ax, ay, az, a)");
+    expect(")", "to close the arguments of rot");
+
+    const ex norm2 = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).expand();
+    if (norm2.is_zero()) fail(t, "rotation axis must not be zero");
+    if (const ex value = GiNaC::evalf(norm2); GiNaC::is_a<GiNaC::numeric>(value) && value.is_zero())
+      fail(t, "rotation axis must not be zero");
+    if (norm2.is_equal(1)) {
+      factor.axis = axis;
+    } else {
+      const ex norm = GiNaC::sqrt(norm2);
+      for (std::size_t k = 0; k < 3; ++k) factor.axis[k] = axis[k] / norm;
+    }
+    return factor;
+  }
+
+  const std::string& text_;
+  ExpressionScope& scope_;
+  const TextLocator& locate_;
+  Dependence allowed_;
+  std::vector<Token> tokens_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace
+
+GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
+                           const TextLocator& locate, Dependence allowed) {
+  return Parser(text, scope, locate, allowed).whole_expression();
+}
+
+std::vector<model::RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                                  const TextLocator& locate) {
+  return Parser(text, scope, locate, Dependence::Anything).whole_rotation();
+}
+
+}  // namespace appell::io
