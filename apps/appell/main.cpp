@@ -265,6 +265,10 @@ int main(int argc, char** argv) {
   } catch (const model::ComputationError& err) {
     std::cerr << "appell: computation failed: " << err.what() << "\n";
     return 1;
+  } catch (const std::length_error& err) {
+    // The writers refuse to print an unsimplified expression of hundreds of megabytes.
+    std::cerr << "appell: output too large: " << err.what() << "\n";
+    return 1;
   } catch (const std::exception& err) {
     std::cerr << "appell: internal error: " << err.what() << "\n";
     return 1;

@@ -11,12 +11,14 @@ namespace appell::num {
 
 namespace {
 
-// Every symbol in the expressions, each shared node visited once.
+// Every symbol in the expressions, each shared node visited once. Visited nodes are kept alive
+// in `keep`: op(i) of a product may build a temporary whose address a later one could reuse.
 void collect_symbols(const GiNaC::ex& e, std::set<GiNaC::ex, GiNaC::ex_is_less>& symbols,
-                     std::unordered_set<const void*>& seen) {
+                     std::unordered_set<const void*>& seen, GiNaC::exvector& keep) {
   if (!seen.insert(sym::node_key(e)).second) return;
+  keep.push_back(e);
   if (GiNaC::is_a<GiNaC::symbol>(e)) symbols.insert(e);
-  for (std::size_t i = 0; i < e.nops(); ++i) collect_symbols(e.op(i), symbols, seen);
+  for (std::size_t i = 0; i < e.nops(); ++i) collect_symbols(e.op(i), symbols, seen, keep);
 }
 
 struct Layout {
@@ -43,7 +45,8 @@ Layout layout_of(const principles::Equations& eq, const std::map<std::string, do
   // Whatever else appears: inputs and unspecified prescribed functions with their derivatives.
   std::set<GiNaC::ex, GiNaC::ex_is_less> symbols;
   std::unordered_set<const void*> seen;
-  for (const auto& e : eq.entries()) collect_symbols(e, symbols, seen);
+  GiNaC::exvector keep;
+  for (const auto& e : eq.entries()) collect_symbols(e, symbols, seen, keep);
   for (const auto& v : layout.variables) symbols.erase(v);
   for (const auto& s : symbols) {
     const auto& sym = GiNaC::ex_to<GiNaC::symbol>(s);

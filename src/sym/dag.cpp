@@ -6,12 +6,16 @@
 namespace appell::sym {
 
 std::size_t dag_size(const GiNaC::exvector& roots) {
+  // Every visited node is kept alive: op(i) of a product may build a temporary power whose
+  // address a later temporary could reuse, which would make a new node look already seen.
+  std::vector<GiNaC::ex> visited;
   std::unordered_set<const void*> seen;
   std::vector<GiNaC::ex> stack(roots.begin(), roots.end());
   while (!stack.empty()) {
     GiNaC::ex e = stack.back();
     stack.pop_back();
     if (!seen.insert(node_key(e)).second) continue;
+    visited.push_back(e);
     for (std::size_t i = 0; i < e.nops(); ++i) stack.push_back(e.op(i));
   }
   return seen.size();

@@ -14,7 +14,8 @@
 
 namespace appell::sym {
 
-/// Identity of a GiNaC node (two ex that share a node have the same key).
+/// Identity of a GiNaC node (two ex that share a node have the same key). Keep the node alive
+/// while its key is in use: op(i) of a product may return a temporary whose address is reused.
 inline const void* node_key(const GiNaC::ex& e) { return &GiNaC::ex_to<GiNaC::basic>(e); }
 
 /// Number of distinct nodes of the DAGs of all given expressions.
