@@ -1,0 +1,63 @@
+#include "cli_support.hpp"
+
+#include <charconv>
+#include <iomanip>
+#include <sstream>
+
+#include "appell/principles/derive.hpp"
+
+namespace appell::cli {
+
+model::ModelError usage_error(const std::string& option, const std::string& message,
+                              const std::string& offending) {
+  return model::ModelError(model::SourceLocation{option, 0, 0}, message, offending);
+}
+
+double parse_number(const std::string& option, const std::string& text) {
+  double value = 0.0;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  while (begin < end && *begin == ' ') ++begin;
+  if (begin < end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end || begin == end)
+    throw usage_error(option, "not a number", text);
+  return value;
+}
+
+std::vector<double> parse_list(const std::string& option, const std::string& text) {
+  std::vector<double> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) values.push_back(parse_number(option, item));
+  return values;
+}
+
+std::map<std::string, double> parse_assignments(const std::vector<std::string>& items) {
+  std::map<std::string, double> values;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw usage_error("--set", "expected NAME=VALUE", item);
+    values[item.substr(0, eq)] = parse_number("--set", item.substr(eq + 1));
+  }
+  return values;
+}
+
+principles::Method method_option(const std::string& name) {
+  auto m = principles::parse_method(name);
+  if (!m) throw usage_error("--method", "unknown method (lagrange, gibbs-appell)", name);
+  return *m;
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  if (s < 1e-3)
+    out << std::fixed << std::setprecision(1) << s * 1e6 << " us";
+  else if (s < 1.0)
+    out << std::fixed << std::setprecision(2) << s * 1e3 << " ms";
+  else
+    out << std::fixed << std::setprecision(3) << s << " s";
+  return out.str();
+}
+
+}  // namespace appell::cli

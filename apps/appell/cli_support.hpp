@@ -1,0 +1,42 @@
+// Shared pieces of the command line: each command lives in its own cmd_*.cpp and registers
+// itself with add_*_command(); main() parses and runs the chosen one.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "appell/model/source_location.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::cli {
+
+/// A registered subcommand and what to run when it was chosen (returns the exit code).
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+using Commands = std::vector<Command>;
+
+void add_demo_command(CLI::App& app, Commands& commands);
+void add_derive_command(CLI::App& app, Commands& commands);
+void add_eval_command(CLI::App& app, Commands& commands);
+
+/// Bad command-line usage: exit code 2 like a bad model, "located" at the option.
+model::ModelError usage_error(const std::string& option, const std::string& message,
+                              const std::string& offending = "");
+/// A whole number as written (no trailing characters), or usage_error.
+double parse_number(const std::string& option, const std::string& text);
+/// "V1,V2,.." as numbers.
+std::vector<double> parse_list(const std::string& option, const std::string& text);
+/// --set NAME=VALUE items.
+std::map<std::string, double> parse_assignments(const std::vector<std::string>& items);
+/// --method NAME.
+principles::Method method_option(const std::string& name);
+/// "1.23 ms", "45.6 us", "2.345 s".
+std::string format_seconds(double seconds);
+
+}  // namespace appell::cli
