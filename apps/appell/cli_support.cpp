@@ -45,7 +45,9 @@ std::map<std::string, double> parse_assignments(const std::vector<std::string>& 
 
 principles::Method method_option(const std::string& name) {
   auto m = principles::parse_method(name);
-  if (!m) throw usage_error("--method", "unknown method (lagrange, gibbs-appell)", name);
+  if (!m)
+    throw usage_error("--method",
+                      "unknown method (lagrange, gibbs-appell, dalembert, gauss, nielsen)", name);
   return *m;
 }
 

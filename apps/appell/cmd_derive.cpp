@@ -60,7 +60,8 @@ void add_derive_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<DeriveOptions>();
   auto* d = app.add_subcommand("derive", "print M(q,t) ddot(q) = f(q, dot(q), t)");
   d->add_option("MODEL", o->model, "model file (YAML)")->required();
-  d->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  d->add_option("--method", o->method,
+                "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   d->add_option("--format", o->format, "text (default) | latex | json");
   d->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
   d->add_flag("--raw", o->raw, "print the equations as formed, without simplification");

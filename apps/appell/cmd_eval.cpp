@@ -87,7 +87,8 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
-  e->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  e->add_option("--method", o->method,
+                "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   e->add_flag("--json", o->json, "print one JSON object (MODEL_FORMAT.md)");
   commands.push_back({e, [o] { return run_eval(*o); }});
 }

@@ -2,8 +2,11 @@
 
 #include <chrono>
 
+#include "appell/principles/dalembert.hpp"
+#include "appell/principles/gauss.hpp"
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/principles/lagrange.hpp"
+#include "appell/principles/nielsen.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/readable.hpp"
 
@@ -15,6 +18,12 @@ std::string method_name(Method m) {
       return "lagrange";
     case Method::GibbsAppell:
       return "gibbs-appell";
+    case Method::Dalembert:
+      return "dalembert";
+    case Method::Gauss:
+      return "gauss";
+    case Method::Nielsen:
+      return "nielsen";
   }
   return "?";
 }
@@ -22,6 +31,9 @@ std::string method_name(Method m) {
 std::optional<Method> parse_method(const std::string& name) {
   if (name == "lagrange") return Method::Lagrange;
   if (name == "gibbs-appell") return Method::GibbsAppell;
+  if (name == "dalembert") return Method::Dalembert;
+  if (name == "gauss") return Method::Gauss;
+  if (name == "nielsen") return Method::Nielsen;
   return std::nullopt;
 }
 
@@ -31,6 +43,12 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
       return lagrange(std::move(model));
     case Method::GibbsAppell:
       return gibbs_appell(std::move(model));
+    case Method::Dalembert:
+      return dalembert(std::move(model));
+    case Method::Gauss:
+      return gauss(std::move(model));
+    case Method::Nielsen:
+      return nielsen(std::move(model));
   }
   throw std::logic_error("unknown method");
 }

@@ -22,12 +22,12 @@ void add_point_force(kin::Kinematics& kin, const model::PointRef& at, const matr
 
 }  // namespace
 
-matrix generalized_forces(kin::Kinematics& kin) {
+matrix generalized_forces(kin::Kinematics& kin, Gravity gravity) {
   const model::Model& model = kin.model();
   const std::size_t n = model.dof();
   matrix q(static_cast<unsigned>(n), 1);
 
-  if (model.gravity) {
+  if (model.gravity && gravity == Gravity::Included) {
     const matrix g = column(*model.gravity);
     for (const auto& b : model.bodies)
       add_point_force(kin, model::PointRef{b.frame, b.com}, g.mul_scalar(b.mass), q);

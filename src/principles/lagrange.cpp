@@ -1,10 +1,8 @@
 #include "appell/principles/lagrange.hpp"
 
-#include <chrono>
-
 #include "appell/kinematics/vector_algebra.hpp"
 #include "appell/principles/generalized_forces.hpp"
-#include "linear_in_accelerations.hpp"
+#include "residual_form.hpp"
 
 namespace appell::principles {
 
@@ -29,25 +27,19 @@ ex kinetic_energy(kin::Kinematics& kin) {
 }
 
 Equations lagrange(std::shared_ptr<const model::Model> model) {
-  const auto start = std::chrono::steady_clock::now();
-  sym::Differentiator d(model->time_functions);
-  kin::Kinematics kin(model, d);
-
-  const ex energy = kinetic_energy(kin);
-  const matrix q = generalized_forces(kin);
-  GiNaC::exvector residuals;
-  for (std::size_t j = 0; j < model->dof(); ++j) {
-    const ex momentum = d.partial(energy, model->coordinate_symbol(j, 1));
-    residuals.push_back(d.time_derivative(momentum) -
-                        d.partial(energy, model->coordinate_symbol(j, 0)) - q(j, 0));
-  }
-
-  Equations eq;
-  eq.model = model;
-  eq.method = Method::Lagrange;
-  detail::split_linear_in_accelerations(residuals, *model, d, eq.mass_matrix, eq.forcing);
-  detail::finish(eq, d, start);
-  return eq;
+  return detail::form_equations(model, Method::Lagrange, [](kin::Kinematics& kin) {
+    const model::Model& m = kin.model();
+    auto& d = kin.differentiator();
+    const ex energy = kinetic_energy(kin);
+    const matrix q = generalized_forces(kin);
+    GiNaC::exvector residuals;
+    for (std::size_t j = 0; j < m.dof(); ++j) {
+      const ex momentum = d.partial(energy, m.coordinate_symbol(j, 1));
+      residuals.push_back(d.time_derivative(momentum) -
+                          d.partial(energy, m.coordinate_symbol(j, 0)) - q(j, 0));
+    }
+    return residuals;
+  });
 }
 
 }  // namespace appell::principles

@@ -11,9 +11,13 @@
 
 namespace appell::principles {
 
-enum class Method { Lagrange, GibbsAppell };
+enum class Method { Lagrange, GibbsAppell, Dalembert, Gauss, Nielsen };
 
-/// "lagrange", "gibbs-appell".
+/// Every method, in the order `appell verify` lists them.
+inline constexpr Method all_methods[] = {Method::Lagrange, Method::GibbsAppell, Method::Dalembert,
+                                         Method::Gauss, Method::Nielsen};
+
+/// "lagrange", "gibbs-appell", "dalembert", "gauss", "nielsen".
 std::string method_name(Method m);
 /// Parses a method name; nullopt if unknown.
 std::optional<Method> parse_method(const std::string& name);

@@ -10,7 +10,9 @@
 
 namespace appell::principles {
 
-/// Q (n×1) of every load and of gravity.
-GiNaC::matrix generalized_forces(kin::Kinematics& kinematics);
+enum class Gravity { Included, Excluded };
+
+/// Q (n×1) of every load and, unless excluded, of gravity.
+GiNaC::matrix generalized_forces(kin::Kinematics& kinematics, Gravity gravity = Gravity::Included);
 
 }  // namespace appell::principles

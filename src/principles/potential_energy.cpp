@@ -1,0 +1,44 @@
+#include "appell/principles/potential_energy.hpp"
+
+#include <type_traits>
+#include <variant>
+
+#include "appell/kinematics/vector_algebra.hpp"
+
+namespace appell::principles {
+
+using GiNaC::ex;
+using GiNaC::matrix;
+using kin::column;
+using kin::dot;
+
+ex potential_energy(kin::Kinematics& kin) {
+  const model::Model& model = kin.model();
+  GiNaC::exvector terms;
+
+  if (model.gravity) {
+    const matrix g = column(*model.gravity);
+    for (const auto& b : model.bodies)
+      terms.push_back(-b.mass * dot(g, kin.position(model::PointRef{b.frame, b.com})));
+    for (const auto& p : model.particles)
+      terms.push_back(-p.mass * dot(g, kin.position(model::PointRef{p.frame, p.position})));
+  }
+
+  for (const auto& load : model.loads) {
+    if (const auto* spring = std::get_if<model::SpringLoad>(&load.kind)) {
+      const matrix delta = kin.position(spring->to).sub(kin.position(spring->from));
+      const ex length2 = dot(delta, delta);
+      // The same branch as the spring's generalized force: with L0 = 0 the force is −kΔ, whose
+      // potential needs no square root (and stays smooth where the two points meet).
+      const ex stretch2 = spring->rest_length.is_zero()
+                              ? length2
+                              : GiNaC::pow(GiNaC::sqrt(length2) - spring->rest_length, 2);
+      terms.push_back(spring->stiffness * stretch2 / 2);
+    } else if (const auto* potential = std::get_if<model::PotentialLoad>(&load.kind)) {
+      terms.push_back(potential->potential);
+    }
+  }
+  return GiNaC::add(terms);
+}
+
+}  // namespace appell::principles

@@ -1,0 +1,34 @@
+#include "residual_form.hpp"
+
+#include <chrono>
+
+#include "appell/sym/dag.hpp"
+
+namespace appell::principles::detail {
+
+Equations form_equations(std::shared_ptr<const model::Model> model, Method method,
+                         const ResidualBuilder& build) {
+  const auto start = std::chrono::steady_clock::now();
+  sym::Differentiator d(model->time_functions);
+  kin::Kinematics kin(model, d);
+  const GiNaC::exvector residuals = build(kin);
+
+  Equations eq;
+  eq.model = model;
+  eq.method = method;
+  const auto n = static_cast<unsigned>(model->dof());
+  std::vector<GiNaC::symbol> accelerations;
+  for (unsigned k = 0; k < n; ++k) accelerations.push_back(model->coordinate_symbol(k, 2));
+  GiNaC::exvector remainders;
+  d.split_linear(residuals, accelerations, eq.mass_matrix, remainders);
+  eq.forcing = GiNaC::matrix(n, 1);
+  for (unsigned j = 0; j < n; ++j) eq.forcing(j, 0) = -remainders[j];
+
+  eq.cost.differentiations = d.differentiations();
+  eq.cost.derivative_nodes = d.derivative_nodes();
+  eq.cost.size_before = sym::dag_size(eq.entries());
+  eq.cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return eq;
+}
+
+}  // namespace appell::principles::detail
