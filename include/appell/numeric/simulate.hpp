@@ -1,0 +1,103 @@
+// Forward dynamics: M(q, t) q̈ = f(q, q̇, t) integrated in time with SUNDIALS CVODE.
+//
+// The state is y = (q, q̇) and ẏ = (q̇, M⁻¹f), with M and f evaluated by the compiled tape of
+// CompiledEquations. Inputs given as expressions of t are substituted into the equations once,
+// before compiling, so the right-hand side never touches a GiNaC tree. At every output time the
+// kinetic energy T, the potential energy V (principles::potential_energy) and E = T + V are
+// evaluated by a second tape and handed to the caller with the state.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <Eigen/Dense>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "appell/model/source_location.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+/// CVODE's two method families: BDF with Newton iterations and a dense linear solver (robust,
+/// also for stiff models), or Adams–Moulton with fixed-point iterations (cheaper per step on
+/// smooth non-stiff motion).
+enum class Integrator { Bdf, Adams };
+
+/// "bdf", "adams".
+std::string integrator_name(Integrator integrator);
+/// Parses an integrator name; nullopt if unknown.
+std::optional<Integrator> parse_integrator(const std::string& name);
+
+struct SimulationOptions {
+  double t_start = 0.0;
+  double t_end = 1.0;
+  double output_step = 0.01;  // rows at t_start, t_start + H, ..., and always at t_end
+  double rtol = 1e-8;
+  double atol = 1e-8;
+  Integrator integrator = Integrator::Bdf;
+  std::vector<double> q0, qd0;  // empty: the model's initial values
+  /// As for CompiledEquations: parameter overrides, and constant values of inputs and
+  /// unspecified prescribed functions (and of their derivatives, e.g. "dot(u)").
+  std::map<std::string, double> values;
+  /// Inputs or unspecified prescribed functions driven by an expression of t and parameters
+  /// (see parse_time_function); their derivatives follow from the expression.
+  std::map<std::string, GiNaC::ex> inputs;
+  /// CVODE's limit on internal steps between two output rows.
+  long max_steps_per_output = 500000;
+};
+
+/// One output row: the state and the energies at time t.
+struct SimulationRow {
+  double t = 0.0;
+  const Eigen::VectorXd& q;
+  const Eigen::VectorXd& qd;
+  double kinetic = 0.0;
+  double potential = 0.0;
+  double total = 0.0;
+};
+using RowCallback = std::function<void(const SimulationRow&)>;
+
+struct SimulationResult {
+  double t_reached = 0.0;
+  std::size_t rows = 0;
+  long steps = 0;            // internal integrator steps
+  long rhs_evaluations = 0;  // right-hand side evaluations, finite-difference Jacobians included
+  double initial_energy = 0.0;
+  double energy_drift = 0.0;  // max |E − E(t_start)| over the rows
+  /// E = T + V must stay constant: no force, torque, damper or generalized load, and neither the
+  /// equations nor the energies depend on t or on an input or unspecified prescribed function.
+  bool conservative = false;
+  std::string not_conservative_because;  // empty when conservative
+};
+
+/// The integration stopped before t_end (integrator failure, singular mass matrix, ...). The rows
+/// up to time_reached() were delivered; partial() holds the statistics up to there.
+class SimulationError : public model::ComputationError {
+ public:
+  SimulationError(double time_reached, std::string reason, SimulationResult partial);
+  double time_reached() const { return time_reached_; }
+  const std::string& reason() const { return reason_; }
+  const SimulationResult& partial() const { return partial_; }
+
+ private:
+  double time_reached_;
+  std::string reason_;
+  SimulationResult partial_;
+};
+
+/// Parses an expression of t and the model's parameters (the EXPR of `--input NAME=EXPR`).
+/// Throws model::ModelError located at "--input" for an unknown name or a syntax error.
+GiNaC::ex parse_time_function(const model::Model& model, const std::string& text);
+
+/// Integrates from options.t_start to options.t_end, calling `on_row` at every output time (the
+/// first row is the initial state). Bad options (wrong number of initial values, an unknown
+/// input, a name given both as a value and as an input, non-positive step or tolerances) throw
+/// model::ModelError before anything is integrated; a failed integration throws SimulationError
+/// after the rows reached so far were delivered.
+SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
+                          const RowCallback& on_row);
+
+}  // namespace appell::num

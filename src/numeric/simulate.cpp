@@ -1,0 +1,428 @@
+#include "appell/numeric/simulate.hpp"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <set>
+#include <sstream>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <variant>
+
+#include "appell/io/expression_parser.hpp"
+#include "appell/kinematics/kinematics.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/tape.hpp"
+#include "appell/principles/lagrange.hpp"
+#include "appell/principles/potential_energy.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+
+namespace appell::num {
+
+using GiNaC::ex;
+
+std::string integrator_name(Integrator integrator) {
+  return integrator == Integrator::Bdf ? "bdf" : "adams";
+}
+
+std::optional<Integrator> parse_integrator(const std::string& name) {
+  if (name == "bdf") return Integrator::Bdf;
+  if (name == "adams") return Integrator::Adams;
+  return std::nullopt;
+}
+
+namespace {
+
+std::string stopped_message(double t, const std::string& reason) {
+  std::ostringstream s;
+  s.precision(10);
+  s << "integration stopped at t = " << t << ": " << reason;
+  return s.str();
+}
+
+}  // namespace
+
+SimulationError::SimulationError(double time_reached, std::string reason, SimulationResult partial)
+    : model::ComputationError(stopped_message(time_reached, reason)),
+      time_reached_(time_reached),
+      reason_(std::move(reason)),
+      partial_(std::move(partial)) {}
+
+GiNaC::ex parse_time_function(const model::Model& model, const std::string& text) {
+  io::ExpressionScope scope(model.time_functions);
+  for (const auto& p : model.parameters) scope.add_parameter(p.name, p.symbol);
+  return io::parse_expression(text, scope, io::locate_on_one_line({"--input", 0, 1}),
+                              io::Dependence::TimeAndParameters);
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// SUNDIALS handles, each with the one owner that frees it. Members are declared (and so
+// destroyed in reverse) in the order CVODE needs: the integrator before the solvers, matrix and
+// vectors it refers to, the context last. Any exception thrown after creation frees everything.
+
+template <typename Handle, void (*release)(Handle)>
+class Owned {
+ public:
+  Owned(Handle handle, const char* what) : handle_(handle) {
+    if (handle_ == nullptr)
+      throw model::ComputationError(std::string("SUNDIALS could not create ") + what);
+  }
+  ~Owned() { release(handle_); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Handle get() const { return handle_; }
+
+ private:
+  Handle handle_;
+};
+
+void free_context(SUNContext context) { SUNContext_Free(&context); }
+void free_vector(N_Vector v) { N_VDestroy(v); }
+void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
+void free_linear_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
+void free_nonlinear_solver(SUNNonlinearSolver s) { SUNNonlinSolFree(s); }
+void free_cvode(void* memory) { CVodeFree(&memory); }
+
+SUNContext new_context() {
+  SUNContext context = nullptr;
+  return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
+}
+
+// A SUNDIALS call that returns a flag: anything negative is a failure.
+void expect_success(int flag, const char* call) {
+  if (flag < 0)
+    throw model::ComputationError(std::string("CVODE setup failed in ") + call + " (flag " +
+                                  std::to_string(flag) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// The state y = (q, q̇) and ẏ = (q̇, M⁻¹f). Exceptions must not unwind through CVODE's C frames:
+// the right-hand side keeps the exception and returns a negative value (unrecoverable), and the
+// caller inspects it once CVode() has returned.
+struct RightHandSide {
+  const CompiledEquations& equations;
+  Eigen::Index n;
+  Eigen::VectorXd q, qd, f;
+  Eigen::MatrixXd M;
+  std::exception_ptr failure;
+};
+
+int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
+  auto& rhs = *static_cast<RightHandSide*>(data);
+  try {
+    const double* state = N_VGetArrayPointer(y);
+    double* rate = N_VGetArrayPointer(ydot);
+    for (Eigen::Index j = 0; j < rhs.n; ++j) {
+      rhs.q[j] = state[j];
+      rhs.qd[j] = state[rhs.n + j];
+    }
+    rhs.equations.evaluate(t, rhs.q, rhs.qd, rhs.M, rhs.f);
+    const Eigen::VectorXd qdd = rhs.equations.accelerations(rhs.M, rhs.f);
+    for (Eigen::Index j = 0; j < rhs.n; ++j) {
+      rate[j] = rhs.qd[j];
+      rate[rhs.n + j] = qdd[j];
+    }
+    return 0;
+  } catch (...) {
+    rhs.failure = std::current_exception();
+    return -1;
+  }
+}
+
+// CVODE prints its errors on stderr unless given a handler; appell reports them itself.
+void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
+                        void* data) {
+  if (code < 0) *static_cast<std::string*>(data) = message;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+using SymbolSet = std::set<ex, GiNaC::ex_is_less>;
+
+// Every symbol of the expressions, each shared node visited once: a chain's trees are
+// exponentially larger than their DAGs, so GiNaC's own has() would walk far too much.
+SymbolSet symbols_of(const GiNaC::exvector& roots) {
+  SymbolSet found;
+  std::unordered_set<const void*> seen;
+  GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
+  GiNaC::exvector pending(roots.begin(), roots.end());
+  while (!pending.empty()) {
+    ex e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(sym::node_key(e)).second) continue;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
+  }
+  return found;
+}
+
+bool is_run_time_function(const model::Model& m, const std::string& name) {
+  for (const auto& in : m.inputs)
+    if (in.name == name) return true;
+  for (const auto& p : m.prescribed)
+    if (p.name == name && !p.expression) return true;
+  return false;
+}
+
+// u, dot(u), ddot(u), ... of every input given by an expression -> the expression and its time
+// derivatives, for every derivative order the equations were formed with.
+GiNaC::exmap input_substitution(const model::Model& m, const SimulationOptions& options) {
+  GiNaC::exmap map;
+  sym::Differentiator d(m.time_functions);
+  for (const auto& [name, expression] : options.inputs) {
+    if (!is_run_time_function(m, name))
+      throw model::ModelError({"--input", 0, 0},
+                              "not an input or unspecified prescribed function of the model", name);
+    if (options.values.count(name))
+      throw model::ModelError({"--input", 0, 0}, "also given a constant value by --set", name);
+    ex derivative = expression;
+    constexpr int kHighestOrder = 8;  // no formulation differentiates an input further
+    for (int order = 0; order <= kHighestOrder; ++order) {
+      if (order > 0) derivative = d.time_derivative(derivative);
+      if (auto s = m.time_functions->find_derivative(name, order)) map[*s] = derivative;
+    }
+  }
+  return map;
+}
+
+// Replaces every symbol other than t, q and q̇ by its number: parameters by their values, the
+// remaining run-time functions by their --set value or 0 (as CompiledEquations does).
+GiNaC::exmap numeric_values(const model::Model& m, const SymbolSet& symbols,
+                            const std::map<std::string, double>& values) {
+  std::map<std::string, double> overrides;
+  for (const auto& [name, v] : values)
+    if (m.find_parameter(name)) overrides[name] = v;
+  const auto parameters = m.parameter_values(overrides);
+
+  GiNaC::exmap map;
+  for (const auto& p : m.parameters) map[p.symbol] = parameters.at(p.name);
+  for (const auto& s : symbols) {
+    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    const auto which = m.time_functions->lookup(symbol);
+    if (!which || m.time_functions->kind(which->function) == sym::TimeFunctionKind::Coordinate)
+      continue;
+    const auto it = values.find(sym::TimeFunctions::text_name(which->function, which->order));
+    map[s] = it == values.end() ? 0.0 : it->second;
+  }
+  return map;
+}
+
+// Why E = T + V need not be constant, or "" when it must be.
+std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols) {
+  for (const auto& load : m.loads) {
+    const char* kind = std::visit(
+        [](const auto& l) -> const char* {
+          using T = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<T, model::ForceLoad>) return "a force load";
+          if constexpr (std::is_same_v<T, model::TorqueLoad>) return "a torque load";
+          if constexpr (std::is_same_v<T, model::DamperLoad>) return "a damper";
+          if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return "a generalized force";
+          return nullptr;
+        },
+        load.kind);
+    if (kind) return std::string("the model has ") + kind;
+  }
+  for (const auto& s : symbols) {
+    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    if (symbol == m.time_functions->time()) return "the equations depend on t explicitly";
+    const auto which = m.time_functions->lookup(symbol);
+    if (which && m.time_functions->kind(which->function) != sym::TimeFunctionKind::Coordinate)
+      return "the equations depend on " + which->function;
+  }
+  return "";
+}
+
+std::string shortest(double value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
+void check_positive(double value, const char* option, const char* what) {
+  if (!(value > 0.0) || !std::isfinite(value))
+    throw model::ModelError({option, 0, 0}, std::string(what) + " must be a positive number",
+                            shortest(value));
+}
+
+Eigen::VectorXd initial_values(const model::Model& m, const std::vector<double>& given,
+                               const char* option, bool velocities) {
+  const auto n = m.dof();
+  Eigen::VectorXd v(static_cast<Eigen::Index>(n));
+  if (!given.empty() && given.size() != n)
+    throw model::ModelError({option, 0, 0}, "expected " + std::to_string(n) +
+                                                " values (one per coordinate), got " +
+                                                std::to_string(given.size()));
+  for (std::size_t j = 0; j < n; ++j) {
+    const double model_value = velocities ? m.coordinates[j].velocity : m.coordinates[j].initial;
+    v[static_cast<Eigen::Index>(j)] = given.empty() ? model_value : given[j];
+  }
+  return v;
+}
+
+void record_statistics(void* cvode, Integrator integrator, SimulationResult& result) {
+  long steps = 0, rhs = 0, jacobian_rhs = 0;
+  CVodeGetNumSteps(cvode, &steps);
+  CVodeGetNumRhsEvals(cvode, &rhs);
+  if (integrator == Integrator::Bdf) CVodeGetNumLinRhsEvals(cvode, &jacobian_rhs);
+  result.steps = steps;
+  result.rhs_evaluations = rhs + jacobian_rhs;
+}
+
+}  // namespace
+
+SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
+                          const RowCallback& on_row) {
+  const model::Model& m = *equations.model;
+  const std::size_t n = m.dof();
+  const auto size = static_cast<Eigen::Index>(n);
+
+  if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
+    throw model::ModelError({"--t-end", 0, 0}, "must be a number greater than the start time",
+                            shortest(options.t_end));
+  check_positive(options.output_step, "--output-step", "the output step");
+  check_positive(options.rtol, "--rtol", "the relative tolerance");
+  check_positive(options.atol, "--atol", "the absolute tolerance");
+  const Eigen::VectorXd q0 = initial_values(m, options.q0, "--q0", false);
+  const Eigen::VectorXd qd0 = initial_values(m, options.qd0, "--qd0", true);
+
+  // Everything symbolic happens here, once: inputs substituted, energies formed, tapes built.
+  const GiNaC::exmap inputs = input_substitution(m, options);
+  principles::Equations driven = equations;
+  driven.mass_matrix = sym::substitute(equations.mass_matrix, inputs);
+  driven.forcing = sym::substitute(equations.forcing, inputs);
+  const CompiledEquations compiled(driven, options.values);
+
+  sym::Differentiator differentiator(m.time_functions);
+  kin::Kinematics kinematics(equations.model, differentiator);
+  const GiNaC::exvector energies{sym::substitute(principles::kinetic_energy(kinematics), inputs),
+                                 sym::substitute(principles::potential_energy(kinematics), inputs)};
+  GiNaC::exvector everything = driven.entries();
+  everything.insert(everything.end(), energies.begin(), energies.end());
+  const SymbolSet symbols = symbols_of(everything);
+
+  const GiNaC::exmap numbers = numeric_values(m, symbols_of(energies), options.values);
+  std::vector<GiNaC::symbol> state_symbols{m.time_functions->time()};
+  for (int order = 0; order <= 1; ++order)
+    for (std::size_t j = 0; j < n; ++j) state_symbols.push_back(m.coordinate_symbol(j, order));
+  const Tape energy_tape(
+      {sym::substitute(energies[0], numbers), sym::substitute(energies[1], numbers)},
+      state_symbols);
+
+  SimulationResult result;
+  result.not_conservative_because = non_conservative_reason(m, symbols);
+  result.conservative = result.not_conservative_because.empty();
+
+  std::vector<double> energy_inputs(1 + 2 * n), energy_values(2), workspace;
+  Eigen::VectorXd q = q0, qd = qd0;
+  auto emit_row = [&](double t) {
+    energy_inputs[0] = t;
+    for (std::size_t j = 0; j < n; ++j) {
+      energy_inputs[1 + j] = q[static_cast<Eigen::Index>(j)];
+      energy_inputs[1 + n + j] = qd[static_cast<Eigen::Index>(j)];
+    }
+    energy_tape.evaluate(energy_inputs.data(), energy_values.data(), workspace);
+    const double total = energy_values[0] + energy_values[1];
+    if (result.rows == 0) result.initial_energy = total;
+    result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
+    result.t_reached = t;
+    ++result.rows;
+    on_row(SimulationRow{t, q, qd, energy_values[0], energy_values[1], total});
+  };
+
+  // CVODE.
+  const Owned<SUNContext, free_context> context(new_context(), "a context");
+  const Owned<N_Vector, free_vector> y(N_VNew_Serial(2 * size, context.get()), "a state vector");
+  double* state = N_VGetArrayPointer(y.get());
+  for (Eigen::Index j = 0; j < size; ++j) {
+    state[j] = q0[j];
+    state[size + j] = qd0[j];
+  }
+  const bool bdf = options.integrator == Integrator::Bdf;
+  const Owned<void*, free_cvode> cvode(CVodeCreate(bdf ? CV_BDF : CV_ADAMS, context.get()),
+                                       "the integrator");
+  RightHandSide rhs{compiled, size, q0, qd0, Eigen::VectorXd(size), Eigen::MatrixXd(size, size),
+                    nullptr};
+  std::string cvode_message;
+  expect_success(CVodeInit(cvode.get(), right_hand_side, options.t_start, y.get()), "CVodeInit");
+  expect_success(CVodeSetUserData(cvode.get(), &rhs), "CVodeSetUserData");
+  expect_success(CVodeSetErrHandlerFn(cvode.get(), keep_error_message, &cvode_message),
+                 "CVodeSetErrHandlerFn");
+  expect_success(CVodeSStolerances(cvode.get(), options.rtol, options.atol), "CVodeSStolerances");
+  expect_success(CVodeSetMaxNumSteps(cvode.get(), options.max_steps_per_output),
+                 "CVodeSetMaxNumSteps");
+  // Never step past t_end: the model may not even be defined there.
+  expect_success(CVodeSetStopTime(cvode.get(), options.t_end), "CVodeSetStopTime");
+
+  // BDF: Newton iterations with a dense Jacobian (by CVODE's difference quotients). Adams:
+  // fixed-point iterations, no Jacobian at all. Both owners exist either way (empty ones are
+  // not created) so that the declaration order fixes the order of destruction.
+  std::optional<Owned<SUNMatrix, free_matrix>> jacobian;
+  std::optional<Owned<SUNLinearSolver, free_linear_solver>> linear_solver;
+  std::optional<Owned<SUNNonlinearSolver, free_nonlinear_solver>> fixed_point;
+  if (bdf) {
+    jacobian.emplace(SUNDenseMatrix(2 * size, 2 * size, context.get()), "a dense matrix");
+    linear_solver.emplace(SUNLinSol_Dense(y.get(), jacobian->get(), context.get()),
+                          "a dense linear solver");
+    expect_success(CVodeSetLinearSolver(cvode.get(), linear_solver->get(), jacobian->get()),
+                   "CVodeSetLinearSolver");
+  } else {
+    fixed_point.emplace(SUNNonlinSol_FixedPoint(y.get(), 0, context.get()), "a fixed-point solver");
+    expect_success(CVodeSetNonlinearSolver(cvode.get(), fixed_point->get()),
+                   "CVodeSetNonlinearSolver");
+  }
+
+  emit_row(options.t_start);
+  const double span = options.t_end - options.t_start;
+  for (long k = 1;; ++k) {
+    // Output times as t_start + k·H rather than by accumulating H, so no rounding drift; the
+    // last row is at t_end exactly even when H does not divide the span.
+    double target = options.t_start + static_cast<double>(k) * options.output_step;
+    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
+    if (last) target = options.t_end;
+    sunrealtype reached = options.t_start;
+    const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
+    if (flag < 0) {
+      record_statistics(cvode.get(), options.integrator, result);
+      sunrealtype current = result.t_reached;
+      CVodeGetCurrentTime(cvode.get(), &current);
+      std::string reason;
+      if (rhs.failure) {
+        try {
+          std::rethrow_exception(rhs.failure);
+        } catch (const model::ComputationError& e) {
+          reason = e.what();  // anything else (bad_alloc, ...) propagates as it is
+        }
+      } else if (!cvode_message.empty()) {
+        reason = cvode_message;
+      } else {
+        char* name = CVodeGetReturnFlagName(flag);
+        reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
+        std::free(name);
+      }
+      throw SimulationError(current, reason, result);
+    }
+    for (Eigen::Index j = 0; j < size; ++j) {
+      q[j] = state[j];
+      qd[j] = state[size + j];
+    }
+    emit_row(reached);
+    if (last) break;
+  }
+  record_statistics(cvode.get(), options.integrator, result);
+  return result;
+}
+
+}  // namespace appell::num
