@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   cli::add_demo_command(app, commands);
   cli::add_derive_command(app, commands);
   cli::add_eval_command(app, commands);
+  cli::add_inverse_command(app, commands);
   cli::add_simulate_command(app, commands);
 
   try {

@@ -1,0 +1,130 @@
+// appell inverse: the generalized driving forces Q = M q̈ − f along a prescribed motion, as CSV.
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "appell/io/model_reader.hpp"
+#include "appell/numeric/inverse_dynamics.hpp"
+#include "appell/principles/derive.hpp"
+#include "cli_support.hpp"
+
+namespace appell::cli {
+
+namespace {
+
+struct InverseOptions {
+  std::string model, method = "gibbs-appell", trajectory, from_csv, t_end, output_step, out;
+  std::vector<std::string> set;
+};
+
+// Enough rows for any sensible study; more is almost surely a mistyped step.
+constexpr double max_rows = 1e8;
+
+std::size_t row_count(double t_end, double step) {
+  // t_k = k·H, k = 0..K with K·H ≤ T; the tolerance keeps T itself when T/H is an integer that
+  // floating-point division lands just below (e.g. 0.3 / 0.1 = 2.9999999999999996).
+  const double intervals = std::floor(t_end / step * (1.0 + 1e-12) + 1e-9);
+  if (intervals + 1.0 > max_rows)
+    throw usage_error("--output-step", "more than 1e8 rows; choose a larger step");
+  return static_cast<std::size_t>(intervals) + 1;
+}
+
+int run_inverse(const InverseOptions& o) {
+  const bool from_formula = !o.trajectory.empty();
+  if (from_formula == !o.from_csv.empty())
+    throw usage_error("--trajectory",
+                      "give exactly one of --trajectory \"q1=EXPR; ...\" and --from-csv FILE");
+  if (from_formula && (o.t_end.empty() || o.output_step.empty()))
+    throw usage_error(o.t_end.empty() ? "--t-end" : "--output-step", "required with --trajectory");
+  if (!from_formula && !(o.t_end.empty() && o.output_step.empty()))
+    throw usage_error(o.t_end.empty() ? "--output-step" : "--t-end",
+                      "not used with --from-csv (the file's rows give the times)");
+
+  const auto model = io::read_model_file(o.model);
+  const auto values = parse_assignments(o.set);
+
+  // Everything that can be wrong with the input is checked before the (slower) derivation.
+  std::vector<num::TrajectorySample> samples;
+  std::optional<num::Trajectory> trajectory;
+  std::size_t rows = 0;
+  double step = 0.0;
+  if (from_formula) {
+    const double t_end = parse_number("--t-end", o.t_end);
+    step = parse_number("--output-step", o.output_step);
+    if (!std::isfinite(t_end) || t_end < 0.0)
+      throw usage_error("--t-end", "must be a finite number >= 0", o.t_end);
+    if (!std::isfinite(step) || step <= 0.0)
+      throw usage_error("--output-step", "must be a finite number > 0", o.output_step);
+    rows = row_count(t_end, step);
+    trajectory.emplace(o.trajectory, *model, values);
+  } else {
+    samples = num::read_trajectory_csv(o.from_csv, *model);
+    rows = samples.size();
+  }
+
+  const auto equations = principles::derive(model, method_option(o.method));
+  const num::InverseDynamics inverse(equations, values);
+
+  std::ofstream out(o.out);
+  if (!out) throw usage_error("--out", "cannot write file", o.out);
+  out << std::setprecision(std::numeric_limits<double>::max_digits10);
+  out << "t";
+  for (const auto& c : model->coordinates) out << ",Q_" << c.name;
+  out << "\n";
+
+  num::TrajectorySample s;
+  for (std::size_t k = 0; k < rows; ++k) {
+    if (trajectory)
+      s = trajectory->sample(static_cast<double>(k) * step);  // k·H: no accumulated rounding
+    else
+      s = samples[k];
+    const Eigen::VectorXd Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+    if (!Q.allFinite() || !s.q.allFinite() || !s.qd.allFinite() || !s.qdd.allFinite()) {
+      std::ostringstream reason;
+      reason << std::setprecision(std::numeric_limits<double>::max_digits10)
+             << "the motion or the driving forces are not finite at t = " << s.t;
+      // Whatever reads the file must not mistake the rows so far for the whole motion.
+      out << "# incomplete: " << reason.str() << "\n";
+      throw model::ComputationError(reason.str() + " (" + std::to_string(k) + " rows written to " +
+                                    o.out + ")");
+    }
+    out << s.t;
+    for (Eigen::Index j = 0; j < Q.size(); ++j) out << "," << Q[j];
+    out << "\n";
+  }
+  out.flush();
+  if (!out) throw model::ComputationError("writing " + o.out + " failed");
+  std::cout << "appell inverse: " << rows << " rows of driving forces (" << model->dof()
+            << " coordinates, " << principles::method_name(equations.method) << ") written to "
+            << o.out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_inverse_command(CLI::App& app, Commands& commands) {
+  auto o = std::make_shared<InverseOptions>();
+  auto* c = app.add_subcommand(
+      "inverse", "driving forces Q = M ddot(q) - f along a prescribed motion, as CSV");
+  c->add_option("MODEL", o->model, "model file (YAML)")->required();
+  c->add_option("--trajectory", o->trajectory,
+                "the motion: \"q1=EXPR; q2=EXPR\", one expression of t and the parameters per "
+                "coordinate");
+  c->add_option("--from-csv", o->from_csv,
+                "the motion as samples: CSV with header t,<q..>,dot(<q>)..,ddot(<q>)..");
+  c->add_option("--t-end", o->t_end, "with --trajectory: last time T (rows at t = 0, H, .., T)");
+  c->add_option("--output-step", o->output_step, "with --trajectory: time step H between rows");
+  c->add_option("--out", o->out, "output CSV: t,Q_<q1>,Q_<q2>,..")->required();
+  c->add_option("--set", o->set,
+                "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
+                "(also dot(NAME)=VALUE); repeatable");
+  c->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  commands.push_back({c, [o] { return run_inverse(*o); }});
+}
+
+}  // namespace appell::cli

@@ -1,0 +1,94 @@
+// Inverse dynamics: the generalized driving forces that make a system follow a prescribed motion.
+//
+// With appell's convention M(q, t) q̈ = f(q, q̇, t), where f already carries gravity, the loads
+// and the velocity terms, the forces the actuators must add along q(t) are
+//   Q = M(q, t) q̈ − f(q, q̇, t)
+// (seed 000 eq. 122: Q_m = inertia + gravity + external, the signs of the last two flipped
+// because f holds them as applied forces). M and f come from the compiled tape of
+// CompiledEquations, so a long trajectory costs one tape evaluation per sample.
+//
+// The motion is given either as expressions of t (a Trajectory, differentiated symbolically once
+// so q̇ and q̈ are exact, then compiled to its own tape) or as samples read from a CSV file.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/tape.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+class InverseDynamics {
+ public:
+  /// `values` as for CompiledEquations: parameter overrides, inputs and unspecified prescribed
+  /// functions; an unknown name throws model::ModelError.
+  explicit InverseDynamics(const principles::Equations& equations,
+                           const std::map<std::string, double>& values = {});
+
+  std::size_t dof() const { return compiled_.dof(); }
+  /// Q = M(q, t) q̈ − f(q, q̇, t). Vectors of the wrong size throw std::invalid_argument.
+  Eigen::VectorXd driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 const Eigen::VectorXd& qdd) const;
+
+  const CompiledEquations& compiled() const { return compiled_; }
+
+ private:
+  CompiledEquations compiled_;
+  mutable Eigen::MatrixXd mass_matrix_;  // reused between calls: no allocation per sample
+  mutable Eigen::VectorXd forcing_;
+};
+
+/// A motion q(t), q̇(t), q̈(t) at one instant.
+struct TrajectorySample {
+  double t = 0.0;
+  Eigen::VectorXd q, qd, qdd;
+};
+
+/// A prescribed motion given as one expression of t (and the model's parameters) per coordinate.
+class Trajectory {
+ public:
+  /// Parses "q1 = EXPR; q2 = EXPR" (items separated by ';', blank items ignored). Every
+  /// coordinate of `model` must be given exactly once; an unknown, missing or repeated coordinate
+  /// or a bad expression throws model::ModelError located in "--trajectory" (line 1, the column
+  /// within `text`; no line for a missing coordinate), naming the offender. `values` may
+  /// override parameters; names in it that are not parameters are ignored here.
+  Trajectory(const std::string& text, const model::Model& model,
+             const std::map<std::string, double>& values = {});
+
+  std::size_t dof() const { return positions_.size(); }
+  /// q, q̇, q̈ at time t (resized to dof()).
+  void evaluate(double t, Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::VectorXd& qdd) const;
+  TrajectorySample sample(double t) const;
+
+  /// The expressions, in coordinate order, for reading or printing.
+  const GiNaC::exvector& positions() const { return positions_; }
+  const GiNaC::exvector& velocities() const { return velocities_; }
+  const GiNaC::exvector& accelerations() const { return accelerations_; }
+
+ private:
+  // Declared before tape_: the constructor fills them while building the tape.
+  GiNaC::exvector positions_, velocities_, accelerations_;
+  mutable std::vector<double> variables_;  // t, then the parameters (fixed at construction)
+  Tape tape_;                              // outputs q, q̇, q̈ stacked
+  mutable std::vector<double> outputs_, workspace_;
+};
+
+/// The header a trajectory CSV must have for `model`, e.g. for coordinates q1, q2:
+///   t,q1,q2,dot(q1),dot(q2),ddot(q1),ddot(q2)
+std::string trajectory_csv_header(const model::Model& model);
+
+/// Reads samples from a CSV file with exactly trajectory_csv_header(model) as its first line
+/// (cells may be padded with spaces; CRLF line ends accepted), then one row of finite numbers per
+/// sample. Blank lines and lines starting with '#' are skipped. A wrong header, a row with the
+/// wrong number of cells, a cell that is not a finite number or a file without rows throws
+/// model::ModelError at FILE:LINE:COLUMN; an unreadable file at FILE.
+std::vector<TrajectorySample> read_trajectory_csv(const std::string& path,
+                                                  const model::Model& model);
+
+}  // namespace appell::num
