@@ -114,7 +114,8 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   std::cout << ": " << r.rows << " rows in " << out << "\n"
             << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations
             << ", " << format_seconds(seconds);
-  if (seconds > 0) std::cout << " (" << std::setprecision(4) << r.steps / seconds << " steps/s)";
+  if (seconds > 0 && r.steps > 0)
+    std::cout << " (" << std::setprecision(4) << r.steps / seconds << " steps/s)";
   std::cout << "\n" << std::setprecision(6);
   if (r.conservative)
     std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
