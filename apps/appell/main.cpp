@@ -14,8 +14,11 @@ int main(int argc, char** argv) {
   cli::add_demo_command(app, commands);
   cli::add_derive_command(app, commands);
   cli::add_eval_command(app, commands);
-  cli::add_inverse_command(app, commands);
+  cli::add_codegen_command(app, commands);
   cli::add_simulate_command(app, commands);
+  cli::add_inverse_command(app, commands);
+  cli::add_verify_command(app, commands);
+  cli::add_statics_command(app, commands);
 
   try {
     app.parse(argc, argv);

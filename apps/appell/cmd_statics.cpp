@@ -1,0 +1,99 @@
+// appell statics: generalized forces by virtual work, equilibria and their stability.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "appell/io/equation_writer.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/numeric/statics.hpp"
+#include "appell/sym/readable.hpp"
+#include "cli_support.hpp"
+
+namespace appell::cli {
+
+namespace {
+
+struct StaticsCommandOptions {
+  std::string model;
+  std::vector<std::string> guesses, set;
+  double t = 0.0;
+  bool json = false;
+};
+
+int run_statics(const StaticsCommandOptions& o) {
+  auto model = io::read_model_file(o.model);
+  num::StaticsOptions options;
+  options.values = parse_assignments(o.set);
+  options.t = o.t;
+  // --guess q1=0.5 sets that coordinate of one extra starting point (others at their initial
+  // values); --guess 0.5,1.0 gives a whole starting point.
+  Eigen::VectorXd named(static_cast<Eigen::Index>(model->dof()));
+  bool has_named = false;
+  for (std::size_t j = 0; j < model->dof(); ++j)
+    named[static_cast<Eigen::Index>(j)] = model->coordinates[j].initial;
+  for (const auto& g : o.guesses) {
+    const auto eq = g.find('=');
+    if (eq == std::string::npos) {
+      const auto values = parse_list("--guess", g);
+      if (values.size() != model->dof())
+        throw usage_error("--guess",
+                          "expected " + std::to_string(model->dof()) + " values or NAME=VALUE", g);
+      options.guesses.push_back(Eigen::Map<const Eigen::VectorXd>(
+          values.data(), static_cast<Eigen::Index>(values.size())));
+      continue;
+    }
+    const std::string name = g.substr(0, eq);
+    std::size_t index = model->dof();
+    for (std::size_t j = 0; j < model->dof(); ++j)
+      if (model->coordinates[j].name == name) index = j;
+    if (index == model->dof()) throw usage_error("--guess", "unknown coordinate", name);
+    named[static_cast<Eigen::Index>(index)] = parse_number("--guess", g.substr(eq + 1));
+    has_named = true;
+  }
+  if (has_named) options.guesses.insert(options.guesses.begin(), named);
+
+  const auto result = num::solve_statics(model, options);
+  const auto context = io::readable_context(*model);
+  const GiNaC::matrix forces = sym::readable(result.generalized_forces, context);
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["generalized_forces"] = nlohmann::ordered_json::array();
+    for (unsigned i = 0; i < forces.rows(); ++i)
+      j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
+    j["equilibria"] = nlohmann::ordered_json::array();
+    for (const auto& e : result.equilibria)
+      j["equilibria"].push_back(
+          {{"q", std::vector<double>(e.q.data(), e.q.data() + e.q.size())}, {"stable", e.stable}});
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << model->name << ": generalized forces at rest, by virtual work\n";
+  for (unsigned i = 0; i < forces.rows(); ++i)
+    std::cout << "  Q_" << model->coordinates[i].name << " = "
+              << io::expression_text(forces(i, 0), context) << "\n";
+  std::cout << "\nequilibria (Q = 0), stability from the stiffness K = -dQ/dq:\n";
+  for (const auto& e : result.equilibria) {
+    std::cout << "  q = [";
+    for (Eigen::Index k = 0; k < e.q.size(); ++k) std::cout << (k ? ", " : "") << e.q[k];
+    std::cout << "]  " << (e.stable ? "stable" : "unstable")
+              << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose() << ")\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_statics_command(CLI::App& app, Commands& commands) {
+  auto o = std::make_shared<StaticsCommandOptions>();
+  auto* s = app.add_subcommand(
+      "statics", "generalized forces by virtual work, equilibria and their stability");
+  s->add_option("MODEL", o->model, "model file (YAML)")->required();
+  s->add_flag("--json", o->json,
+              "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\"}]}");
+  s->add_option("--guess", o->guesses,
+                "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
+  s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
+  s->add_option("--t", o->t, "time for rheonomic loads (default 0)");
+  commands.push_back({s, [o] { return run_statics(*o); }});
+}
+
+}  // namespace appell::cli
