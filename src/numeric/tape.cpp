@@ -13,6 +13,10 @@ Tape::Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& var
   for (std::size_t i = 0; i < variables.size(); ++i)
     variables_.emplace(variables[i], static_cast<std::uint32_t>(i));
   for (const ex& e : outputs) outputs_.push_back(compile(e));
+  // Only evaluate() and the read-only views need the tape now: release the expressions the
+  // construction caches keep alive.
+  visited_.clear();
+  unique_.clear();
 }
 
 std::size_t Tape::InstructionHash::operator()(const Instruction& i) const {

@@ -18,18 +18,8 @@ namespace appell::num {
 
 class Tape {
  public:
-  /// `variables` are the symbols whose values are passed to evaluate(), in that order. Every
-  /// other symbol in `outputs` is an error (std::invalid_argument naming it).
-  Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& variables);
-
-  /// Evaluates every output. `workspace` is resized as needed (reuse it between calls).
-  void evaluate(const double* variables, double* outputs, std::vector<double>& workspace) const;
-
-  std::size_t operations() const { return code_.size(); }
-  std::size_t output_count() const { return outputs_.size(); }
-  std::size_t variable_count() const { return variable_count_; }
-
- private:
+  /// What an instruction computes. Unary operations read slot `a`; Add, Mul, Div, Pow and Atan2
+  /// read `a` and `b`.
   enum class Op : std::uint8_t {
     Constant,
     Variable,
@@ -53,12 +43,31 @@ class Tape {
     Tanh,
     Abs
   };
+  /// One step of the tape. Its result goes to the slot of its own index; operands are earlier
+  /// slots, so the list is in dependency order.
   struct Instruction {
     Op op;
-    std::uint32_t a = 0, b = 0;  // operand slots (or variable index)
-    double value = 0.0;          // constant, or integer exponent
+    std::uint32_t a = 0, b = 0;  // operand slots (Variable: the variable's index)
+    double value = 0.0;          // Constant: the value; PowInt: the integer exponent
   };
 
+  /// `variables` are the symbols whose values are passed to evaluate(), in that order. Every
+  /// other symbol in `outputs` is an error (std::invalid_argument naming it).
+  Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& variables);
+
+  /// Evaluates every output. `workspace` is resized as needed (reuse it between calls).
+  void evaluate(const double* variables, double* outputs, std::vector<double>& workspace) const;
+
+  std::size_t operations() const { return code_.size(); }
+  std::size_t output_count() const { return outputs_.size(); }
+  std::size_t variable_count() const { return variable_count_; }
+
+  /// The instructions after common-subexpression elimination, read-only (code generation).
+  const std::vector<Instruction>& instructions() const { return code_; }
+  /// The slot of each output, in the order of the expressions given to the constructor.
+  const std::vector<std::uint32_t>& output_slots() const { return outputs_; }
+
+ private:
   std::uint32_t compile(const GiNaC::ex& e);
   std::uint32_t emit(Instruction instruction);
 
