@@ -1,11 +1,16 @@
 // appell derive: M(q, t) q̈ = f(q, q̇, t) as text, LaTeX or JSON.
 #include <cmath>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/model_reader.hpp"
+#include "appell/kinematics/kinematics.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/gauss.hpp"
 #include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+#include "appell/sym/readable.hpp"
 #include "cli_support.hpp"
 
 namespace appell::cli {
@@ -35,22 +40,54 @@ principles::Equations with_parameters(const principles::Equations& eq,
 struct DeriveOptions {
   std::string model, method = "gibbs-appell", format = "text";
   std::vector<std::string> set;
+  std::string show;
   bool raw = false;
 };
 
 int run_derive(const DeriveOptions& o) {
   auto model = io::read_model_file(o.model);
   const auto values = parse_assignments(o.set);
-  auto eq = with_parameters(principles::derive(model, method_option(o.method)), values);
-  if (!o.raw) eq = principles::simplify(eq);
-  if (o.format == "text")
-    std::cout << io::write_text(eq);
-  else if (o.format == "latex")
-    std::cout << io::write_latex(eq);
-  else if (o.format == "json")
-    std::cout << io::write_json(eq) << "\n";
-  else
+  const auto method = method_option(o.method);
+  if (o.format != "text" && o.format != "latex" && o.format != "json")
     throw usage_error("--format", "unknown format (text, latex, json)", o.format);
+  if (!o.show.empty() && o.show != "compulsion")
+    throw usage_error("--show", "unknown quantity (compulsion)", o.show);
+  if (o.show == "compulsion" && method != principles::Method::Gauss)
+    throw usage_error("--show", "the compulsion belongs to --method gauss", o.method);
+
+  auto eq = with_parameters(principles::derive(model, method), values);
+  if (!o.raw) eq = principles::simplify(eq);
+
+  // Gauss's compulsion Z, whose stationarity in q̈ gave the equations (seed 003 eq. 11).
+  std::string compulsion_text, compulsion_latex;
+  if (o.show == "compulsion") {
+    sym::Differentiator d(model->time_functions);
+    kin::Kinematics kin(model, d);
+    GiNaC::matrix z(1, 1);
+    z(0, 0) = principles::compulsion(kin);
+    principles::Equations holder = eq;  // reuse --set substitution on a 1×1 "equation"
+    holder.mass_matrix = z;
+    holder.forcing = GiNaC::matrix(1, 1);
+    holder = with_parameters(holder, values);
+    const auto context = io::readable_context(*model);
+    const GiNaC::ex shown =
+        o.raw ? holder.mass_matrix(0, 0) : sym::readable(holder.mass_matrix(0, 0), context);
+    compulsion_text = io::expression_text(shown, context);
+    compulsion_latex = io::expression_latex(shown, context);
+  }
+
+  if (o.format == "text") {
+    std::cout << io::write_text(eq);
+    if (!compulsion_text.empty()) std::cout << "\ncompulsion Z = " << compulsion_text << "\n";
+  } else if (o.format == "latex") {
+    std::cout << io::write_latex(eq);
+    if (!compulsion_latex.empty())
+      std::cout << "\\begin{equation}\nZ = " << compulsion_latex << "\n\\end{equation}\n";
+  } else {
+    auto json = nlohmann::ordered_json::parse(io::write_json(eq));
+    if (!compulsion_text.empty()) json["compulsion"] = compulsion_text;
+    std::cout << json.dump(2) << "\n";
+  }
   return 0;
 }
 
@@ -64,6 +101,8 @@ void add_derive_command(CLI::App& app, Commands& commands) {
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   d->add_option("--format", o->format, "text (default) | latex | json");
   d->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
+  d->add_option("--show", o->show,
+                "also print an intermediate quantity: compulsion (Gauss's Z, with --method gauss)");
   d->add_flag("--raw", o->raw, "print the equations as formed, without simplification");
   commands.push_back({d, [o] { return run_derive(*o); }});
 }
