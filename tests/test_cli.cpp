@@ -10,25 +10,12 @@
 #include <regex>
 #include <string>
 
+#include "support/run_cli.hpp"
+
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run(const std::string& args) {
-  const std::string command = std::string(APPELL_CLI) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using appell::test_support::CliRun;
+CliRun run(const std::string& args) { return appell::test_support::run_cli(args); }
 
 std::string write_model(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "appell_cli_tests";

@@ -16,6 +16,7 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
@@ -187,23 +188,8 @@ TEST(Inverse, CsvErrorsAreLocated) {
   EXPECT_EQ(csv_error(missing), missing + ": cannot read file");
 }
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run_cli(const std::string& args) {
-  const std::string command = std::string(APPELL_CLI) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using appell::test_support::CliRun;
+using appell::test_support::run_cli;
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);

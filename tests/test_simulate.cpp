@@ -24,6 +24,7 @@
 #include "appell/principles/potential_energy.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
@@ -383,15 +384,8 @@ struct Cli {
 };
 
 Cli appell(const std::string& arguments) {
-  Cli r;
-  FILE* pipe = popen((std::string(APPELL_CLI) + " " + arguments + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> chunk{};
-  for (std::size_t n; (n = fread(chunk.data(), 1, chunk.size(), pipe)) > 0;)
-    r.output.append(chunk.data(), n);
-  const int status = pclose(pipe);
-  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
-  return r;
+  const auto run = appell::test_support::run_cli(arguments);
+  return Cli{run.code, run.out};
 }
 
 std::string scratch(const std::string& name) {
