@@ -18,6 +18,7 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
@@ -57,22 +58,8 @@ std::string read_text(const fs::path& path) {
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
-// The command line, stdout and stderr together.
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
-CliRun run_cli(const std::string& args) {
-  const std::string command = std::string(APPELL_CLI) + " " + args + " 2>&1";
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  r.code = exit_code(pclose(pipe));
-  return r;
-}
+using appell::test_support::CliRun;
+using appell::test_support::run_cli;
 
 // Fixed, unremarkable states: t, q, qd and a test acceleration, all away from the
 // singularities of the examples (the heavy top's nutation angle is not 0).
