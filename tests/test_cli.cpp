@@ -118,8 +118,8 @@ TEST(Cli, BadModelsExitTwoWithLocation) {
     expect_located_error(run("derive " + f), f, "p");
   }
   {
-    const auto f = write_model("constraints.yaml", header + "constraints: []\n");
-    expect_located_error(run("derive " + f), f, "constraints");
+    const auto f = write_model("flexible.yaml", header + "flexible: []\n");
+    expect_located_error(run("derive " + f), f, "flexible");
   }
 }
 

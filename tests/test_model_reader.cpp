@@ -724,10 +724,9 @@ name: again
 TEST(ModelReaderErrors, NotSupportedYet) {
   expect_model_error(R"(name: m
 coordinates: [q]
-constraints:
-  - {name: loop, holonomic: q}
+independent: [q]
 )",
-                     3, 1, "constraints", "not supported yet");
+                     3, 1, "independent", "not supported yet");
   expect_model_error(R"(name: m
 coordinates: [q]
 frames:
@@ -737,6 +736,50 @@ relative_to: carrier
                      5, 1, "relative_to", "not supported yet");
   expect_model_error("name: m\ncoordinates: [q]\nflexible: {}\n", 3, 1, "flexible",
                      "not supported yet");
+}
+
+TEST(ModelReaderErrors, ConstraintsMustBeWellFormed) {
+  // Nonholonomic constraints must be linear in the velocities (the multiplier form needs it).
+  expect_model_error(R"yaml(name: m
+coordinates: [x, y]
+constraints:
+  - {name: bad, nonholonomic: "dot(x)*dot(y)"}
+)yaml",
+                     4, 31, "bad", "linear in the velocities");
+  expect_model_error(R"yaml(name: m
+coordinates: [x, y]
+constraints:
+  - {name: rate, holonomic: "dot(x) - y"}
+)yaml",
+                     4, 29, "rate", "coordinates and t only");
+  expect_model_error(R"yaml(name: m
+coordinates: [x, y]
+constraints:
+  - {name: c, holonomic: "x - y"}
+  - {name: c, holonomic: "x + y"}
+)yaml",
+                     5, 12, "c", "duplicate constraint name");
+  expect_model_error(R"yaml(name: m
+coordinates: [x]
+constraints:
+  - {name: c}
+)yaml",
+                     4, 5, "c", "either holonomic or nonholonomic");
+}
+
+TEST(ModelReader, ConstraintsAreRead) {
+  auto model = appell::io::parse_model(R"yaml(name: m
+coordinates: [x, y, theta]
+constraints:
+  - {name: loop, holonomic: "x^2 + y^2 - 1"}
+  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
+)yaml",
+                                       "c.yaml");
+  ASSERT_EQ(model->constraints.size(), 2u);
+  EXPECT_EQ(model->constraints[0].name, "loop");
+  EXPECT_EQ(model->constraints[0].kind, appell::model::Constraint::Kind::Holonomic);
+  EXPECT_EQ(model->constraints[1].kind, appell::model::Constraint::Kind::Nonholonomic);
+  EXPECT_EQ(model->constraints[1].where.line, 5);
 }
 
 TEST(ModelReaderErrors, NamesMustBeValidUniqueAndNotReserved) {

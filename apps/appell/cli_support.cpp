@@ -43,6 +43,15 @@ std::map<std::string, double> parse_assignments(const std::vector<std::string>& 
   return values;
 }
 
+void reject_constraints(const model::Model& model, const std::string& command) {
+  if (model.constraints.empty()) return;
+  throw model::ModelError(model.constraints.front().where,
+                          "constraints are not supported by '" + command +
+                              "' yet (use derive, "
+                              "verify or eval)",
+                          model.constraints.front().name);
+}
+
 principles::Method method_option(const std::string& name) {
   auto m = principles::parse_method(name);
   if (!m)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -39,6 +40,8 @@ double parse_number(const std::string& option, const std::string& text);
 std::vector<double> parse_list(const std::string& option, const std::string& text);
 /// --set NAME=VALUE items.
 std::map<std::string, double> parse_assignments(const std::vector<std::string>& items);
+/// Commands that do not handle constraints yet say so instead of ignoring them (exit 2).
+void reject_constraints(const model::Model& model, const std::string& command);
 /// --method NAME.
 principles::Method method_option(const std::string& name);
 /// "1.23 ms", "45.6 us", "2.345 s".

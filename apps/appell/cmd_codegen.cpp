@@ -61,6 +61,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   const auto values = parse_assignments(o.set);
   become_reproducible();
   auto model = io::read_model_file(o.model);
+  reject_constraints(*model, "codegen");
   const auto equations = principles::derive(model, method);
   const std::string header =
       codegen::generate_cpp_header(equations, codegen::CodegenOptions{o.namespace_name, values});

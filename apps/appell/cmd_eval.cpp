@@ -45,7 +45,11 @@ int run_eval(const EvalOptions& o) {
   Eigen::MatrixXd M;
   Eigen::VectorXd f;
   compiled.evaluate(o.t, q, qd, M, f);
-  const Eigen::VectorXd qdd = compiled.accelerations(M, f);
+  Eigen::VectorXd qdd, lambda;
+  Eigen::MatrixXd A;
+  Eigen::VectorXd b;
+  compiled.constraints(A, b);
+  compiled.accelerations_and_multipliers(M, f, A, b, qdd, lambda);
 
   auto vec = [](const Eigen::VectorXd& v) {
     return std::vector<double>(v.data(), v.data() + v.size());
@@ -63,6 +67,7 @@ int run_eval(const EvalOptions& o) {
     j["mass_matrix"] = rows;
     j["forcing"] = vec(f);
     j["qdd"] = vec(qdd);
+    if (compiled.constraint_count() > 0) j["lambda"] = vec(lambda);
     std::cout << j.dump() << "\n";
   } else {
     std::cout << std::setprecision(12) << model->name << " at t = " << o.t << "\n";

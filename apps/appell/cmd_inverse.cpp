@@ -46,6 +46,8 @@ int run_inverse(const InverseOptions& o) {
                       "not used with --from-csv (the file's rows give the times)");
 
   const auto model = io::read_model_file(o.model);
+
+  reject_constraints(*model, "inverse");
   const auto values = parse_assignments(o.set);
 
   // Everything that can be wrong with the input is checked before the (slower) derivation.

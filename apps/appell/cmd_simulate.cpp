@@ -142,6 +142,8 @@ int run_simulate(const SimulateOptions& o) {
   options.values = parse_assignments(o.set);
 
   auto model = io::read_model_file(o.model);
+
+  reject_constraints(*model, "simulate");
   for (const auto& item : o.inputs) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)

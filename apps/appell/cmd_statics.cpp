@@ -21,6 +21,7 @@ struct StaticsCommandOptions {
 
 int run_statics(const StaticsCommandOptions& o) {
   auto model = io::read_model_file(o.model);
+  reject_constraints(*model, "statics");
   num::StaticsOptions options;
   options.values = parse_assignments(o.set);
   options.t = o.t;

@@ -51,7 +51,7 @@ int run_verify(const VerifyOptions& o) {
     std::cout << "\nDISAGREEMENT: " << first_disagreement << "\n";
     return 1;
   }
-  std::cout << "\nAll " << raw.size() << " methods give the same M and f.\n";
+  std::cout << "\nAll " << raw.size() << " methods give the same equations.\n";
   return 0;
 }
 

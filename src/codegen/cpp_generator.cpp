@@ -11,6 +11,7 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/tape.hpp"
+#include "appell/sym/time_functions.hpp"
 
 namespace appell::codegen {
 

@@ -564,10 +564,32 @@ std::string write_text(const principles::Equations& equations) {
   std::ostringstream out;
   out << "# " << headline(equations, "M(q) q̈ = f(q, q̇, t)") << "\n";
   out << "# " << (equations.simplified ? "simplified" : "as formed, not simplified") << "\n";
-  for (unsigned j = 0; j < n; ++j)
+  const unsigned m = static_cast<unsigned>(equations.constraint_count());
+  for (unsigned j = 0; j < n; ++j) {
     out << "eq " << j + 1 << " (" << model.coordinates.at(j).name
         << "): " << printer.print(inertia_side(equations, j)) << " = "
-        << printer.print(equations.forcing(j, 0)) << "\n";
+        << printer.print(equations.forcing(j, 0));
+    // The constraint forces Aᵀλ, one multiplier per constraint.
+    for (unsigned i = 0; i < m; ++i)
+      if (!equations.constraint_matrix(i, j).is_zero())
+        out << " + (" << printer.print(equations.constraint_matrix(i, j)) << ")*"
+            << equations.multipliers[i];
+    out << "\n";
+  }
+  if (m > 0) {
+    out << "\nconstraints at acceleration level, A q̈ = b:\n";
+    for (unsigned i = 0; i < m; ++i) {
+      out << "  " << model.constraints.at(i).name << ":";
+      bool first = true;
+      for (unsigned k = 0; k < n; ++k) {
+        if (equations.constraint_matrix(i, k).is_zero()) continue;
+        out << (first ? " " : " + ") << "(" << printer.print(equations.constraint_matrix(i, k))
+            << ")*ddot(" << model.coordinates.at(k).name << ")";
+        first = false;
+      }
+      out << " = " << printer.print(equations.constraint_rhs(i, 0)) << "\n";
+    }
+  }
   out << "\nmass matrix M:\n";
   for (unsigned j = 0; j < n; ++j)
     for (unsigned k = 0; k < n; ++k)
@@ -593,9 +615,27 @@ std::string write_latex(const principles::Equations& equations) {
   std::ostringstream out;
   out << "% " << headline(equations, "M(q) \\ddot{q} = f(q, \\dot{q}, t)") << "\n";
   out << "\\begin{align}\n";
+  const unsigned m = static_cast<unsigned>(equations.constraint_count());
   for (unsigned j = 0; j < n; ++j) {
     out << "  " << printer.print(inertia_side(equations, j))
-        << " &= " << printer.print(equations.forcing(j, 0)) << (j + 1 < n ? " \\\\" : "") << "\n";
+        << " &= " << printer.print(equations.forcing(j, 0));
+    for (unsigned i = 0; i < m; ++i)
+      if (!equations.constraint_matrix(i, j).is_zero())
+        out << " + \\left(" << printer.print(equations.constraint_matrix(i, j))
+            << "\\right) \\lambda_{" << i + 1 << "}";
+    out << (j + 1 < n || m > 0 ? " \\\\" : "") << "\n";
+  }
+  for (unsigned i = 0; i < m; ++i) {
+    out << "  ";
+    bool first = true;
+    for (unsigned k = 0; k < n; ++k) {
+      if (equations.constraint_matrix(i, k).is_zero()) continue;
+      out << (first ? "" : " + ") << "\\left(" << printer.print(equations.constraint_matrix(i, k))
+          << "\\right) \\ddot{q}_{" << k + 1 << "}";
+      first = false;
+    }
+    out << " &= " << printer.print(equations.constraint_rhs(i, 0)) << (i + 1 < m ? " \\\\" : "")
+        << "\n";
   }
   out << "\\end{align}\n";
   return out.str();
@@ -637,6 +677,20 @@ std::string write_json(const principles::Equations& equations) {
   nlohmann::ordered_json forcing = nlohmann::ordered_json::array();
   for (unsigned j = 0; j < n; ++j) forcing.push_back(printer.print(equations.forcing(j, 0)));
   json["forcing"] = forcing;
+  if (equations.constraint_count() > 0) {
+    // M q̈ = f + Aᵀλ with A q̈ = b.
+    json["multipliers"] = equations.multipliers;
+    nlohmann::ordered_json a = nlohmann::ordered_json::array(), b = nlohmann::ordered_json::array();
+    for (unsigned i = 0; i < equations.constraint_matrix.rows(); ++i) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::array();
+      for (unsigned k = 0; k < n; ++k)
+        row.push_back(printer.print(equations.constraint_matrix(i, k)));
+      a.push_back(row);
+      b.push_back(printer.print(equations.constraint_rhs(i, 0)));
+    }
+    json["constraint_matrix"] = a;
+    json["constraint_rhs"] = b;
+  }
   json["simplified"] = equations.simplified;
 
   const auto& cost = equations.cost;

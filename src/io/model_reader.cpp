@@ -160,8 +160,8 @@ class ModelReader {
 
     const Fields top(*this, model_item, "the model",
                      {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
-                      "frames", "bodies", "particles", "gravity", "loads"},
-                     {"constraints", "relative_to", "flexible"});
+                      "frames", "bodies", "particles", "gravity", "loads", "constraints"},
+                     {"relative_to", "flexible", "independent"});
     model_->name = text(top.require("name"));
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) model_->description = text(*description);
@@ -179,6 +179,7 @@ class ModelReader {
     if (auto gravity = top.find("gravity"))
       model_->gravity = vector3(*gravity, Dependence::TimeAndParameters);
     if (auto loads = top.find("loads")) read_loads(*loads);
+    if (auto constraints = top.find("constraints")) read_constraints(*constraints);
     return model_;
   }
 
@@ -762,6 +763,53 @@ class ModelReader {
     }
     const Fields f(*this, load, "a potential", {"potential"});
     return model::PotentialLoad{expression(f.require("potential"), Dependence::Anything)};
+  }
+
+  // -- constraints ----------------------------------------------------------------------------
+
+  void read_constraints(const Item& section) {
+    std::map<std::string, SourceLocation> names;
+    for (const auto& item : list(section, "constraints")) {
+      const Fields f(*this, item, "a constraint", {"name", "holonomic", "nonholonomic"});
+      const Item name_item = f.require("name");
+      model::Constraint c;
+      c.name = text(name_item);
+      c.where = item.where;
+      if (!is_valid_name(c.name)) fail(name_item.where, "not a valid name", c.name);
+      if (!names.emplace(c.name, name_item.where).second)
+        fail(name_item.where, "duplicate constraint name", c.name);
+      const auto holonomic = f.find("holonomic"), nonholonomic = f.find("nonholonomic");
+      if (holonomic.has_value() == nonholonomic.has_value())
+        fail(item.where, "a constraint is either holonomic or nonholonomic", c.name);
+      const Item& value = holonomic ? *holonomic : *nonholonomic;
+      c.kind = holonomic ? model::Constraint::Kind::Holonomic
+                         : model::Constraint::Kind::Nonholonomic;
+      c.expression = expression(value, Dependence::Anything);
+      check_constraint(c, value);
+      model_->constraints.push_back(std::move(c));
+    }
+  }
+
+  // A holonomic constraint may not use velocities; a nonholonomic one must be linear in them
+  // (a(q, t)·q̇ + a0): otherwise the multiplier form M q̈ = f + Aᵀλ does not apply.
+  void check_constraint(const model::Constraint& c, const Item& value) const {
+    std::vector<GiNaC::symbol> velocities;
+    for (std::size_t j = 0; j < model_->dof(); ++j) {
+      if (c.expression.has(model_->coordinate_symbol(j, 2)))
+        fail(value.where, "a constraint may not use accelerations", c.name);
+      velocities.push_back(model_->coordinate_symbol(j, 1));
+    }
+    for (const auto& v : velocities) {
+      if (c.kind == model::Constraint::Kind::Holonomic && c.expression.has(v))
+        fail(value.where,
+             "a holonomic constraint depends on the coordinates and t only; write one with "
+             "velocities as nonholonomic",
+             c.name);
+      const GiNaC::ex coefficient = c.expression.diff(v);
+      for (const auto& w : velocities)
+        if (!coefficient.diff(w).is_zero())
+          fail(value.where, "a nonholonomic constraint must be linear in the velocities", c.name);
+    }
   }
 
   SourceText source_;

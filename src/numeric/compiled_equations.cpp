@@ -69,14 +69,14 @@ Layout layout_of(const principles::Equations& eq, const std::map<std::string, do
 
 CompiledEquations::CompiledEquations(const principles::Equations& eq,
                                      const std::map<std::string, double>& values)
-    : n_(eq.dof()), tape_([&] {
+    : n_(eq.dof()), m_(eq.constraint_count()), tape_([&] {
         Layout layout = layout_of(eq, values);
         fixed_ = std::move(layout.fixed);
         return Tape(eq.entries(), layout.variables);
       }()) {
   variables_.assign(1 + 2 * n_, 0.0);
   variables_.insert(variables_.end(), fixed_.begin(), fixed_.end());
-  outputs_.resize(n_ * n_ + n_);
+  outputs_.resize(n_ * n_ + n_ + m_ * n_ + m_);
 }
 
 void CompiledEquations::evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
@@ -113,6 +113,42 @@ Eigen::VectorXd CompiledEquations::accelerations(const Eigen::MatrixXd& M,
     throw model::ComputationError(s.str());
   }
   return llt.solve(f);
+}
+
+void CompiledEquations::constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) const {
+  const std::size_t base = n_ * n_ + n_;
+  A.resize(static_cast<Eigen::Index>(m_), static_cast<Eigen::Index>(n_));
+  b.resize(static_cast<Eigen::Index>(m_));
+  for (std::size_t i = 0; i < m_; ++i) {
+    for (std::size_t k = 0; k < n_; ++k)
+      A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)) = outputs_[base + i * n_ + k];
+    b[static_cast<Eigen::Index>(i)] = outputs_[base + m_ * n_ + i];
+  }
+}
+
+void CompiledEquations::accelerations_and_multipliers(const Eigen::MatrixXd& M,
+                                                      const Eigen::VectorXd& f,
+                                                      const Eigen::MatrixXd& A,
+                                                      const Eigen::VectorXd& b,
+                                                      Eigen::VectorXd& qdd,
+                                                      Eigen::VectorXd& lambda) const {
+  // q̈ = M⁻¹(f + Aᵀλ) and A q̈ = b give (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f.
+  const Eigen::VectorXd free_acceleration = accelerations(M, f);
+  if (A.rows() == 0) {
+    qdd = free_acceleration;
+    lambda.resize(0);
+    return;
+  }
+  const Eigen::LLT<Eigen::MatrixXd> llt(M);
+  const Eigen::MatrixXd minv_at = llt.solve(A.transpose());
+  const Eigen::MatrixXd schur = A * minv_at;
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(schur);
+  if (!A.allFinite() || !b.allFinite() || lu.rank() < schur.rows())
+    throw model::ComputationError(
+        "the constraints are redundant or singular at this state (A M^-1 A^T has rank " +
+        std::to_string(lu.rank()) + " < " + std::to_string(schur.rows()) + ")");
+  lambda = lu.solve(b - A * free_acceleration);
+  qdd = free_acceleration + minv_at * lambda;
 }
 
 }  // namespace appell::num

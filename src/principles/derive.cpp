@@ -65,20 +65,17 @@ Equations simplify(const Equations& equations) {
   const auto context =
       sym::ReadableContext::for_functions(*m.time_functions, functions, std::move(parameters));
 
-  // M and f side by side, so that work on nodes they share is done once.
-  const unsigned n = static_cast<unsigned>(equations.dof());
-  GiNaC::matrix both(n, n + 1);
-  for (unsigned i = 0; i < n; ++i) {
-    for (unsigned k = 0; k < n; ++k) both(i, k) = equations.mass_matrix(i, k);
-    both(i, n) = equations.forcing(i, 0);
-  }
-  const GiNaC::matrix simple = sym::readable(both, context);
+  // Every expression in one column, so that work on nodes they share is done once.
+  const GiNaC::exvector entries = equations.entries();
+  GiNaC::matrix all(static_cast<unsigned>(entries.size()), 1);
+  for (std::size_t k = 0; k < entries.size(); ++k) all(static_cast<unsigned>(k), 0) = entries[k];
+  const GiNaC::matrix simple = sym::readable(all, context);
 
   Equations result = equations;
-  for (unsigned i = 0; i < n; ++i) {
-    for (unsigned k = 0; k < n; ++k) result.mass_matrix(i, k) = simple(i, k);
-    result.forcing(i, 0) = simple(i, n);
-  }
+  GiNaC::exvector simplified;
+  for (std::size_t k = 0; k < entries.size(); ++k)
+    simplified.push_back(simple(static_cast<unsigned>(k), 0));
+  result.set_entries(simplified);
   result.simplified = true;
   result.cost.size_after = sym::dag_size(result.entries());
   result.cost.simplify_seconds =

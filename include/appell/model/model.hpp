@@ -124,6 +124,16 @@ struct Load {
   SourceLocation where;
 };
 
+/// A constraint: holonomic f(q, t) = 0, or nonholonomic, linear in the velocities
+/// a(q, t)·q̇ + a0(q, t) = 0. Each gets a Lagrange multiplier lambda_NAME.
+struct Constraint {
+  enum class Kind { Holonomic, Nonholonomic };
+  std::string name;
+  Kind kind = Kind::Holonomic;
+  GiNaC::ex expression;
+  SourceLocation where;
+};
+
 struct Model {
   std::string name;
   std::string description;
@@ -139,6 +149,7 @@ struct Model {
   std::vector<Particle> particles;
   std::optional<Vector3> gravity;  // world components
   std::vector<Load> loads;
+  std::vector<Constraint> constraints;
 
   std::size_t dof() const { return coordinates.size(); }
   /// q_j, dot(q_j), ddot(q_j), ... for coordinate j.

@@ -26,10 +26,22 @@ class CompiledEquations {
   /// Solves M q̈ = f; throws model::ComputationError when M is singular.
   Eigen::VectorXd accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f) const;
 
+  /// Number of constraints m (0 without).
+  std::size_t constraint_count() const { return m_; }
+  /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, from the last
+  /// evaluate() (whose state they belong to).
+  void constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) const;
+  /// Solves M q̈ = f + Aᵀλ with A q̈ = b (Schur complement on A M⁻¹ Aᵀ); throws
+  /// model::ComputationError when M is singular or the constraints are redundant.
+  void accelerations_and_multipliers(const Eigen::MatrixXd& M, const Eigen::VectorXd& f,
+                                     const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
+                                     Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const;
+
   const Tape& tape() const { return tape_; }
 
  private:
   std::size_t n_ = 0;
+  std::size_t m_ = 0;
   std::vector<double> fixed_;  // variable slots after t, q, q̇: parameters and other symbols
   Tape tape_;
   mutable std::vector<double> variables_, outputs_, workspace_;

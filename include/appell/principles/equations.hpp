@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "appell/model/model.hpp"
 
@@ -37,16 +38,38 @@ struct Equations {
   Method method = Method::GibbsAppell;
   GiNaC::matrix mass_matrix;  // n×n
   GiNaC::matrix forcing;      // n×1
+  // With constraints (MODEL_FORMAT.md): M q̈ = f + Aᵀλ together with A q̈ = b, the constraints
+  // differentiated to acceleration level (twice when holonomic, once when nonholonomic).
+  std::vector<std::string> multipliers;  // lambda_NAME, one per constraint; empty without
+  GiNaC::matrix constraint_matrix;       // A, m×n
+  GiNaC::matrix constraint_rhs;          // b, m×1
   bool simplified = false;
   DerivationCost cost;
 
   std::size_t dof() const { return mass_matrix.rows(); }
-  /// M row by row, then f: every expression of the equations.
+  std::size_t constraint_count() const { return multipliers.size(); }
+  /// M row by row, then f, then (with constraints) A row by row and b: every expression.
   GiNaC::exvector entries() const {
     GiNaC::exvector all;
     for (std::size_t i = 0; i < mass_matrix.nops(); ++i) all.push_back(mass_matrix.op(i));
     for (std::size_t i = 0; i < forcing.nops(); ++i) all.push_back(forcing.op(i));
+    if (constraint_count() > 0) {
+      for (std::size_t i = 0; i < constraint_matrix.nops(); ++i)
+        all.push_back(constraint_matrix.op(i));
+      for (std::size_t i = 0; i < constraint_rhs.nops(); ++i) all.push_back(constraint_rhs.op(i));
+    }
     return all;
+  }
+  /// Replaces every expression, in the order of entries().
+  void set_entries(const GiNaC::exvector& all) {
+    std::size_t k = 0;
+    for (unsigned i = 0; i < mass_matrix.rows(); ++i)
+      for (unsigned j = 0; j < mass_matrix.cols(); ++j) mass_matrix(i, j) = all.at(k++);
+    for (unsigned i = 0; i < forcing.rows(); ++i) forcing(i, 0) = all.at(k++);
+    if (constraint_count() == 0) return;
+    for (unsigned i = 0; i < constraint_matrix.rows(); ++i)
+      for (unsigned j = 0; j < constraint_matrix.cols(); ++j) constraint_matrix(i, j) = all.at(k++);
+    for (unsigned i = 0; i < constraint_rhs.rows(); ++i) constraint_rhs(i, 0) = all.at(k++);
   }
 };
 
