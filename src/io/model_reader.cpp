@@ -782,8 +782,8 @@ class ModelReader {
       if (holonomic.has_value() == nonholonomic.has_value())
         fail(item.where, "a constraint is either holonomic or nonholonomic", c.name);
       const Item& value = holonomic ? *holonomic : *nonholonomic;
-      c.kind = holonomic ? model::Constraint::Kind::Holonomic
-                         : model::Constraint::Kind::Nonholonomic;
+      c.kind =
+          holonomic ? model::Constraint::Kind::Holonomic : model::Constraint::Kind::Nonholonomic;
       c.expression = expression(value, Dependence::Anything);
       check_constraint(c, value);
       model_->constraints.push_back(std::move(c));

@@ -126,12 +126,9 @@ void CompiledEquations::constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) cons
   }
 }
 
-void CompiledEquations::accelerations_and_multipliers(const Eigen::MatrixXd& M,
-                                                      const Eigen::VectorXd& f,
-                                                      const Eigen::MatrixXd& A,
-                                                      const Eigen::VectorXd& b,
-                                                      Eigen::VectorXd& qdd,
-                                                      Eigen::VectorXd& lambda) const {
+void CompiledEquations::accelerations_and_multipliers(
+    const Eigen::MatrixXd& M, const Eigen::VectorXd& f, const Eigen::MatrixXd& A,
+    const Eigen::VectorXd& b, Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const {
   // q̈ = M⁻¹(f + Aᵀλ) and A q̈ = b give (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f.
   const Eigen::VectorXd free_acceleration = accelerations(M, f);
   if (A.rows() == 0) {

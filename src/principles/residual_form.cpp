@@ -31,9 +31,8 @@ Equations form_equations(std::shared_ptr<const model::Model> model, Method metho
     for (const auto& c : model->constraints) {
       eq.multipliers.push_back("lambda_" + c.name);
       const GiNaC::ex rate = d.time_derivative(c.expression);
-      accelerations_level.push_back(c.kind == model::Constraint::Kind::Holonomic
-                                        ? d.time_derivative(rate)
-                                        : rate);
+      accelerations_level.push_back(
+          c.kind == model::Constraint::Kind::Holonomic ? d.time_derivative(rate) : rate);
     }
     GiNaC::exvector rest;
     d.split_linear(accelerations_level, accelerations, eq.constraint_matrix, rest);
