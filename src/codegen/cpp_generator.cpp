@@ -536,6 +536,9 @@ std::string generate_cpp_header(const principles::Equations& eq, const CodegenOp
   const std::string ns =
       options.namespace_name.empty() ? default_namespace(m.name) : options.namespace_name;
   if (!is_valid_namespace(ns)) throw std::invalid_argument("not a valid C++ namespace name: " + ns);
+  // M q̈ = f alone would silently drop the constraint forces Aᵀλ.
+  if (eq.constraint_count() > 0)
+    throw std::invalid_argument("code generation for constrained systems is not implemented");
 
   Plan plan = make_plan(eq, options.values);
   const std::vector<GeneratedField> inputs = claim_input_fields(plan);

@@ -47,9 +47,9 @@ bool is_valid_namespace(const std::string& name);
 /// The model's name made a namespace: "planar-2r" -> "planar_2r".
 std::string default_namespace(const std::string& model_name);
 
-/// The whole header. Throws std::invalid_argument for an invalid namespace and
-/// model::ModelError for an unknown name in options.values. Deterministic: the same equations
-/// give the same text.
+/// The whole header. Throws std::invalid_argument for an invalid namespace or equations with
+/// constraints (not implemented), model::ModelError for an unknown name in options.values.
+/// Deterministic: the same equations give the same text.
 std::string generate_cpp_header(const principles::Equations& equations,
                                 const CodegenOptions& options = {});
 
