@@ -129,6 +129,10 @@ TEST(Cli, BadOptionsExitTwo) {
   EXPECT_EQ(run("eval " + robot + " --set nosuch=1").code, 2);
   EXPECT_EQ(run("derive " + robot + " --method newton").code, 2);
   EXPECT_EQ(run("derive " + robot + " --format pdf").code, 2);
+  EXPECT_EQ(run("derive " + robot + " --order 0").code, 2);
+  EXPECT_EQ(run("derive " + robot + " --order 2 --method lagrange").code, 2);
+  EXPECT_EQ(run("derive " + robot + " --show compulsion").code, 2);
+  EXPECT_EQ(run("derive " + robot + " --order 2").code, 0);
   EXPECT_EQ(run("derive /nonexistent/model.yaml").code, 2);
   EXPECT_EQ(run("frobnicate").code, 2);
 }

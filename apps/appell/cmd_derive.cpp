@@ -41,6 +41,7 @@ struct DeriveOptions {
   std::string model, method = "gibbs-appell", format = "text";
   std::vector<std::string> set;
   std::string show;
+  int order = 1;
   bool raw = false;
 };
 
@@ -55,7 +56,12 @@ int run_derive(const DeriveOptions& o) {
   if (o.show == "compulsion" && method != principles::Method::Gauss)
     throw usage_error("--show", "the compulsion belongs to --method gauss", o.method);
 
-  auto eq = with_parameters(principles::derive(model, method), values);
+  if (o.order < 1) throw usage_error("--order", "the order is at least 1", std::to_string(o.order));
+  if (o.order > 1 && method != principles::Method::GibbsAppell)
+    throw usage_error("--order", "higher orders belong to --method gibbs-appell", o.method);
+  auto eq = with_parameters(o.order > 1 ? principles::derive_gibbs_appell(model, o.order)
+                                        : principles::derive(model, method),
+                            values);
   if (!o.raw) eq = principles::simplify(eq);
 
   // Gauss's compulsion Z, whose stationarity in q̈ gave the equations (seed 003 eq. 11).
@@ -103,6 +109,8 @@ void add_derive_command(CLI::App& app, Commands& commands) {
   d->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
   d->add_option("--show", o->show,
                 "also print an intermediate quantity: compulsion (Gauss's Z, with --method gauss)");
+  d->add_option("--order", o->order,
+                "Gibbs-Appell equations of order m (energy of the (m+1)-th derivatives), m >= 1");
   d->add_flag("--raw", o->raw, "print the equations as formed, without simplification");
   commands.push_back({d, [o] { return run_derive(*o); }});
 }

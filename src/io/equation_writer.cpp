@@ -530,13 +530,16 @@ ex inertia_side(const principles::Equations& equations, unsigned j) {
   const model::Model& model = model_of(equations);
   exvector terms;
   for (unsigned k = 0; k < equations.mass_matrix.cols(); ++k)
-    terms.push_back(equations.mass_matrix(j, k) * model.coordinate_symbol(k, 2));
+    terms.push_back(equations.mass_matrix(j, k) * model.coordinate_symbol(k, equations.order + 1));
   return GiNaC::add(terms);
 }
 
 constexpr std::size_t kMaxChars = std::size_t{1} << 28;
 
 std::string headline(const principles::Equations& equations, const std::string& formula) {
+  if (equations.order > 1)
+    return model_of(equations).name + ": equations of order " + std::to_string(equations.order) +
+           " by gibbs-appell, M(q) q^(" + std::to_string(equations.order + 1) + ") = f";
   return model_of(equations).name + ": equations of motion by " +
          principles::method_name(equations.method) + ", " + formula;
 }
@@ -649,6 +652,7 @@ std::string write_json(const principles::Equations& equations) {
   nlohmann::ordered_json json;
   json["model"] = model.name;
   json["method"] = principles::method_name(equations.method);
+  if (equations.order > 1) json["order"] = equations.order;
   json["coordinates"] = nlohmann::ordered_json::array();
   for (const auto& coordinate : model.coordinates) json["coordinates"].push_back(coordinate.name);
 

@@ -5,6 +5,7 @@
 #include "appell/principles/dalembert.hpp"
 #include "appell/principles/gauss.hpp"
 #include "appell/principles/gibbs_appell.hpp"
+#include "appell/principles/higher_order_gibbs_appell.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/nielsen.hpp"
 #include "appell/sym/dag.hpp"
@@ -51,6 +52,11 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
       return nielsen(std::move(model));
   }
   throw std::logic_error("unknown method");
+}
+
+Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int order) {
+  if (order == 1) return gibbs_appell(std::move(model));
+  return gibbs_appell_of_order(std::move(model), order);
 }
 
 Equations simplify(const Equations& equations) {

@@ -7,7 +7,7 @@
 namespace appell::principles::detail {
 
 Equations form_equations(std::shared_ptr<const model::Model> model, Method method,
-                         const ResidualBuilder& build) {
+                         const ResidualBuilder& build, int order) {
   const auto start = std::chrono::steady_clock::now();
   sym::Differentiator d(model->time_functions);
   kin::Kinematics kin(model, d);
@@ -16,9 +16,10 @@ Equations form_equations(std::shared_ptr<const model::Model> model, Method metho
   Equations eq;
   eq.model = model;
   eq.method = method;
+  eq.order = order;
   const auto n = static_cast<unsigned>(model->dof());
   std::vector<GiNaC::symbol> accelerations;
-  for (unsigned k = 0; k < n; ++k) accelerations.push_back(model->coordinate_symbol(k, 2));
+  for (unsigned k = 0; k < n; ++k) accelerations.push_back(model->coordinate_symbol(k, order + 1));
   GiNaC::exvector remainders;
   d.split_linear(residuals, accelerations, eq.mass_matrix, remainders);
   eq.forcing = GiNaC::matrix(n, 1);

@@ -15,8 +15,9 @@ namespace appell::principles::detail {
 
 using ResidualBuilder = std::function<GiNaC::exvector(kin::Kinematics&)>;
 
-/// Runs `residuals` on fresh kinematics and returns the equations with their cost record.
+/// Runs `residuals` on fresh kinematics and returns the equations with their cost record. The
+/// residuals are linear in q⁽ᵒʳᵈᵉʳ⁺¹⁾ (q̈ for the ordinary equations, order 1).
 Equations form_equations(std::shared_ptr<const model::Model> model, Method method,
-                         const ResidualBuilder& residuals);
+                         const ResidualBuilder& residuals, int order = 1);
 
 }  // namespace appell::principles::detail

@@ -36,6 +36,7 @@ struct DerivationCost {
 struct Equations {
   std::shared_ptr<const model::Model> model;
   Method method = Method::GibbsAppell;
+  int order = 1;  // M q⁽ᵒʳᵈᵉʳ⁺¹⁾ = f: 1 for the equations of motion, m for Gibbs–Appell of order m
   GiNaC::matrix mass_matrix;  // n×n
   GiNaC::matrix forcing;      // n×1
   // With constraints (MODEL_FORMAT.md): M q̈ = f + Aᵀλ together with A q̈ = b, the constraints
