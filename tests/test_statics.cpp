@@ -88,8 +88,28 @@ gravity: [0, -g, 0]
   options.random_starts = 0;
   const auto result = num::solve_statics(model, options);
   ASSERT_EQ(result.equilibria.size(), 1u);
-  EXPECT_NEAR(result.equilibria[0].q[0], M_PI, 1e-9);
+  EXPECT_NEAR(std::abs(result.equilibria[0].q[0]), M_PI, 1e-9);  // angles reported in [−π, π)
   EXPECT_FALSE(result.equilibria[0].stable);
+}
+
+TEST(Statics, DoublePendulumHasFourEquilibriaAndOneIsStable) {
+  // Angles are 2π-periodic: equilibria a turn apart are one, so exactly the four hanging or
+  // upright combinations remain, and only both-down is stable.
+  auto model = io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml");
+  const auto result = num::solve_statics(model, {});
+  ASSERT_EQ(result.equilibria.size(), 4u);
+  int stable = 0;
+  for (const auto& e : result.equilibria) {
+    for (Eigen::Index j = 0; j < 2; ++j) {
+      EXPECT_GE(e.q[j], -M_PI - 1e-9);
+      EXPECT_LT(e.q[j], M_PI);
+    }
+    stable += e.stable ? 1 : 0;
+    if (e.stable) {
+      EXPECT_LT(e.q.cwiseAbs().maxCoeff(), 1e-9);
+    }
+  }
+  EXPECT_EQ(stable, 1);
 }
 
 TEST(Statics, NoEquilibriumIsAComputationError) {

@@ -185,9 +185,32 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     starts.push_back(s);
   }
 
+  // Angle-like coordinates: Q is 2π-periodic in them (checked at the initial values and at a
+  // second point), so equilibria a turn apart are one equilibrium, reported in [−π, π).
+  std::vector<bool> periodic(static_cast<std::size_t>(n), false);
+  auto forces_at = [&](const Eigen::VectorXd& q) {
+    compiled.evaluate(q.data());
+    Eigen::VectorXd f(n);
+    for (Eigen::Index j = 0; j < n; ++j) f[j] = compiled.force(static_cast<std::size_t>(j));
+    return f;
+  };
+  for (Eigen::Index j = 0; j < n; ++j) {
+    bool same = true;
+    for (const Eigen::VectorXd& base : {initial, Eigen::VectorXd(initial.array() + 0.7311)}) {
+      Eigen::VectorXd turned = base;
+      turned[j] += 2 * M_PI;
+      const Eigen::VectorXd a = forces_at(base), b = forces_at(turned);
+      same = same && (a - b).cwiseAbs().maxCoeff() <= 1e-9 * std::max(1.0, a.cwiseAbs().maxCoeff());
+    }
+    periodic[static_cast<std::size_t>(j)] = same;
+  }
+
   result.best_residual = std::numeric_limits<double>::infinity();
   for (const auto& start : starts) {
-    const Eigen::VectorXd q = newton(compiled, start, options.tolerance);
+    Eigen::VectorXd q = newton(compiled, start, options.tolerance);
+    for (Eigen::Index j = 0; j < n; ++j)
+      if (periodic[static_cast<std::size_t>(j)])
+        q[j] -= 2 * M_PI * std::floor((q[j] + M_PI) / (2 * M_PI) + 1e-12);
     compiled.evaluate(q.data());
     Eigen::VectorXd forces(n);
     Eigen::MatrixXd stiffness(n, n);
@@ -200,8 +223,17 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     const double residual = forces.cwiseAbs().maxCoeff();
     if (std::isfinite(residual)) result.best_residual = std::min(result.best_residual, residual);
     if (!(residual <= options.tolerance)) continue;
+    auto distance = [&](const Eigen::VectorXd& a) {
+      double worst = 0;
+      for (Eigen::Index j = 0; j < n; ++j) {
+        double d = std::abs(a[j] - q[j]);
+        if (periodic[static_cast<std::size_t>(j)]) d = std::min(d, std::abs(2 * M_PI - d));
+        worst = std::max(worst, d);
+      }
+      return worst;
+    };
     bool seen = false;
-    for (const auto& e : result.equilibria) seen = seen || (e.q - q).cwiseAbs().maxCoeff() < 1e-6;
+    for (const auto& e : result.equilibria) seen = seen || distance(e.q) < 1e-6;
     if (seen) continue;
     Equilibrium e;
     e.q = q;
