@@ -55,7 +55,6 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
 }
 
 Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int order) {
-  if (order == 1) return gibbs_appell(std::move(model));
   return gibbs_appell_of_order(std::move(model), order);
 }
 
