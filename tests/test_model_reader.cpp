@@ -733,7 +733,7 @@ frames:
   carrier: {rotation: rot_z(q)}
 relative_to: carrier
 )",
-                     5, 1, "relative_to", "not supported yet");
+                     5, 14, "carrier", "moves with the coordinate q");
   expect_model_error("name: m\ncoordinates: [q]\nflexible: {}\n", 3, 1, "flexible",
                      "not supported yet");
 }

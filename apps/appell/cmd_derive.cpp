@@ -2,12 +2,14 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/gauss.hpp"
+#include "appell/principles/relative_motion.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/readable.hpp"
@@ -51,8 +53,11 @@ int run_derive(const DeriveOptions& o) {
   const auto method = method_option(o.method);
   if (o.format != "text" && o.format != "latex" && o.format != "json")
     throw usage_error("--format", "unknown format (text, latex, json)", o.format);
-  if (!o.show.empty() && o.show != "compulsion")
-    throw usage_error("--show", "unknown quantity (compulsion)", o.show);
+  if (!o.show.empty() && o.show != "compulsion" && o.show != "inertial-forces")
+    throw usage_error("--show", "unknown quantity (compulsion, inertial-forces)", o.show);
+  if (o.show == "inertial-forces" && !model->relative_to)
+    throw usage_error("--show", "inertial forces need a carrier frame (relative_to: FRAME)",
+                      o.show);
   if (o.show == "compulsion" && method != principles::Method::Gauss)
     throw usage_error("--show", "the compulsion belongs to --method gauss", o.method);
 
@@ -82,16 +87,67 @@ int run_derive(const DeriveOptions& o) {
     compulsion_latex = io::expression_latex(shown, context);
   }
 
+  // The inertial forces of the carrier's motion, seed 003 eqs. 31–34, each made readable.
+  std::vector<std::pair<std::string, GiNaC::ex>> inertial;
+  if (o.show == "inertial-forces") {
+    sym::Differentiator d(model->time_functions);
+    kin::Kinematics kin(model, d);
+    const auto forces = principles::inertial_forces(kin);
+    inertial.emplace_back("T_r", forces.relative_kinetic_energy);
+    inertial.emplace_back("Pi_o", forces.transport_potential);
+    inertial.emplace_back("Pi_omega", forces.centrifugal_potential);
+    for (std::size_t s = 0; s < model->dof(); ++s)
+      inertial.emplace_back("Q_omegadot_" + model->coordinates[s].name,
+                            forces.rotational(static_cast<unsigned>(s), 0));
+    for (std::size_t s = 0; s < model->dof(); ++s)
+      inertial.emplace_back("Gamma_" + model->coordinates[s].name,
+                            forces.gyroscopic(static_cast<unsigned>(s), 0));
+    principles::Equations holder = eq;
+    holder.mass_matrix = GiNaC::matrix(static_cast<unsigned>(inertial.size()), 1);
+    for (std::size_t k = 0; k < inertial.size(); ++k)
+      holder.mass_matrix(static_cast<unsigned>(k), 0) = inertial[k].second;
+    holder.forcing = GiNaC::matrix(1, 1);
+    holder.multipliers.clear();
+    holder = with_parameters(holder, values);
+    const auto context = io::readable_context(*model);
+    for (std::size_t k = 0; k < inertial.size(); ++k) {
+      const GiNaC::ex e = holder.mass_matrix(static_cast<unsigned>(k), 0);
+      inertial[k].second = o.raw ? e : sym::readable(e, context);
+    }
+  }
+  const auto context = io::readable_context(*model);
+
   if (o.format == "text") {
     std::cout << io::write_text(eq);
     if (!compulsion_text.empty()) std::cout << "\ncompulsion Z = " << compulsion_text << "\n";
+    if (!inertial.empty()) {
+      std::cout << "\ninertial forces of the carrier " << *model->relative_to
+                << " (relative motion: d/dt dT_r/d(dot q) - dT_r/dq = Q - d(Pi_o + Pi_omega)/dq"
+                   " + Q_omegadot + Gamma):\n";
+      for (const auto& [name, e] : inertial)
+        std::cout << "  " << name << " = " << io::expression_text(e, context) << "\n";
+    }
   } else if (o.format == "latex") {
     std::cout << io::write_latex(eq);
     if (!compulsion_latex.empty())
       std::cout << "\\begin{equation}\nZ = " << compulsion_latex << "\n\\end{equation}\n";
+    if (!inertial.empty()) {
+      std::cout << "\\begin{align}\n";
+      for (std::size_t k = 0; k < inertial.size(); ++k)
+        std::cout << "  \\mathrm{" << std::regex_replace(inertial[k].first, std::regex("_"), "\\_")
+                  << "} &= " << io::expression_latex(inertial[k].second, context)
+                  << (k + 1 < inertial.size() ? " \\\\" : "") << "\n";
+      std::cout << "\\end{align}\n";
+    }
   } else {
     auto json = nlohmann::ordered_json::parse(io::write_json(eq));
     if (!compulsion_text.empty()) json["compulsion"] = compulsion_text;
+    if (!inertial.empty()) {
+      nlohmann::ordered_json forces = nlohmann::ordered_json::object();
+      forces["carrier"] = *model->relative_to;
+      for (const auto& [name, e] : inertial) forces[name] = io::expression_text(e, context);
+      json["inertial_forces"] = forces;
+    }
     std::cout << json.dump(2) << "\n";
   }
   return 0;
@@ -107,8 +163,10 @@ void add_derive_command(CLI::App& app, Commands& commands) {
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   d->add_option("--format", o->format, "text (default) | latex | json");
   d->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
-  d->add_option("--show", o->show,
-                "also print an intermediate quantity: compulsion (Gauss's Z, with --method gauss)");
+  d->add_option(
+      "--show", o->show,
+      "also print: compulsion (Gauss's Z, with --method gauss) or inertial-forces (T_r, Pi_o, "
+      "Pi_omega, Q_omegadot, Gamma of the carrier frame, with relative_to)");
   d->add_option("--order", o->order,
                 "Gibbs-Appell equations of order m (energy of the (m+1)-th derivatives), m >= 1");
   d->add_flag("--raw", o->raw, "print the equations as formed, without simplification");

@@ -158,10 +158,11 @@ class ModelReader {
       fail(model_item.where, "empty model: expected a map with at least name and coordinates");
     if (!root.IsMap()) fail(model_item.where, "a model must be a YAML map of keys");
 
-    const Fields top(*this, model_item, "the model",
-                     {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
-                      "frames", "bodies", "particles", "gravity", "loads", "constraints"},
-                     {"relative_to", "flexible", "independent"});
+    const Fields top(
+        *this, model_item, "the model",
+        {"name", "description", "parameters", "coordinates", "prescribed", "inputs", "frames",
+         "bodies", "particles", "gravity", "loads", "constraints", "relative_to"},
+        {"flexible", "independent"});
     model_->name = text(top.require("name"));
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) model_->description = text(*description);
@@ -174,6 +175,7 @@ class ModelReader {
     read_inputs(sections.inputs);
     read_prescribed(sections.prescribed);
     read_frames(sections.frames);
+    if (auto carrier = top.find("relative_to")) read_carrier(*carrier);
     read_bodies(sections.bodies);
     read_particles(sections.particles);
     if (auto gravity = top.find("gravity"))
@@ -763,6 +765,37 @@ class ModelReader {
     }
     const Fields f(*this, load, "a potential", {"potential"});
     return model::PotentialLoad{expression(f.require("potential"), Dependence::Anything)};
+  }
+
+  // -- carrier frame --------------------------------------------------------------------------
+
+  // The carrier's motion must be given (t and prescribed functions), not a degree of freedom:
+  // neither it nor any frame above it may move with a coordinate.
+  void read_carrier(const Item& value) {
+    const std::string name = text(value);
+    auto index = model_->frame_index(name);
+    if (!index || *index < 0) fail(value.where, "relative_to needs a frame other than world", name);
+    for (int i = *index; i >= 0;
+         i = *model_->frame_index(model_->frames[static_cast<std::size_t>(i)].parent)) {
+      const model::Frame& f = model_->frames[static_cast<std::size_t>(i)];
+      GiNaC::exvector parts(f.translation.begin(), f.translation.end());
+      for (const auto& r : f.rotation) {
+        parts.push_back(r.angle);
+        for (unsigned k = 0; k < r.matrix.nops(); ++k) parts.push_back(r.matrix.op(k));
+      }
+      for (std::size_t j = 0; j < model_->dof(); ++j)
+        for (int order = 0; order <= 2; ++order)
+          for (const auto& e : parts)
+            if (e.has(model_->coordinate_symbol(j, order)))
+              fail(value.where,
+                   "the carrier frame moves with the coordinate " + model_->coordinates[j].name +
+                       " (through frame " + f.name +
+                       "); its motion must depend on t and "
+                       "prescribed functions only",
+                   name);
+    }
+    model_->relative_to = name;
+    model_->relative_to_where = value.where;
   }
 
   // -- constraints ----------------------------------------------------------------------------

@@ -150,6 +150,10 @@ struct Model {
   std::optional<Vector3> gravity;  // world components
   std::vector<Load> loads;
   std::vector<Constraint> constraints;
+  /// A carrier frame (seed 003) whose motion depends on t and prescribed functions only: the
+  /// relative motion's inertial forces are reported separately (principles/relative_motion.hpp).
+  std::optional<std::string> relative_to;
+  SourceLocation relative_to_where;
 
   std::size_t dof() const { return coordinates.size(); }
   /// q_j, dot(q_j), ddot(q_j), ... for coordinate j.
