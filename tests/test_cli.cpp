@@ -62,6 +62,22 @@ TEST(Cli, DeriveSetSubstitutesTheParameter) {
     for (const auto& entry : row) EXPECT_EQ(entry.get<std::string>().find('l'), std::string::npos);
 }
 
+TEST(Cli, DeriveShowsTheInertialForcesOfACarrier) {
+  const std::string block =
+      std::string(APPELL_EXAMPLES_DIR) + "/pendulum_on_translating_block.yaml";
+  const CliRun r = run("derive " + block + " --show inertial-forces --format json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto forces = nlohmann::json::parse(r.out).at("inertial_forces");
+  EXPECT_EQ(forces.at("carrier"), "block");
+  for (const char* key : {"T_r", "Pi_o", "Pi_omega", "Q_omegadot_phi", "Gamma_phi"})
+    EXPECT_TRUE(forces.contains(key)) << key;
+  // A translating carrier: no centrifugal potential, no rotational or gyroscopic force.
+  EXPECT_EQ(forces.at("Pi_omega"), "0");
+  EXPECT_EQ(forces.at("Gamma_phi"), "0");
+  EXPECT_NE(forces.at("Pi_o").get<std::string>().find("ddot(theta)"), std::string::npos);
+  EXPECT_EQ(run("derive " + robot + " --show inertial-forces").code, 2);
+}
+
 TEST(Cli, EvalJsonIsExactlyTheDocumentedObject) {
   const CliRun r = run("eval " + robot + " --q 0.3,-0.7 --qd 1.1,0.4 --t 0.5 --set M=2 --json");
   ASSERT_EQ(r.code, 0) << r.out;
