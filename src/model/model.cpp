@@ -15,6 +15,13 @@ std::optional<int> Model::frame_index(const std::string& name) const {
   return std::nullopt;
 }
 
+std::vector<MassPoint> Model::mass_points() const {
+  std::vector<MassPoint> points;
+  for (const auto& b : bodies) points.push_back({b.mass, {b.frame, b.com}});
+  for (const auto& p : particles) points.push_back({p.mass, {p.frame, p.position}});
+  return points;
+}
+
 const Parameter* Model::find_parameter(const std::string& name) const {
   for (const auto& p : parameters)
     if (p.name == name) return &p;

@@ -16,23 +16,19 @@ Equations dalembert(std::shared_ptr<const model::Model> model) {
     const matrix q = generalized_forces(kin);
     GiNaC::exvector residuals(n);
     for (std::size_t j = 0; j < n; ++j) residuals[j] = -q(j, 0);
+    for (const auto& p : m.mass_points()) {
+      const matrix inertia_force = kin.acceleration(p.point).mul_scalar(p.mass);
+      for (std::size_t j = 0; j < n; ++j)
+        residuals[j] += kin::dot(inertia_force, kin.partial_velocity(p.point, j));
+    }
     for (const auto& b : m.bodies) {
-      const model::PointRef centre{b.frame, b.com};
-      // Inertia force and the body's inertia torque (Euler's equations in body components).
-      const matrix inertia_force = kin.acceleration(centre).mul_scalar(b.mass);
+      // The body's inertia torque (Euler's equations in body components).
       const int index = *m.frame_index(b.frame);
       const matrix& w = kin.frame(index).omega;
       const matrix inertia_torque =
           b.inertia.mul(kin.epsilon(index)).add(kin::cross(w, b.inertia.mul(w)));
       for (std::size_t j = 0; j < n; ++j)
-        residuals[j] += kin::dot(inertia_force, kin.partial_velocity(centre, j)) +
-                        kin::dot(inertia_torque, kin.partial_angular_velocity(index, j));
-    }
-    for (const auto& p : m.particles) {
-      const model::PointRef point{p.frame, p.position};
-      const matrix inertia_force = kin.acceleration(point).mul_scalar(p.mass);
-      for (std::size_t j = 0; j < n; ++j)
-        residuals[j] += kin::dot(inertia_force, kin.partial_velocity(point, j));
+        residuals[j] += kin::dot(inertia_torque, kin.partial_angular_velocity(index, j));
     }
     return residuals;
   });

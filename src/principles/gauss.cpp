@@ -14,18 +14,16 @@ ex compulsion(kin::Kinematics& kin) {
   matrix g(3, 1);
   if (m.gravity) g = kin::column(*m.gravity);
   GiNaC::exvector terms;
+  for (const auto& p : m.mass_points()) {
+    const matrix deviation = kin.acceleration(p.point).sub(g);
+    terms.push_back(p.mass * kin::dot(deviation, deviation) / 2);
+  }
   for (const auto& b : m.bodies) {
-    const matrix deviation = kin.acceleration(model::PointRef{b.frame, b.com}).sub(g);
-    terms.push_back(b.mass * kin::dot(deviation, deviation) / 2);
     const int index = *m.frame_index(b.frame);
     const matrix& w = kin.frame(index).omega;
     const matrix& e = kin.epsilon(index);
     terms.push_back(kin::dot(e, b.inertia.mul(e)) / 2 +
                     kin::dot(e, kin::cross(w, b.inertia.mul(w))));
-  }
-  for (const auto& p : m.particles) {
-    const matrix deviation = kin.acceleration(model::PointRef{p.frame, p.position}).sub(g);
-    terms.push_back(p.mass * kin::dot(deviation, deviation) / 2);
   }
   // Gravity is inside |a − g|²; the other loads enter through their generalized forces.
   const matrix q = generalized_forces(kin, Gravity::Excluded);

@@ -29,10 +29,8 @@ matrix generalized_forces(kin::Kinematics& kin, Gravity gravity) {
 
   if (model.gravity && gravity == Gravity::Included) {
     const matrix g = column(*model.gravity);
-    for (const auto& b : model.bodies)
-      add_point_force(kin, model::PointRef{b.frame, b.com}, g.mul_scalar(b.mass), q);
-    for (const auto& p : model.particles)
-      add_point_force(kin, model::PointRef{p.frame, p.position}, g.mul_scalar(p.mass), q);
+    for (const auto& p : model.mass_points())
+      add_point_force(kin, p.point, g.mul_scalar(p.mass), q);
   }
 
   auto& d = kin.differentiator();

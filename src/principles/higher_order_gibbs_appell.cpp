@@ -18,18 +18,6 @@ std::vector<matrix> derivatives(sym::Differentiator& d, const matrix& x, int cou
   return all;
 }
 
-struct MassPoint {
-  ex mass;
-  model::PointRef point;
-};
-
-std::vector<MassPoint> mass_points(const model::Model& m) {
-  std::vector<MassPoint> points;
-  for (const auto& b : m.bodies) points.push_back({b.mass, {b.frame, b.com}});
-  for (const auto& p : m.particles) points.push_back({p.mass, {p.frame, p.position}});
-  return points;
-}
-
 long binomial(int n, int k) {
   long c = 1;
   for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
@@ -42,7 +30,7 @@ ex acceleration_energy_of_order(kin::Kinematics& kin, int order) {
   const model::Model& m = kin.model();
   auto& d = kin.differentiator();
   GiNaC::exvector terms;
-  for (const auto& p : mass_points(m)) {
+  for (const auto& p : m.mass_points()) {
     matrix r = kin.acceleration(p.point);
     for (int k = 2; k <= order; ++k) r = d.time_derivative(r);
     terms.push_back(p.mass * kin::dot(r, r) / 2);
@@ -85,7 +73,7 @@ Equations gibbs_appell_of_order(std::shared_ptr<const model::Model> model, int o
         if (order == 1) return residuals;
 
         // The Leibniz terms that make the order-m equations the derivatives of the ordinary ones.
-        const auto points = mass_points(m);
+        const auto points = m.mass_points();
         for (const auto& p : points) {
           const auto r = derivatives(d, kin.position(p.point), order + 1);
           for (std::size_t j = 0; j < n; ++j) {

@@ -13,15 +13,13 @@ using kin::dot;
 ex kinetic_energy(kin::Kinematics& kin) {
   const model::Model& model = kin.model();
   GiNaC::exvector terms;
+  for (const auto& p : model.mass_points()) {
+    const matrix& v = kin.velocity(p.point);
+    terms.push_back(p.mass * dot(v, v) / 2);
+  }
   for (const auto& b : model.bodies) {
-    const matrix& v = kin.velocity(model::PointRef{b.frame, b.com});
-    terms.push_back(b.mass * dot(v, v) / 2);
     const matrix& w = kin.frame(b.frame).omega;
     terms.push_back(dot(w, b.inertia.mul(w)) / 2);
-  }
-  for (const auto& p : model.particles) {
-    const matrix& v = kin.velocity(model::PointRef{p.frame, p.position});
-    terms.push_back(p.mass * dot(v, v) / 2);
   }
   return GiNaC::add(terms);
 }

@@ -18,10 +18,8 @@ ex potential_energy(kin::Kinematics& kin) {
 
   if (model.gravity) {
     const matrix g = column(*model.gravity);
-    for (const auto& b : model.bodies)
-      terms.push_back(-b.mass * dot(g, kin.position(model::PointRef{b.frame, b.com})));
-    for (const auto& p : model.particles)
-      terms.push_back(-p.mass * dot(g, kin.position(model::PointRef{p.frame, p.position})));
+    for (const auto& p : model.mass_points())
+      terms.push_back(-p.mass * dot(g, kin.position(p.point)));
   }
 
   for (const auto& load : model.loads) {

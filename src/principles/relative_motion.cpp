@@ -26,7 +26,9 @@ InertialForces inertial_forces(kin::Kinematics& kin) {
   out.gyroscopic = matrix(static_cast<unsigned>(n), 1);
   GiNaC::exvector kinetic, transport, centrifugal;
 
-  auto add_point = [&](const ex& mass, const model::PointRef& point) -> std::pair<matrix, matrix> {
+  for (const auto& mass_point : m.mass_points()) {
+    const ex& mass = mass_point.mass;
+    const model::PointRef& point = mass_point.point;
     const matrix rho = to_carrier.mul(kin.position(point).sub(c.origin));
     const matrix rho_dot = d.time_derivative(rho);
     kinetic.push_back(mass * dot(rho_dot, rho_dot) / 2);
@@ -40,11 +42,9 @@ InertialForces inertial_forces(kin::Kinematics& kin) {
       out.rotational(static_cast<unsigned>(s), 0) += -mass * dot(euler, partial);
       out.gyroscopic(static_cast<unsigned>(s), 0) += -2 * mass * dot(coriolis, partial);
     }
-    return {rho, rho_dot};
-  };
+  }
 
   for (const auto& b : m.bodies) {
-    add_point(b.mass, {b.frame, b.com});
     const int index = *m.frame_index(b.frame);
     const matrix r_cb = to_carrier.mul(kin.frame(index).rotation);
     const matrix inertia = r_cb.mul(b.inertia).mul(r_cb.transpose());
@@ -62,7 +62,6 @@ InertialForces inertial_forces(kin::Kinematics& kin) {
       out.gyroscopic(static_cast<unsigned>(s), 0) += 2 * dot(gyro, nu);
     }
   }
-  for (const auto& p : m.particles) add_point(p.mass, {p.frame, p.position});
 
   out.relative_kinetic_energy = GiNaC::add(kinetic);
   out.transport_potential = GiNaC::add(transport);

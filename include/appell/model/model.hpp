@@ -134,6 +134,13 @@ struct Constraint {
   SourceLocation where;
 };
 
+/// A mass at a point: a body's centre of mass or a particle. Every translational term
+/// (½ m v², ½ m a², m g, m a) is a sum over these.
+struct MassPoint {
+  GiNaC::ex mass;
+  PointRef point;
+};
+
 struct Model {
   std::string name;
   std::string description;
@@ -161,6 +168,8 @@ struct Model {
   /// Index of a frame in `frames`, or -1 for world; nullopt if no such frame.
   std::optional<int> frame_index(const std::string& name) const;
   const Parameter* find_parameter(const std::string& name) const;
+  /// The centres of mass of the bodies, then the particles.
+  std::vector<MassPoint> mass_points() const;
 
   /// Numeric parameter values: defaults evaluated in order, `overrides` taking precedence.
   /// Throws ModelError naming an unknown override or a non-numeric value.
