@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "appell/model/flexible.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/sym/time_functions.hpp"
 
@@ -161,6 +162,8 @@ struct Model {
   /// relative motion's inertial forces are reported separately (principles/relative_motion.hpp).
   std::optional<std::string> relative_to;
   SourceLocation relative_to_where;
+  /// Flexible bodies meshed with finite elements, each on a floating frame (fem/).
+  std::vector<FlexibleBody> flexible;
 
   std::size_t dof() const { return coordinates.size(); }
   /// q_j, dot(q_j), ddot(q_j), ... for coordinate j.
