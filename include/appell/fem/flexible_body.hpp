@@ -1,0 +1,61 @@
+// A flexible body of a model made numeric: its mesh, material, assembled matrices, supports and
+// loads, ready for modal analysis and time response.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "appell/fem/assembly.hpp"
+#include "appell/fem/element.hpp"
+#include "appell/fem/mesh.hpp"
+#include "appell/model/model.hpp"
+#include "appell/numeric/tape.hpp"
+
+namespace appell::fem {
+
+/// The loads and prescribed displacements of the body as numbers at time t.
+struct BodyLoads {
+  Eigen::VectorXd force;         // all dofs: nodal forces + body forces (∫Nᵀ b dV)
+  Eigen::VectorXd displacement;  // prescribed dofs: value, velocity, acceleration
+  Eigen::VectorXd velocity, acceleration;
+};
+
+struct FlexibleBodyInstance {
+  const model::FlexibleBody* spec = nullptr;
+  Mesh mesh;
+  Material material;
+  std::optional<BeamSection> section;
+  AssembledBody assembled;
+  double rayleigh_alpha = 0.0, rayleigh_beta = 0.0;
+
+  /// Partition of the dofs: free ones are solved for; fixed ones are clamped (0) or prescribed.
+  std::vector<int> free_dofs;
+  std::vector<int> free_index;       // dof -> index among free dofs, or -1
+  std::vector<int> prescribed_dofs;  // subset of the fixed dofs that move with time
+  bool has_supports() const { return free_dofs.size() < std::size_t(assembled.dof_count()); }
+
+  /// Nodal loads, body forces and prescribed displacements at t (compiled expressions of t).
+  BodyLoads loads_at(double t) const;
+
+  // Compiled pieces of loads_at: outputs are per-dof contributions.
+  std::shared_ptr<num::Tape> load_tape;
+  std::vector<std::pair<int, int>> load_targets;  // (dof, tape output), summed
+  std::vector<std::array<int, 3>> prescribed_outputs;  // per prescribed dof: d, ḋ, d̈ outputs
+};
+
+/// Builds body `index` of `model->flexible`: meshes (reading Gmsh files), selects nodes,
+/// integrates and assembles. Bad input (a selection that matches no node, a node index out of
+/// range, an unknown Gmsh group) throws model::ModelError at its place in the model file.
+FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
+                                         const std::map<std::string, double>& parameters);
+
+/// The nodes a selection picks (sorted); throws model::ModelError when it picks none.
+std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& selection,
+                              const GiNaC::exmap& numbers);
+
+}  // namespace appell::fem

@@ -1,0 +1,56 @@
+// The rigid motion of a flexible body's floating frame, as numbers at any time.
+//
+// Kineto-elastodynamic hypothesis (seed 002 §1): the rigid motion is known before the elastic
+// one and is not changed by it. It comes from the model: when the model has coordinates their
+// motion is integrated first (the rigid equations, simulate()) and interpolated; with
+// `coordinates: []` the frame moves by prescribed functions of t alone. The frame's ω, ε, the
+// origin's acceleration and gravity are compiled once into a tape in t, q, q̇, q̈.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/numeric/tape.hpp"
+
+namespace appell::fem {
+
+/// The floating frame at one instant, every vector in frame components.
+struct FrameState {
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();    // ω
+  Eigen::Vector3d epsilon = Eigen::Vector3d::Zero();  // ε = dω/dt
+  Eigen::Vector3d origin_acceleration = Eigen::Vector3d::Zero();  // a_O
+  Eigen::Vector3d gravity = Eigen::Vector3d::Zero();              // g (0 without gravity)
+};
+
+class FrameMotion {
+ public:
+  /// `t_end` and `step` bound the rigid simulation of a model with coordinates (unused
+  /// otherwise). Throws model::ModelError at `where` when the frame's motion uses an
+  /// unspecified prescribed function or an input (it would have no value).
+  FrameMotion(std::shared_ptr<const model::Model> model, const std::string& frame,
+              const std::map<std::string, double>& parameters, double t_end, double step,
+              const model::SourceLocation& where);
+  ~FrameMotion();
+  FrameMotion(FrameMotion&&) noexcept;
+
+  FrameState at(double t) const;
+  /// True when the model has coordinates, whose motion was integrated first.
+  bool rigid_motion_from_simulation() const { return !samples_.empty(); }
+
+ private:
+  struct Sample {
+    double t;
+    Eigen::VectorXd q, qd, qdd;
+  };
+  std::size_t dof_ = 0;
+  std::unique_ptr<num::Tape> tape_;
+  std::vector<Sample> samples_;
+  mutable std::vector<double> variables_, outputs_, workspace_;
+};
+
+}  // namespace appell::fem
