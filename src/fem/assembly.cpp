@@ -71,9 +71,8 @@ void BlockPattern::add(SparseMatrix& target, int d, const std::vector<int>& node
     for (int A = 0; A < count; ++A) {
       // One search per node pair; the d×d block is then contiguous by column.
       const std::size_t base = position(d, nodes[std::size_t(A)], 0, nodes[std::size_t(B)], 0);
-      const std::size_t degree =
-          std::size_t(ptr_[std::size_t(nodes[std::size_t(B)]) + 1] -
-                      ptr_[std::size_t(nodes[std::size_t(B)])]);
+      const std::size_t degree = std::size_t(ptr_[std::size_t(nodes[std::size_t(B)]) + 1] -
+                                             ptr_[std::size_t(nodes[std::size_t(B)])]);
       for (int j = 0; j < d; ++j)
         for (int i = 0; i < d; ++i)
           values[base + std::size_t(j) * std::size_t(d) * degree + std::size_t(i)] +=

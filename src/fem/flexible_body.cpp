@@ -66,7 +66,8 @@ std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& sele
   std::array<std::optional<double>, 3> plane;
   const char* axes[] = {"x", "y", "z"};
   for (std::size_t k = 0; k < 3; ++k)
-    if (selection.plane[k]) plane[k] = number(*selection.plane[k], numbers, selection.where, axes[k]);
+    if (selection.plane[k])
+      plane[k] = number(*selection.plane[k], numbers, selection.where, axes[k]);
 
   std::vector<char> chosen(mesh.nodes.size(), 1);
   for (std::size_t k = 0; k < 3; ++k)
@@ -164,8 +165,10 @@ FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t 
       const GiNaC::ex value = sym::substitute(p.displacement[std::size_t(k)], numbers);
       if (k >= translational) {
         if (!value.is_zero())
-          throw ModelError(p.where, "a planar beam moves in the x-y plane: the z displacement "
-                                    "must be 0", spec.name);
+          throw ModelError(p.where,
+                           "a planar beam moves in the x-y plane: the z displacement "
+                           "must be 0",
+                           spec.name);
         continue;
       }
       const GiNaC::ex velocity = differentiator.time_derivative(value);

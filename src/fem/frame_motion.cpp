@@ -23,8 +23,8 @@ FrameMotion::~FrameMotion() = default;
 FrameMotion::FrameMotion(FrameMotion&&) noexcept = default;
 
 FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::string& frame,
-                         const std::map<std::string, double>& parameters, double t_end,
-                         double step, const model::SourceLocation& where)
+                         const std::map<std::string, double>& parameters, double t_end, double step,
+                         const model::SourceLocation& where)
     : dof_(model->dof()) {
   sym::Differentiator differentiator(model->time_functions);
   kin::Kinematics kinematics(model, differentiator);
@@ -45,8 +45,7 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
 
   std::vector<GiNaC::symbol> variables{model->time_functions->time()};
   for (int order = 0; order <= 2; ++order)
-    for (std::size_t j = 0; j < dof_; ++j)
-      variables.push_back(model->coordinate_symbol(j, order));
+    for (std::size_t j = 0; j < dof_; ++j) variables.push_back(model->coordinate_symbol(j, order));
   try {
     tape_ = std::make_unique<num::Tape>(outputs, variables);
   } catch (const std::invalid_argument& e) {

@@ -1,9 +1,9 @@
 #include "appell/fem/modal_analysis.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <Spectra/MatOp/SparseSymMatProd.h>
 #include <Spectra/SymGEigsShiftSolver.h>
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -81,8 +81,9 @@ ModalResult modal_analysis(const FlexibleBodyInstance& body, const FrameState& f
     const Eigen::MatrixXd kd(kf), md(mf);
     Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> dense(kd, md);
     if (dense.info() != Eigen::Success)
-      throw model::ComputationError("the eigensolver failed: the mass matrix is not positive "
-                                    "definite on the free dofs");
+      throw model::ComputationError(
+          "the eigensolver failed: the mass matrix is not positive "
+          "definite on the free dofs");
     values = dense.eigenvalues().head(wanted);
     vectors = dense.eigenvectors().leftCols(wanted);
   } else {
@@ -102,15 +103,16 @@ ModalResult modal_analysis(const FlexibleBodyInstance& body, const FrameState& f
         solver.compute(Spectra::SortRule::LargestMagn, 2000, 1e-10);
         if (solver.info() != Spectra::CompInfo::Successful)
           throw model::ComputationError("the eigensolver did not converge (" +
-                                        std::to_string(wanted) + " modes of " +
-                                        std::to_string(n) + " free dofs)");
+                                        std::to_string(wanted) + " modes of " + std::to_string(n) +
+                                        " free dofs)");
         values = solver.eigenvalues();
         vectors = solver.eigenvectors();
         break;
       } catch (const ShiftInvert::Indefinite&) {
         if (attempt == 12)
-          throw model::ComputationError("k + k(omega) is indefinite far below zero: the body "
-                                        "is unstable at this spin rate");
+          throw model::ComputationError(
+              "k + k(omega) is indefinite far below zero: the body "
+              "is unstable at this spin rate");
         sigma = sigma * 100.0 - scale * 1e-8;
       }
     }
@@ -127,8 +129,7 @@ ModalResult modal_analysis(const FlexibleBodyInstance& body, const FrameState& f
     for (std::size_t f = 0; f < body.free_dofs.size(); ++f)
       result.shapes(body.free_dofs[f], Eigen::Index(i)) = shape(Eigen::Index(f));
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -43,10 +43,12 @@ CentrifugalPrestress::CentrifugalPrestress(const FlexibleBodyInstance& body) : b
   const Eigen::Index n = Eigen::Index(body.assembled.dof_count());
   auto solve = [&](const Eigen::VectorXd& load) {
     Eigen::VectorXd free(Eigen::Index(body.free_dofs.size()));
-    for (std::size_t i = 0; i < body.free_dofs.size(); ++i) free(Eigen::Index(i)) = load(body.free_dofs[i]);
+    for (std::size_t i = 0; i < body.free_dofs.size(); ++i)
+      free(Eigen::Index(i)) = load(body.free_dofs[i]);
     const Eigen::VectorXd solution = cholesky.solve(free);
     Eigen::VectorXd u = Eigen::VectorXd::Zero(n);
-    for (std::size_t i = 0; i < body.free_dofs.size(); ++i) u(body.free_dofs[i]) = solution(Eigen::Index(i));
+    for (std::size_t i = 0; i < body.free_dofs.size(); ++i)
+      u(body.free_dofs[i]) = solution(Eigen::Index(i));
     return u;
   };
   // Load −Σ W_kl s_kl for W the unit symmetric matrix of each pair; −m_Oi e_k for a_O.
@@ -56,7 +58,8 @@ CentrifugalPrestress::CentrifugalPrestress(const FlexibleBodyInstance& body) : b
     w(kPairs[p][1], kPairs[p][0]) = 1.0;
     unit_[std::size_t(p)] = solve(-body.assembled.load(w));
   }
-  for (int k = 0; k < 3; ++k) unit_[std::size_t(6 + k)] = solve(-body.assembled.first_moment.col(k));
+  for (int k = 0; k < 3; ++k)
+    unit_[std::size_t(6 + k)] = solve(-body.assembled.first_moment.col(k));
 }
 
 CentrifugalPrestress::~CentrifugalPrestress() = default;

@@ -120,8 +120,8 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
       }
       lu.factorize(effective);
       if (lu.info() != Eigen::Success)
-        throw model::ComputationError("the effective matrix of the Newmark step is singular at t = " +
-                                      std::to_string(t));
+        throw model::ComputationError(
+            "the effective matrix of the Newmark step is singular at t = " + std::to_string(t));
       factored = frame;
       ++result.factorizations;
     }
@@ -130,7 +130,8 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
         cf * ((gamma / (beta * dt)) * uf + (gamma / beta - 1.0) * vf +
               dt * (0.5 * gamma / beta - 1.0) * af);
     const Eigen::VectorXd un = lu.solve(rhs);
-    const Eigen::VectorXd an = (un - uf) / (beta * dt * dt) - vf / (beta * dt) - (0.5 / beta - 1.0) * af;
+    const Eigen::VectorXd an =
+        (un - uf) / (beta * dt * dt) - vf / (beta * dt) - (0.5 / beta - 1.0) * af;
     vf += dt * ((1.0 - gamma) * af + gamma * an);
     af = an;
     uf = un;

@@ -158,11 +158,10 @@ class ModelReader {
       fail(model_item.where, "empty model: expected a map with at least name and coordinates");
     if (!root.IsMap()) fail(model_item.where, "a model must be a YAML map of keys");
 
-    const Fields top(
-        *this, model_item, "the model",
-        {"name", "description", "parameters", "coordinates", "prescribed", "inputs", "frames",
-         "bodies", "particles", "gravity", "loads", "constraints", "relative_to"},
-        {"flexible", "independent"});
+    const Fields top(*this, model_item, "the model",
+                     {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
+                      "frames", "bodies", "particles", "gravity", "loads", "constraints",
+                      "relative_to", "flexible", "independent"});
     model_->name = text(top.require("name"));
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) model_->description = text(*description);
@@ -171,7 +170,8 @@ class ModelReader {
     check_names(sections);
 
     read_parameters(sections.parameters);
-    read_coordinates(sections.coordinates, top.require("coordinates"));
+    read_coordinates(sections.coordinates, top.require("coordinates"),
+                     top.find("flexible").has_value());
     read_inputs(sections.inputs);
     read_prescribed(sections.prescribed);
     read_frames(sections.frames);
@@ -182,6 +182,8 @@ class ModelReader {
       model_->gravity = vector3(*gravity, Dependence::TimeAndParameters);
     if (auto loads = top.find("loads")) read_loads(*loads);
     if (auto constraints = top.find("constraints")) read_constraints(*constraints);
+    if (auto independent = top.find("independent")) read_independent(*independent);
+    if (auto flexible = top.find("flexible")) read_flexible_bodies(*flexible);
     return model_;
   }
 
@@ -404,8 +406,11 @@ class ModelReader {
     }
   }
 
-  void read_coordinates(const std::vector<Definition>& coordinates, const Item& section) {
-    if (coordinates.empty())
+  // A model whose only moving parts are flexible bodies on prescribed frames needs no
+  // coordinate (`coordinates: []`); any other model does.
+  void read_coordinates(const std::vector<Definition>& coordinates, const Item& section,
+                        bool has_flexible_bodies) {
+    if (coordinates.empty() && !has_flexible_bodies)
       fail(section.where, "at least one generalized coordinate is needed", "coordinates");
     for (const auto& c : coordinates) {
       model::Coordinate coordinate;
@@ -798,6 +803,203 @@ class ModelReader {
     model_->relative_to_where = value.where;
   }
 
+  // -- flexible bodies (docs/model-format.md, "Flexible bodies") --------------------------------
+
+  void read_flexible_bodies(const Item& section) {
+    std::map<std::string, SourceLocation> names;
+    for (const auto& item : list(section, "flexible bodies")) {
+      const Fields f(*this, item, "a flexible body",
+                     {"name", "frame", "mesh", "material", "clamp", "prescribed", "loads",
+                      "stiffening", "damping"});
+      model::FlexibleBody body;
+      const Item name_item = f.require("name");
+      body.name = text(name_item);
+      body.where = item.where;
+      if (!is_valid_name(body.name)) fail(name_item.where, "not a valid name", body.name);
+      if (!names.emplace(body.name, name_item.where).second)
+        fail(name_item.where, "duplicate flexible body name", body.name);
+      body.frame = frame_name(f.require("frame"));
+      const Item mesh = f.require("mesh");
+      body.mesh = read_mesh_spec(mesh, body.name);
+      body.mesh_where = mesh.where;
+      read_material(f.require("material"), body);
+      if (auto clamp = f.find("clamp")) {
+        if (clamp->node.IsSequence())
+          for (const auto& selection : list(*clamp, "node selections"))
+            body.clamp.push_back(node_selection(selection));
+        else
+          body.clamp.push_back(node_selection(*clamp));
+      }
+      if (auto prescribed = f.find("prescribed"))
+        for (const auto& p : list(*prescribed, "prescribed displacements")) {
+          const Fields pf(*this, p, "a prescribed displacement", {"at", "displacement"});
+          body.prescribed.push_back(
+              {node_selection(pf.require("at")),
+               vector3(pf.require("displacement"), Dependence::TimeAndParameters), p.where});
+        }
+      if (auto loads = f.find("loads"))
+        for (const auto& l : list(*loads, "loads on a flexible body")) {
+          const Fields lf(*this, l, "a load on a flexible body", {"at", "force", "body_force"});
+          model::FlexibleLoad load;
+          load.where = l.where;
+          const auto at = lf.find("at"), force = lf.find("force"),
+                     body_force = lf.find("body_force");
+          if (body_force) {
+            if (at || force)
+              fail(l.where, "a body_force acts on the whole body: no `at` and no `force`",
+                   body.name);
+            load.force = vector3(*body_force, Dependence::TimeAndParameters);
+          } else {
+            if (!at || !force)
+              fail(l.where, "a nodal load needs `at` (a node selection) and `force` [Fx, Fy, Fz]",
+                   body.name);
+            load.at = node_selection(*at);
+            load.force = vector3(*force, Dependence::TimeAndParameters);
+          }
+          body.loads.push_back(std::move(load));
+        }
+      if (auto stiffening = f.find("stiffening")) body.stiffening = boolean(*stiffening);
+      if (auto damping = f.find("damping")) {
+        const Fields df(*this, *damping, "Rayleigh damping", {"alpha", "beta"});
+        if (auto alpha = df.find("alpha")) body.rayleigh_alpha = non_negative(*alpha);
+        if (auto beta = df.find("beta")) body.rayleigh_beta = non_negative(*beta);
+      }
+      model_->flexible.push_back(std::move(body));
+    }
+  }
+
+  bool boolean(const Item& value) const {
+    const std::string written = text(value);
+    if (written == "true") return true;
+    if (written == "false") return false;
+    fail(value.where, "expected true or false", value.key);
+  }
+
+  ex non_negative(const Item& value) {
+    const ex e = expression(value, Dependence::Parameters);
+    const auto number = at_defaults(e);
+    if (!number || *number < 0.0) fail(value.where, "expected a number >= 0", value.key);
+    return e;
+  }
+
+  ex positive(const Item& value) {
+    const ex e = expression(value, Dependence::Parameters);
+    const auto number = at_defaults(e);
+    if (!number || *number <= 0.0) fail(value.where, "expected a positive number", value.key);
+    return e;
+  }
+
+  int count(const Item& value) const {
+    const std::string written = text(value);
+    std::size_t used = 0;
+    long n = 0;
+    try {
+      n = std::stol(written, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != written.size() || n < 1 || n > 10'000'000)
+      fail(value.where, "expected a whole number >= 1", value.key);
+    return static_cast<int>(n);
+  }
+
+  model::MeshSpec read_mesh_spec(const Item& value, const std::string& body) {
+    const Fields f(*this, value, "a mesh", {"box", "beam", "gmsh"});
+    if (f.entries().size() != 1) fail(value.where, "a mesh is one of box, beam or gmsh", body);
+    const Entry& kind = f.entries().front();
+    if (kind.key == "box") {
+      const Fields bf(*this, kind.value, "a box mesh", {"size", "divisions"});
+      model::BoxMeshSpec box;
+      const Item size = bf.require("size");
+      if (!size.node.IsSequence() || size.node.size() != 3)
+        fail(size.where, "expected [L, b, h]", "size");
+      std::size_t k = 0;
+      for (const auto& component : list(size, "lengths")) box.size[k++] = positive(component);
+      const Item divisions = bf.require("divisions");
+      if (!divisions.node.IsSequence() || divisions.node.size() != 3)
+        fail(divisions.where, "expected [nx, ny, nz]", "divisions");
+      k = 0;
+      for (const auto& n : list(divisions, "divisions")) box.divisions[k++] = count(n);
+      return box;
+    }
+    if (kind.key == "beam") {
+      const Fields bf(*this, kind.value, "a beam mesh",
+                      {"length", "elements", "section", "planar"});
+      model::BeamMeshSpec beam;
+      beam.length = positive(bf.require("length"));
+      beam.elements = count(bf.require("elements"));
+      if (auto planar = bf.find("planar")) beam.planar = boolean(*planar);
+      const Fields sf(*this, bf.require("section"), "a beam section", {"area", "Iy", "Iz", "J"});
+      beam.area = positive(sf.require("area"));
+      beam.Iz = positive(sf.require("Iz"));
+      // A planar beam bends in the x–y plane only: Iy and J are not used and may be omitted.
+      if (auto iy = sf.find("Iy"))
+        beam.Iy = positive(*iy);
+      else if (!beam.planar)
+        fail(kind.value.where, "missing required key", "Iy");
+      if (auto j = sf.find("J"))
+        beam.J = positive(*j);
+      else if (!beam.planar)
+        fail(kind.value.where, "missing required key", "J");
+      return beam;
+    }
+    model::GmshMeshSpec gmsh;
+    gmsh.path = text(kind.value);
+    const std::filesystem::path written(gmsh.path);
+    if (written.is_relative() && !model_->source.empty())
+      gmsh.path = (std::filesystem::path(model_->source).parent_path() / written).string();
+    return gmsh;
+  }
+
+  void read_material(const Item& value, model::FlexibleBody& body) {
+    const Fields f(*this, value, "a material", {"E", "nu", "rho"});
+    body.material_where = value.where;
+    body.youngs_modulus = positive(f.require("E"));
+    body.density = positive(f.require("rho"));
+    const Item nu = f.require("nu");
+    body.poisson_ratio = expression(nu, Dependence::Parameters);
+    const auto number = at_defaults(body.poisson_ratio);
+    if (!number) fail(nu.where, "expected a real number", "nu");
+    // ν = 0.5 makes the bulk modulus infinite (D singular); ν <= -1 makes the shear modulus
+    // non-positive. Neither is an elastic solid this displacement formulation can represent.
+    if (*number >= 0.5 || *number <= -1.0)
+      fail(nu.where, "Poisson's ratio must lie in (-1, 0.5); got " + format_number(*number), "nu");
+  }
+
+  static std::string format_number(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+  }
+
+  model::NodeSelection node_selection(const Item& value) {
+    const Fields f(*this, value, "a node selection", {"x", "y", "z", "nodes", "group"});
+    model::NodeSelection selection;
+    selection.where = value.where;
+    const char* axes[] = {"x", "y", "z"};
+    for (int k = 0; k < 3; ++k)
+      if (auto plane = f.find(axes[k]))
+        selection.plane[static_cast<std::size_t>(k)] = expression(*plane, Dependence::Parameters);
+    if (auto nodes = f.find("nodes"))
+      for (const auto& n : list(*nodes, "node indices")) {
+        const std::string written = text(n);
+        std::size_t used = 0;
+        long index = -1;
+        try {
+          index = std::stol(written, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != written.size() || index < 0)
+          fail(n.where, "expected a node index (0, 1, 2, ...)", written);
+        selection.nodes.push_back(index);
+      }
+    if (auto group = f.find("group")) selection.group = text(*group);
+    if (f.entries().empty())
+      fail(value.where, "a node selection needs x, y, z (planes), nodes or group");
+    return selection;
+  }
+
   // -- constraints ----------------------------------------------------------------------------
 
   void read_constraints(const Item& section) {
@@ -843,6 +1045,94 @@ class ModelReader {
         if (!coefficient.diff(w).is_zero())
           fail(value.where, "a nonholonomic constraint must be linear in the velocities", c.name);
     }
+  }
+
+  // -- independent speeds (minimal form) -----------------------------------------------------
+
+  void read_independent(const Item& section) {
+    const std::size_t n = model_->dof(), m = model_->constraints.size();
+    model_->independent_where = section.where;
+    if (!section.node.IsSequence())
+      fail(section.where, "expected a list of coordinate names", "independent");
+    for (const auto& item : list(section, "coordinate names")) {
+      const std::string name = text(item);
+      std::size_t j = 0;
+      while (j < n && model_->coordinates[j].name != name) ++j;
+      if (j == n) fail(item.where, "not a coordinate of the model", name);
+      if (std::find(model_->independent.begin(), model_->independent.end(), j) !=
+          model_->independent.end())
+        fail(item.where, "listed twice", name);
+      model_->independent.push_back(j);
+    }
+    // One independent speed per degree of freedom left by the constraints.
+    if (model_->independent.size() != n - std::min(n, m))
+      fail(section.where,
+           "needs " + std::to_string(n - std::min(n, m)) + " independent speeds (" +
+               std::to_string(n) + " coordinates - " + std::to_string(m) + " constraints), got " +
+               std::to_string(model_->independent.size()),
+           "independent");
+    check_dependent_block();
+  }
+
+  // The constraints must determine the dependent speeds: A_d (the columns of the velocity-level
+  // constraint matrix A that belong to the dependent speeds) must be invertible. Checked at the
+  // initial state (parameters at their defaults, t = 0, inputs and unspecified functions 0), where
+  // a poor choice of independent speeds shows before any equation is formed.
+  void check_dependent_block() const {
+    const std::size_t n = model_->dof(), m = model_->constraints.size();
+    if (m == 0) return;
+    std::vector<std::size_t> dependent;
+    for (std::size_t j = 0; j < n; ++j)
+      if (std::find(model_->independent.begin(), model_->independent.end(), j) ==
+          model_->independent.end())
+        dependent.push_back(j);
+    GiNaC::exmap at_start = defaults_;
+    at_start[model_->time_functions->time()] = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      at_start[model_->coordinate_symbol(j)] = GiNaC::numeric(model_->coordinates[j].initial);
+    for (const auto& p : model_->prescribed)
+      if (!p.expression)
+        for (int order = 0; order <= 3; ++order)
+          if (auto s = model_->time_functions->find_derivative(p.name, order)) at_start[*s] = 0;
+    for (const auto& input : model_->inputs)
+      for (int order = 0; order <= 3; ++order)
+        if (auto s = model_->time_functions->find_derivative(input.name, order)) at_start[*s] = 0;
+    GiNaC::matrix block(static_cast<unsigned>(m), static_cast<unsigned>(m));
+    double hadamard = 1.0;  // product of the rows' norms: |det| is at most that
+    std::string names;
+    for (std::size_t k = 0; k < dependent.size(); ++k)
+      names += (k ? ", " : "") + model_->coordinates[dependent[k]].name;
+    for (std::size_t i = 0; i < m; ++i) {
+      const model::Constraint& c = model_->constraints[i];
+      double row = 0.0;
+      for (std::size_t k = 0; k < m; ++k) {
+        // Holonomic φ: φ̇ = Σ ∂φ/∂q_j q̇_j + ∂φ/∂t; nonholonomic: the velocity's coefficient.
+        const std::size_t j = dependent[k];
+        const GiNaC::ex coefficient = c.kind == model::Constraint::Kind::Holonomic
+                                          ? c.expression.diff(model_->coordinate_symbol(j))
+                                          : c.expression.diff(model_->coordinate_symbol(j, 1));
+        GiNaC::ex value;
+        try {
+          value = GiNaC::evalf(sym::substitute(coefficient, at_start));
+        } catch (const std::exception&) {
+          value = GiNaC::ex();
+        }
+        if (!GiNaC::is_a<GiNaC::numeric>(value) || !GiNaC::ex_to<GiNaC::numeric>(value).is_real())
+          return;  // no value at the initial state: left to the minimal form's evaluation
+        const double v = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
+        block(static_cast<unsigned>(i), static_cast<unsigned>(k)) = v;
+        row += v * v;
+      }
+      hadamard *= std::sqrt(row);
+    }
+    const double det = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(block.determinant())).to_double();
+    if (!(std::abs(det) > 1e-12 * hadamard))
+      fail(model_->independent_where,
+           "with these independent speeds the constraints do not determine the dependent ones (" +
+               names +
+               "): their block of the constraint Jacobian is singular at the initial state; list "
+               "other independent speeds",
+           "independent");
   }
 
   SourceText source_;

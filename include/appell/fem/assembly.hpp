@@ -9,7 +9,6 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
-
 #include <array>
 #include <optional>
 #include <vector>
@@ -55,8 +54,8 @@ struct AssembledBody {
   SparseMatrix scalar_mass;
   /// Beams: the nine J_kl (dof level, index 3k + l); empty for solids.
   std::vector<SparseMatrix> inertia;
-  Eigen::MatrixXd first_moment;              // dofs×3: m_Oi
-  std::array<Eigen::VectorXd, 9> position;   // s_kl
+  Eigen::MatrixXd first_moment;             // dofs×3: m_Oi
+  std::array<Eigen::VectorXd, 9> position;  // s_kl
   double volume = 0.0;
   double total_mass = 0.0;
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -44,7 +43,7 @@ struct FlexibleBodyInstance {
 
   // Compiled pieces of loads_at: outputs are per-dof contributions.
   std::shared_ptr<num::Tape> load_tape;
-  std::vector<std::pair<int, int>> load_targets;  // (dof, tape output), summed
+  std::vector<std::pair<int, int>> load_targets;       // (dof, tape output), summed
   std::vector<std::array<int, 3>> prescribed_outputs;  // per prescribed dof: d, ḋ, d̈ outputs
 };
 

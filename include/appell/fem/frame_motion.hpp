@@ -8,7 +8,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <map>
 #include <memory>
 #include <string>
@@ -21,8 +20,8 @@ namespace appell::fem {
 
 /// The floating frame at one instant, every vector in frame components.
 struct FrameState {
-  Eigen::Vector3d omega = Eigen::Vector3d::Zero();    // ω
-  Eigen::Vector3d epsilon = Eigen::Vector3d::Zero();  // ε = dω/dt
+  Eigen::Vector3d omega = Eigen::Vector3d::Zero();                // ω
+  Eigen::Vector3d epsilon = Eigen::Vector3d::Zero();              // ε = dω/dt
   Eigen::Vector3d origin_acceleration = Eigen::Vector3d::Zero();  // a_O
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();              // g (0 without gravity)
 };

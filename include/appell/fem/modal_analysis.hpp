@@ -9,7 +9,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <string>
 #include <vector>
 

@@ -16,7 +16,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <array>
 #include <memory>
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <functional>
 
 #include "appell/fem/flexible_body.hpp"
