@@ -724,11 +724,6 @@ name: again
 TEST(ModelReaderErrors, NotSupportedYet) {
   expect_model_error(R"(name: m
 coordinates: [q]
-independent: [q]
-)",
-                     3, 1, "independent", "not supported yet");
-  expect_model_error(R"(name: m
-coordinates: [q]
 frames:
   carrier: {rotation: rot_z(q)}
 relative_to: carrier

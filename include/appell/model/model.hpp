@@ -158,6 +158,11 @@ struct Model {
   std::optional<Vector3> gravity;  // world components
   std::vector<Load> loads;
   std::vector<Constraint> constraints;
+  /// Coordinates whose speeds are independent (`independent:`, in the order written), so that
+  /// the minimal form by quasi-accelerations can be formed (principles/minimal_form.hpp); empty
+  /// without. There are dof() − constraints.size() of them.
+  std::vector<std::size_t> independent;
+  SourceLocation independent_where;
   /// A carrier frame (seed 003) whose motion depends on t and prescribed functions only: the
   /// relative motion's inertial forces are reported separately (principles/relative_motion.hpp).
   std::optional<std::string> relative_to;
