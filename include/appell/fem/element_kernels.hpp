@@ -1,0 +1,63 @@
+// The per-type element kernels behind element_integrals, geometric_stiffness and element_stress
+// (element.hpp), on node positions already taken from the mesh. `element` is the element's index,
+// only used to name it in errors. A non-positive Jacobian determinant (a degenerate, inverted or
+// misnumbered element) is a model::ComputationError.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+
+#include "appell/fem/element.hpp"
+
+namespace appell::fem {
+
+using Matrix6d = Eigen::Matrix<double, 6, 6>;
+using Vector6d = Eigen::Matrix<double, 6, 1>;
+using Hex8Nodes = Eigen::Matrix<double, 8, 3>;  // row a: position of node a
+using Tet4Nodes = Eigen::Matrix<double, 4, 3>;
+
+/// Isotropic linear elasticity σ = D ε in Voigt order (xx, yy, zz, xy, yz, zx), engineering
+/// shear strains (γxy = ∂u/∂y + ∂v/∂x).
+Matrix6d isotropic_elasticity(double youngs_modulus, double poisson_ratio);
+
+/// Fills the mass, J_kl, first moment and position integrals of a solid element (3 dofs per
+/// node) from its scalar mass matrix S_ab = ∫ρ N_a N_b dV and its node positions (rows): with
+/// x = Σ N_b x_b (isoparametric) and Σ N_b = 1, every integral is a linear map of S.
+void fill_solid_inertia(const Eigen::Ref<const Eigen::MatrixXd>& scalar_mass,
+                        const Eigen::Ref<const Eigen::MatrixXd>& nodes, ElementIntegrals& out);
+
+// --- Hex8: trilinear, 2×2×2 Gauss, Wilson–Taylor incompatible modes condensed. ---
+
+ElementIntegrals hex8_integrals(const Hex8Nodes& x, const Material& material, std::size_t element);
+/// The stiffness alone; `incompatible_modes = false` gives the plain (bending-locking) trilinear
+/// element, kept to show what the modes buy.
+Eigen::Matrix<double, 24, 24> hex8_stiffness(const Hex8Nodes& x, const Matrix6d& D,
+                                             std::size_t element, bool incompatible_modes = true);
+Eigen::MatrixXd hex8_geometric_stiffness(const Hex8Nodes& x, const Matrix6d& D,
+                                         const Eigen::VectorXd& u, std::size_t element);
+Vector6d hex8_centre_stress(const Hex8Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
+                            std::size_t element);
+
+// --- Tet4: linear, constant strain, exact integration. ---
+
+ElementIntegrals tet4_integrals(const Tet4Nodes& x, const Material& material, std::size_t element);
+Eigen::MatrixXd tet4_geometric_stiffness(const Tet4Nodes& x, const Matrix6d& D,
+                                         const Eigen::VectorXd& u, std::size_t element);
+Vector6d tet4_stress(const Tet4Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
+                     std::size_t element);
+
+// --- Beams: Euler–Bernoulli between nodes a and b; planar = Beam2D (u, v, θz per node). ---
+
+ElementIntegrals beam_integrals(const Eigen::Vector3d& a, const Eigen::Vector3d& b, bool planar,
+                                const Material& material, const BeamSection& section,
+                                std::size_t element);
+Eigen::MatrixXd beam_geometric_stiffness(const Eigen::Vector3d& a, const Eigen::Vector3d& b,
+                                         bool planar, const Material& material,
+                                         const BeamSection& section, const Eigen::VectorXd& u,
+                                         std::size_t element);
+/// Axial force EA (u1 − u0)/L, u the displacements along the axis.
+double beam_axial_force(const Eigen::Vector3d& a, const Eigen::Vector3d& b, bool planar,
+                        const Material& material, const BeamSection& section,
+                        const Eigen::VectorXd& u, std::size_t element);
+
+}  // namespace appell::fem
