@@ -246,6 +246,34 @@ TEST(FemElement, RectangularHexInPureBendingHasTheBeamEnergy) {
   EXPECT_LT(element_stress(mesh, 0, steel, {}, u).norm(), 1e-6 * steel.youngs_modulus * kappa * h);
 }
 
+TEST(FemElement, HexGeometricStiffnessUsesTheRecoveredIncompatibleModes) {
+  // Pure bending again, the element now off the neutral axis (z in [z0, z1]): the stress is
+  // σxx = Eκz everywhere only if the condensed amplitudes are recovered; the compatible field
+  // alone carries parasitic shear and a wrong εzz. Tested on the trilinear field w = (0, 0, xyz),
+  // whose gradient ∂w_z/∂x = yz gives wᵀ K_G w = ∫ Eκz (yz)² dV.
+  const double L = 1.0, b = 0.1, z0 = 0.05, z1 = 0.15, kappa = 1e-3, nu = steel.poisson_ratio;
+  std::vector<Vector3d> x;
+  for (double z : {z0, z1})
+    for (auto [sx, sy] : {std::pair{-1, -1}, {1, -1}, {1, 1}, {-1, 1}})
+      x.emplace_back(sx * L / 2, sy * b / 2, z);
+  const Mesh mesh = single(ElementType::Hex8, x);
+  VectorXd u(24), w = VectorXd::Zero(24);
+  for (int a = 0; a < 8; ++a) {
+    const Vector3d& p = x[std::size_t(a)];
+    u.segment<3>(3 * a) << kappa * p.x() * p.z(), -nu * kappa * p.y() * p.z(),
+        -kappa / 2 * (p.x() * p.x() + nu * (p.z() * p.z() - p.y() * p.y()));
+    w(3 * a + 2) = p.x() * p.y() * p.z();
+  }
+  const double E = steel.youngs_modulus;
+  const double exact =
+      E * kappa * L * (2 * std::pow(b / 2, 3) / 3) * (std::pow(z1, 4) - std::pow(z0, 4)) / 4;
+  const MatrixXd kg = geometric_stiffness(mesh, 0, steel, {}, u);
+  EXPECT_NEAR(w.dot(kg * w), exact, 1e-9 * exact);
+  Vector6d centre = Vector6d::Zero();
+  centre(0) = E * kappa * (z0 + z1) / 2;
+  EXPECT_LT((element_stress(mesh, 0, steel, {}, u) - centre).norm(), 1e-9 * centre.norm());
+}
+
 // --- small dense assemblies ---
 
 struct Dense {
