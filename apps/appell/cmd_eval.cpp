@@ -1,11 +1,14 @@
 // appell eval: M, f and q̈ at one state; --json prints the object of MODEL_FORMAT.md.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/minimal_form.hpp"
 #include "cli_support.hpp"
 
 namespace appell::cli {
@@ -17,7 +20,84 @@ struct EvalOptions {
   double t = 0.0;
   std::vector<std::string> set;
   bool json = false;
+  bool minimal = false;
 };
+
+std::vector<double> as_vector(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+nlohmann::json rows_of(const Eigen::MatrixXd& m) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    const Eigen::VectorXd row = m.row(i).transpose();
+    rows.push_back(as_vector(row));
+  }
+  return rows;
+}
+
+// eval --minimal: M̃ u̇ = f̃ at (t, q, u); --qd gives either the independent speeds u or every
+// speed (of which the independent ones are taken: the dependent ones follow from the constraints).
+int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> model,
+                     const Eigen::VectorXd& q) {
+  const model::Model& m = *model;
+  if (m.independent.empty())
+    throw usage_error("--minimal", "the model lists no independent speeds (independent: [..])",
+                      o.model);
+  if (method_option(o.method) != principles::Method::GibbsAppell)
+    throw usage_error("--minimal",
+                      "the minimal form is formed by --method gibbs-appell (quasi-accelerations)",
+                      o.method);
+  const std::size_t n = m.dof(), p = m.independent.size();
+  Eigen::VectorXd u(static_cast<Eigen::Index>(p));
+  std::vector<double> given;
+  if (!o.qd.empty()) given = parse_list("--qd", o.qd);
+  if (!o.qd.empty() && given.size() != n && given.size() != p)
+    throw usage_error("--qd",
+                      "expected " + std::to_string(p) + " independent speeds or " +
+                          std::to_string(n) + " speeds (one per coordinate), got " +
+                          std::to_string(given.size()),
+                      o.qd);
+  for (std::size_t k = 0; k < p; ++k) {
+    const std::size_t j = m.independent[k];
+    u[static_cast<Eigen::Index>(k)] =
+        given.empty() ? m.coordinates[j].velocity : given[given.size() == p ? k : j];
+  }
+  const auto equations = principles::minimal_form(model);
+  const num::CompiledMinimalForm compiled(equations, parse_assignments(o.set));
+  const auto state = compiled.solve(o.t, q, u);
+
+  if (o.json) {
+    nlohmann::json j;
+    j["t"] = o.t;
+    j["q"] = as_vector(q);
+    j["qd"] = as_vector(state.qd);
+    nlohmann::json names = nlohmann::json::array();
+    for (std::size_t k : m.independent) names.push_back(m.coordinates[k].name);
+    j["independent"] = names;
+    j["mass_matrix"] = rows_of(state.mass_matrix);
+    j["forcing"] = as_vector(state.forcing);
+    j["qdd"] = as_vector(state.qdd);
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << std::setprecision(12) << m.name << " at t = " << o.t
+            << ", minimal form in the independent speeds\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    const auto position = std::find(m.independent.begin(), m.independent.end(), i);
+    std::cout << "  " << m.coordinates[i].name << " = " << q[k] << ", dot = " << state.qd[k]
+              << ", ddot = " << state.qdd[k];
+    if (position == m.independent.end()) {
+      std::cout << " (dependent)\n";
+      continue;
+    }
+    const auto row = static_cast<Eigen::Index>(position - m.independent.begin());
+    std::cout << ", f = " << state.forcing[row] << ", M row = [" << state.mass_matrix.row(row)
+              << "]\n";
+  }
+  return 0;
+}
 
 int run_eval(const EvalOptions& o) {
   auto model = io::read_model_file(o.model);
@@ -38,6 +118,7 @@ int run_eval(const EvalOptions& o) {
     for (std::size_t j = 0; j < n; ++j) into[static_cast<Eigen::Index>(j)] = values[j];
   };
   take("--q", o.q, q);
+  if (o.minimal) return run_eval_minimal(o, model, q);
   take("--qd", o.qd, qd);
 
   const auto eq = principles::derive(model, method_option(o.method));
@@ -95,6 +176,9 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_option("--method", o->method,
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   e->add_flag("--json", o->json, "print one JSON object (MODEL_FORMAT.md)");
+  e->add_flag("--minimal", o->minimal,
+              "the minimal form in the model's independent speeds (independent: [..]): --qd "
+              "gives those speeds (or every speed, of which they are taken)");
   commands.push_back({e, [o] { return run_eval(*o); }});
 }
 

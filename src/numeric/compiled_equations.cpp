@@ -6,6 +6,7 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/sym/dag.hpp"
+#include "tape_layout.hpp"
 
 namespace appell::num {
 
@@ -21,13 +22,10 @@ void collect_symbols(const GiNaC::ex& e, std::set<GiNaC::ex, GiNaC::ex_is_less>&
   for (std::size_t i = 0; i < e.nops(); ++i) collect_symbols(e.op(i), symbols, seen, keep);
 }
 
-struct Layout {
-  std::vector<GiNaC::symbol> variables;  // t, q, q̇, then the fixed ones
-  std::vector<double> fixed;
-};
+}  // namespace
 
-Layout layout_of(const principles::Equations& eq, const std::map<std::string, double>& values) {
-  const model::Model& m = *eq.model;
+Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
+                 const std::map<std::string, double>& values) {
   Layout layout;
   layout.variables.push_back(m.time_functions->time());
   for (std::size_t j = 0; j < m.dof(); ++j) layout.variables.push_back(m.coordinate_symbol(j, 0));
@@ -46,7 +44,7 @@ Layout layout_of(const principles::Equations& eq, const std::map<std::string, do
   std::set<GiNaC::ex, GiNaC::ex_is_less> symbols;
   std::unordered_set<const void*> seen;
   GiNaC::exvector keep;
-  for (const auto& e : eq.entries()) collect_symbols(e, symbols, seen, keep);
+  for (const auto& e : entries) collect_symbols(e, symbols, seen, keep);
   for (const auto& v : layout.variables) symbols.erase(v);
   for (const auto& s : symbols) {
     const auto& sym = GiNaC::ex_to<GiNaC::symbol>(s);
@@ -65,12 +63,10 @@ Layout layout_of(const principles::Equations& eq, const std::map<std::string, do
   return layout;
 }
 
-}  // namespace
-
 CompiledEquations::CompiledEquations(const principles::Equations& eq,
                                      const std::map<std::string, double>& values)
     : n_(eq.dof()), m_(eq.constraint_count()), tape_([&] {
-        Layout layout = layout_of(eq, values);
+        Layout layout = layout_of(*eq.model, eq.entries(), values);
         fixed_ = std::move(layout.fixed);
         return Tape(eq.entries(), layout.variables);
       }()) {

@@ -69,4 +69,30 @@ InertialForces inertial_forces(kin::Kinematics& kin) {
   return out;
 }
 
+ex relative_acceleration_energy(kin::Kinematics& kin) {
+  const model::Model& m = kin.model();
+  if (!m.relative_to) throw std::logic_error("relative_acceleration_energy needs a carrier frame");
+  auto& d = kin.differentiator();
+  const int carrier = *m.frame_index(*m.relative_to);
+  const kin::FrameState& c = kin.frame(carrier);
+  const matrix to_carrier = c.rotation.transpose();
+  GiNaC::exvector terms;
+  for (const auto& mass_point : m.mass_points()) {
+    // Component-wise derivatives in the carrier's components are the relative derivatives.
+    const matrix rho = to_carrier.mul(kin.position(mass_point.point).sub(c.origin));
+    const matrix rho_ddot = d.time_derivative(d.time_derivative(rho));
+    terms.push_back(mass_point.mass * dot(rho_ddot, rho_ddot) / 2);
+  }
+  for (const auto& b : m.bodies) {
+    const int index = *m.frame_index(b.frame);
+    const matrix r_cb = to_carrier.mul(kin.frame(index).rotation);
+    const matrix inertia = r_cb.mul(b.inertia).mul(r_cb.transpose());
+    const matrix w_rel = r_cb.mul(kin.frame(index).omega).sub(c.omega);
+    const matrix e_rel = d.time_derivative(w_rel);
+    terms.push_back(dot(e_rel, inertia.mul(e_rel)) / 2 +
+                    dot(e_rel, cross(w_rel, inertia.mul(w_rel))));
+  }
+  return GiNaC::add(terms);
+}
+
 }  // namespace appell::principles

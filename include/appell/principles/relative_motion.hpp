@@ -33,4 +33,14 @@ struct InertialForces {
 /// The inertial forces of the model's carrier frame (Model::relative_to must be set).
 InertialForces inertial_forces(kin::Kinematics& kinematics);
 
+/// The acceleration energy of the relative motion (seed 003 eq. 10, with eq. 17's rigid-body
+/// form generalised to 3-D), the carrier taken as if it were inertial:
+///   S_r = Σ ½ m |ρ̈|² + Σ_bodies [½ ε_rᵀ I_C ε_r + ε_rᵀ (ω_r × I_C ω_r)],
+/// ρ̈ the relative acceleration and ε_r = dω_r/dt relative to the carrier (carrier components,
+/// where I_C varies with the body's orientation). Terms free of q̈ do not matter to ∂S_r/∂q̈ and
+/// are kept only as they come. Appell's form of relative motion (eq. 55) is
+///   ∂S_r/∂q̈_s = Q_s − ∂(Π_o + Π_ω)/∂q_s + Q^ω̇_s + Γ_s,
+/// and Nielsen's (eq. 57) ∂Ṫ_r/∂q̇_s − 2 ∂T_r/∂q_s = the same right-hand side.
+GiNaC::ex relative_acceleration_energy(kin::Kinematics& kinematics);
+
 }  // namespace appell::principles

@@ -1,0 +1,19 @@
+// Writers of the minimal form M̃(q, t) u̇ = f̃(q, u, t) (principles/minimal_form.hpp): the
+// equations in the independent accelerations, the dependent speeds q̇_d = (B u + β)_d and
+// accelerations q̈_d = (B u̇ + γ)_d, and the cost, as text, LaTeX and JSON.
+#pragma once
+
+#include <string>
+
+#include "appell/principles/minimal_form.hpp"
+
+namespace appell::io {
+
+std::string write_text(const principles::MinimalEquations& equations);
+std::string write_latex(const principles::MinimalEquations& equations);
+/// A JSON object (indented by 2): model, method, form ("minimal"), coordinates, independent,
+/// dependent, dependent_speeds and dependent_accelerations (name → expression), mass_matrix and
+/// forcing (rows of the independent accelerations), simplified, cost.
+std::string write_json(const principles::MinimalEquations& equations);
+
+}  // namespace appell::io

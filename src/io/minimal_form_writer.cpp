@@ -1,0 +1,155 @@
+#include "appell/io/minimal_form_writer.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "appell/io/equation_writer.hpp"
+
+namespace appell::io {
+
+using GiNaC::ex;
+
+namespace {
+
+const model::Model& model_of(const principles::MinimalEquations& eq) {
+  if (!eq.model) throw std::invalid_argument("minimal equations without a model");
+  return *eq.model;
+}
+
+// Row k of M̃ u̇: Σ_l M̃_kl ddot(q_{i_l}).
+ex inertia_side(const principles::MinimalEquations& eq, unsigned k) {
+  GiNaC::exvector terms;
+  for (unsigned l = 0; l < eq.mass_matrix.cols(); ++l)
+    terms.push_back(eq.mass_matrix(k, l) * eq.model->coordinate_symbol(eq.independent[l], 2));
+  return GiNaC::add(terms);
+}
+
+// (B u + β)_j and (B u̇ + γ)_j for a dependent coordinate j.
+ex dependent_rate(const principles::MinimalEquations& eq, std::size_t j, int order) {
+  const auto row = static_cast<unsigned>(j);
+  ex rate = order == 1 ? eq.speed_offset(row, 0) : eq.acceleration_offset(row, 0);
+  for (unsigned l = 0; l < eq.speed_matrix.cols(); ++l)
+    rate += eq.speed_matrix(row, l) * eq.model->coordinate_symbol(eq.independent[l], order);
+  return rate;
+}
+
+std::string names(const principles::MinimalEquations& eq, const std::vector<std::size_t>& which) {
+  std::string all;
+  for (std::size_t k = 0; k < which.size(); ++k)
+    all +=
+        (k ? ", " : "") + sym::TimeFunctions::text_name(eq.model->coordinates.at(which[k]).name, 1);
+  return all;
+}
+
+}  // namespace
+
+std::string write_text(const principles::MinimalEquations& eq) {
+  const model::Model& model = model_of(eq);
+  const auto context = readable_context(model);
+  auto print = [&](const ex& e) { return expression_text(e, context); };
+  std::ostringstream out;
+  out << "# " << model.name
+      << ": minimal form by gibbs-appell with quasi-accelerations, M(q) u' = f(q, u, t)\n";
+  out << "# independent speeds u: " << names(eq, eq.independent);
+  if (!eq.dependent.empty()) out << "; dependent: " << names(eq, eq.dependent);
+  out << "\n# " << (eq.simplified ? "simplified" : "as formed, not simplified") << "\n";
+  if (!eq.dependent.empty()) {
+    out << "dependent speeds and accelerations (from the constraints):\n";
+    for (std::size_t j : eq.dependent)
+      out << "  " << print(model.coordinate_symbol(j, 1)) << " = "
+          << print(dependent_rate(eq, j, 1)) << "\n";
+    for (std::size_t j : eq.dependent)
+      out << "  " << print(model.coordinate_symbol(j, 2)) << " = "
+          << print(dependent_rate(eq, j, 2)) << "\n";
+  }
+  const auto p = static_cast<unsigned>(eq.size());
+  for (unsigned k = 0; k < p; ++k)
+    out << "eq " << k + 1 << " (" << model.coordinates.at(eq.independent[k]).name
+        << "): " << print(inertia_side(eq, k)) << " = " << print(eq.forcing(k, 0)) << "\n";
+  out << "\nmass matrix M:\n";
+  for (unsigned k = 0; k < p; ++k)
+    for (unsigned l = 0; l < p; ++l)
+      out << "  M[" << k + 1 << "," << l + 1 << "] = " << print(eq.mass_matrix(k, l)) << "\n";
+  out << "forcing f:\n";
+  for (unsigned k = 0; k < p; ++k)
+    out << "  f[" << k + 1 << "] = " << print(eq.forcing(k, 0)) << "\n";
+  const auto& cost = eq.cost;
+  out << "\ncost: " << cost.differentiations << " differentiations, " << cost.derivative_nodes
+      << " derivative nodes, " << cost.size_before << " nodes as formed";
+  if (eq.simplified) out << ", " << cost.size_after << " simplified";
+  out << ", " << cost.seconds << " s forming";
+  if (eq.simplified) out << ", " << cost.simplify_seconds << " s simplifying";
+  out << "\n";
+  return out.str();
+}
+
+std::string write_latex(const principles::MinimalEquations& eq) {
+  const model::Model& model = model_of(eq);
+  const auto context = readable_context(model);
+  auto print = [&](const ex& e) { return expression_latex(e, context); };
+  std::vector<std::string> lines;
+  for (std::size_t j : eq.dependent)
+    lines.push_back(print(model.coordinate_symbol(j, 1)) +
+                    " &= " + print(dependent_rate(eq, j, 1)));
+  for (std::size_t j : eq.dependent)
+    lines.push_back(print(model.coordinate_symbol(j, 2)) +
+                    " &= " + print(dependent_rate(eq, j, 2)));
+  for (unsigned k = 0; k < eq.size(); ++k)
+    lines.push_back(print(inertia_side(eq, k)) + " &= " + print(eq.forcing(k, 0)));
+  std::ostringstream out;
+  out << "% " << model.name << ": minimal form by gibbs-appell with quasi-accelerations\n";
+  out << "\\begin{align}\n";
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    out << "  " << lines[k] << (k + 1 < lines.size() ? " \\\\" : "") << "\n";
+  out << "\\end{align}\n";
+  return out.str();
+}
+
+std::string write_json(const principles::MinimalEquations& eq) {
+  const model::Model& model = model_of(eq);
+  const auto context = readable_context(model);
+  auto print = [&](const ex& e) { return expression_text(e, context); };
+  nlohmann::ordered_json json;
+  json["model"] = model.name;
+  json["method"] = "gibbs-appell";
+  json["form"] = "minimal";
+  json["coordinates"] = nlohmann::ordered_json::array();
+  for (const auto& coordinate : model.coordinates) json["coordinates"].push_back(coordinate.name);
+  auto coordinate_names = [&](const std::vector<std::size_t>& which) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (std::size_t j : which) list.push_back(model.coordinates.at(j).name);
+    return list;
+  };
+  json["independent"] = coordinate_names(eq.independent);
+  json["dependent"] = coordinate_names(eq.dependent);
+  nlohmann::ordered_json speeds = nlohmann::ordered_json::object(),
+                         accelerations = nlohmann::ordered_json::object();
+  for (std::size_t j : eq.dependent) {
+    speeds[model.coordinates.at(j).name] = print(dependent_rate(eq, j, 1));
+    accelerations[model.coordinates.at(j).name] = print(dependent_rate(eq, j, 2));
+  }
+  json["dependent_speeds"] = speeds;
+  json["dependent_accelerations"] = accelerations;
+  const auto p = static_cast<unsigned>(eq.size());
+  nlohmann::ordered_json mass = nlohmann::ordered_json::array(),
+                         forcing = nlohmann::ordered_json::array();
+  for (unsigned k = 0; k < p; ++k) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (unsigned l = 0; l < p; ++l) row.push_back(print(eq.mass_matrix(k, l)));
+    mass.push_back(row);
+    forcing.push_back(print(eq.forcing(k, 0)));
+  }
+  json["mass_matrix"] = mass;
+  json["forcing"] = forcing;
+  json["simplified"] = eq.simplified;
+  const auto& cost = eq.cost;
+  json["cost"] = {{"differentiations", cost.differentiations},
+                  {"derivative_nodes", cost.derivative_nodes},
+                  {"size_before", cost.size_before},
+                  {"size_after", cost.size_after},
+                  {"seconds", cost.seconds},
+                  {"simplify_seconds", cost.simplify_seconds}};
+  return json.dump(2);
+}
+
+}  // namespace appell::io
