@@ -134,8 +134,8 @@ TEST(Cli, BadModelsExitTwoWithLocation) {
     expect_located_error(run("derive " + f), f, "p");
   }
   {
-    const auto f = write_model("flexible.yaml", header + "flexible: []\n");
-    expect_located_error(run("derive " + f), f, "flexible");
+    const auto f = write_model("flexible.yaml", header + "flexible: [{name: b}]\n");
+    expect_located_error(run("derive " + f), f, "frame");
   }
 }
 

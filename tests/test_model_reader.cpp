@@ -729,8 +729,8 @@ frames:
 relative_to: carrier
 )",
                      5, 14, "carrier", "moves with the coordinate q");
-  expect_model_error("name: m\ncoordinates: [q]\nflexible: {}\n", 3, 1, "flexible",
-                     "not supported yet");
+  expect_model_error("name: m\ncoordinates: [q]\nflexible: {}\n", 3, 11, "flexible",
+                     "expected a list");
 }
 
 TEST(ModelReaderErrors, ConstraintsMustBeWellFormed) {

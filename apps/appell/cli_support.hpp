@@ -30,6 +30,7 @@ void add_simulate_command(CLI::App& app, Commands& commands);
 void add_inverse_command(CLI::App& app, Commands& commands);
 void add_verify_command(CLI::App& app, Commands& commands);
 void add_statics_command(CLI::App& app, Commands& commands);
+void add_fem_command(CLI::App& app, Commands& commands);
 
 /// Bad command-line usage: exit code 2 like a bad model, "located" at the option.
 model::ModelError usage_error(const std::string& option, const std::string& message,

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   cli::add_inverse_command(app, commands);
   cli::add_verify_command(app, commands);
   cli::add_statics_command(app, commands);
+  cli::add_fem_command(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -101,19 +101,21 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
   SparseLu lu;
   bool analysed = false;
   FrameState factored;
-  SparseMatrix cf, kf;
+  double factored_step = h;
+  // UMFPACK's solve reads the factorized matrix again (iterative refinement): keep it alive.
+  SparseMatrix cf, kf, effective;
   const long steps = std::lround(std::ceil(options.t_end / h - 1e-9));
   for (long step = 1; step <= steps; ++step) {
     const double t = std::min(options.t_end, double(step) * h);
     const double dt = t - double(step - 1) * h;
     frame = motion.at(t);
-    const bool changed = !analysed || !same_state(frame, factored) || dt != h;
+    const bool changed =
+        !analysed || !same_state(frame, factored) || std::abs(dt - factored_step) > 1e-9 * h;
     const Eigen::VectorXd force = effective_force(t, frame, changed, m, loads);
     if (changed) {
       cf = free_block(body, m.damping);
       kf = free_block(body, m.stiffness);
-      const SparseMatrix effective =
-          kf + (gamma / (beta * dt)) * cf + (1.0 / (beta * dt * dt)) * mf;
+      effective = kf + (gamma / (beta * dt)) * cf + (1.0 / (beta * dt * dt)) * mf;
       if (!analysed) {
         lu.analyzePattern(effective);
         analysed = true;
@@ -123,6 +125,7 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
         throw model::ComputationError(
             "the effective matrix of the Newmark step is singular at t = " + std::to_string(t));
       factored = frame;
+      factored_step = dt;
       ++result.factorizations;
     }
     const Eigen::VectorXd rhs =

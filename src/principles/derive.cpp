@@ -38,7 +38,17 @@ std::optional<Method> parse_method(const std::string& name) {
   return std::nullopt;
 }
 
+// A model of flexible bodies on prescribed frames (`coordinates: []`) has no rigid equations;
+// say so where the user asked for them instead of returning an empty system.
+static void require_coordinates(const model::Model& model) {
+  if (model.dof() == 0)
+    throw model::ModelError(model::SourceLocation{model.source, 0, 0},
+                            "this model has no coordinates, so no rigid-body equations; its "
+                            "flexible bodies are analysed by `appell fem`");
+}
+
 Equations derive(std::shared_ptr<const model::Model> model, Method method) {
+  require_coordinates(*model);
   switch (method) {
     case Method::Lagrange:
       return lagrange(std::move(model));
@@ -55,6 +65,7 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
 }
 
 Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int order) {
+  require_coordinates(*model);
   return gibbs_appell_of_order(std::move(model), order);
 }
 

@@ -5,13 +5,12 @@
 // frame components is  a = a_O + ε×(x+u) + ω×(ω×(x+u)) + 2 ω×u̇ + ü, so ∂S/∂δ̈ = ∫ρ Nᵀ a dV gives
 //   m δ̈ + c δ̇ + (k(ε) + k(ω)) δ + q_i(ε) + q_i(ω) + m_Oi a_O.
 // Every time-varying matrix is a combination of constant inertia integrals computed once:
-//   [a] = Σ_kl [a]_kl e_k e_lᵀ, so  ∫ρ Nᵀ[a]N dV = Σ_kl [a]_kl J_kl  with  J_kl = ∫ρ Nᵀ e_k e_lᵀ N dV,
-//   ∫ρ Nᵀ[a] x dV = Σ_kl [a]_kl s_kl  with  s_kl = ∫ρ Nᵀ e_k x_l dV,
+//   [a] = Σ_kl [a]_kl e_k e_lᵀ, so  ∫ρ Nᵀ[a]N dV = Σ_kl [a]_kl J_kl  with  J_kl = ∫ρ Nᵀ e_k e_lᵀ N
+//   dV, ∫ρ Nᵀ[a] x dV = Σ_kl [a]_kl s_kl  with  s_kl = ∫ρ Nᵀ e_k x_l dV,
 // and [ω][ω] = ωωᵀ − |ω|² I.  Element dofs are node-major: (node a, component i) -> a*dpn + i.
 #pragma once
 
 #include <Eigen/Core>
-
 #include <array>
 #include <optional>
 
@@ -34,11 +33,11 @@ struct BeamSection {
 };
 
 struct ElementIntegrals {
-  Eigen::MatrixXd stiffness;               // k = ∫ BᵀDB dV (incompatible modes condensed for Hex8)
-  Eigen::MatrixXd mass;                    // m = ∫ ρ NᵀN dV (+ rotary/torsional inertia of beams)
-  std::array<Eigen::MatrixXd, 9> inertia;  // J_kl = ∫ ρ Nᵀ e_k e_lᵀ N dV at index 3k + l
-  Eigen::MatrixXd first_moment;            // dofs×3: m_Oi = ∫ ρ Nᵀ dV
-  std::array<Eigen::VectorXd, 9> position; // s_kl = ∫ ρ Nᵀ e_k x_l dV at index 3k + l
+  Eigen::MatrixXd stiffness;  // k = ∫ BᵀDB dV (incompatible modes condensed for Hex8)
+  Eigen::MatrixXd mass;       // m = ∫ ρ NᵀN dV (+ rotary/torsional inertia of beams)
+  std::array<Eigen::MatrixXd, 9> inertia;   // J_kl = ∫ ρ Nᵀ e_k e_lᵀ N dV at index 3k + l
+  Eigen::MatrixXd first_moment;             // dofs×3: m_Oi = ∫ ρ Nᵀ dV
+  std::array<Eigen::VectorXd, 9> position;  // s_kl = ∫ ρ Nᵀ e_k x_l dV at index 3k + l
 };
 
 /// The integrals of element `e` of `mesh`. `section` is required for beams, ignored otherwise.

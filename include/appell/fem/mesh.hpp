@@ -8,7 +8,6 @@
 #pragma once
 
 #include <Eigen/Core>
-
 #include <array>
 #include <map>
 #include <string>

@@ -1,0 +1,252 @@
+// appell fem: a flexible body of a model — its natural frequencies and mode shapes about the
+// floating frame's rigid state, its elastic response under the rigid motion, and the symbolic
+// element equations by Lagrange and Gibbs–Appell (seed 002).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "appell/fem/flexible_body.hpp"
+#include "appell/fem/frame_motion.hpp"
+#include "appell/fem/modal_analysis.hpp"
+#include "appell/fem/response.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/io/vtk_writer.hpp"
+#include "cli_support.hpp"
+#include "fem_derive_output.hpp"
+
+namespace appell::cli {
+
+namespace {
+
+struct FemCommandOptions {
+  std::string model, body, nodes, csv, vtu, method, elements, element;
+  std::vector<std::string> set;
+  int modes = 6;
+  double at_time = 0.0, t_end = 1.0, step = 1e-3;
+  int vtu_every = 10;
+  bool json = false, response = false, derive_element = false, no_stiffening = false;
+};
+
+std::size_t body_index(const model::Model& model, const std::string& name) {
+  if (model.flexible.empty())
+    throw model::ModelError(model::SourceLocation{model.source, 0, 0},
+                            "this model has no flexible bodies (add a `flexible:` list)");
+  if (name.empty()) return 0;
+  for (std::size_t i = 0; i < model.flexible.size(); ++i)
+    if (model.flexible[i].name == name) return i;
+  throw usage_error("--body", "no flexible body of that name", name);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<double> components(const Eigen::Vector3d& v) { return {v.x(), v.y(), v.z()}; }
+
+// Nodes reported by --response: those listed, or the node farthest from the frame's origin
+// (the tip of a cantilever along x).
+std::vector<int> report_nodes(const fem::FlexibleBodyInstance& body, const std::string& list) {
+  std::vector<int> nodes;
+  if (list.empty()) {
+    int farthest = 0;
+    for (std::size_t n = 0; n < body.mesh.nodes.size(); ++n)
+      if (body.mesh.nodes[n].norm() > body.mesh.nodes[std::size_t(farthest)].norm() + 1e-12)
+        farthest = int(n);
+    return {farthest};
+  }
+  for (double value : parse_list("--nodes", list)) {
+    if (value != std::floor(value) || value < 0 || value >= double(body.mesh.nodes.size()))
+      throw usage_error("--nodes",
+                        "node index out of range: the mesh has " +
+                            std::to_string(body.mesh.nodes.size()) + " nodes",
+                        std::to_string(value));
+    nodes.push_back(int(value));
+  }
+  return nodes;
+}
+
+int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
+              const fem::FlexibleBodyInstance& body, double assembly_seconds,
+              const std::map<std::string, double>& values) {
+  const fem::FrameMotion motion(model, body.spec->frame, values, o.at_time,
+                                std::max(o.at_time, 1e-9) / 2000.0, body.spec->where);
+  const fem::FrameState frame = motion.at(o.at_time);
+  fem::ModalOptions options;
+  options.modes = o.modes;
+  options.stiffening = body.spec->stiffening && !o.no_stiffening;
+  const fem::ModalResult result = fem::modal_analysis(body, frame, options);
+
+  if (!o.vtu.empty()) {
+    std::filesystem::create_directories(o.vtu);
+    std::vector<std::pair<double, std::string>> steps;
+    for (Eigen::Index i = 0; i < result.shapes.cols(); ++i) {
+      const std::string file = body.spec->name + "_mode_" + std::to_string(i + 1) + ".vtu";
+      io::write_vtu((std::filesystem::path(o.vtu) / file).string(), body.mesh, result.shapes.col(i),
+                    nullptr);
+      steps.push_back({double(i + 1), file});
+    }
+    io::write_pvd((std::filesystem::path(o.vtu) / (body.spec->name + "_modes.pvd")).string(),
+                  steps);
+  }
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["frequencies_hz"] = result.frequencies_hz;
+    j["body"] = body.spec->name;
+    j["elements"] = body.mesh.elements.size();
+    j["element_type"] = fem::type_name(body.mesh.elements.front().type);
+    j["nodes"] = body.mesh.nodes.size();
+    j["dofs"] = body.assembled.dof_count();
+    j["free_dofs"] = body.free_dofs.size();
+    j["at_time"] = o.at_time;
+    j["omega"] = components(frame.omega);
+    j["stiffening"] = result.stiffened;
+    if (!result.note.empty()) j["note"] = result.note;
+    j["mass"] = body.assembled.total_mass;
+    j["seconds"] = {{"assembly", assembly_seconds}, {"modes", result.seconds}};
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  std::cout << model->name << ": flexible body " << body.spec->name << " on frame "
+            << body.spec->frame << "\n"
+            << "  mesh: " << body.mesh.elements.size() << " "
+            << fem::type_name(body.mesh.elements.front().type) << " elements, "
+            << body.mesh.nodes.size() << " nodes, " << body.assembled.dof_count() << " dofs ("
+            << body.free_dofs.size() << " free), mass " << body.assembled.total_mass << "\n"
+            << "  frame at t = " << o.at_time << ": omega = [" << frame.omega.transpose()
+            << "], epsilon = [" << frame.epsilon.transpose() << "]\n"
+            << "  geometric stiffening: " << (result.stiffened ? "on" : "off")
+            << (result.note.empty() ? "" : " (" + result.note + ")") << "\n"
+            << "  assembly " << format_seconds(assembly_seconds) << ", modes "
+            << format_seconds(result.seconds) << "\n\n"
+            << "  mode   frequency [Hz]\n";
+  for (std::size_t i = 0; i < result.frequencies_hz.size(); ++i)
+    std::cout << "  " << std::setw(4) << i + 1 << "   " << std::setprecision(8)
+              << result.frequencies_hz[i] << (result.frequencies_hz[i] < 0 ? "  unstable" : "")
+              << "\n";
+  return 0;
+}
+
+int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
+                 const fem::FlexibleBodyInstance& body,
+                 const std::map<std::string, double>& values) {
+  if (!(o.t_end > 0)) throw usage_error("--t-end", "must be positive");
+  if (!(o.step > 0) || o.step > o.t_end) throw usage_error("--step", "must be in (0, t_end]");
+  if (o.vtu_every < 1) throw usage_error("--vtu-every", "must be at least 1");
+  const std::vector<int> nodes = report_nodes(body, o.nodes);
+  const fem::FrameMotion motion(model, body.spec->frame, values, o.t_end, o.step, body.spec->where);
+  fem::ResponseOptions options;
+  options.t_end = o.t_end;
+  options.step = o.step;
+  options.stiffening = body.spec->stiffening && !o.no_stiffening;
+
+  std::ofstream file;
+  if (!o.csv.empty()) {
+    file.open(o.csv);
+    if (!file) throw usage_error("--csv", "cannot write the file", o.csv);
+  }
+  std::ostream& out = o.csv.empty() ? std::cout : file;
+  out << "t";
+  const char* axes[] = {"ux", "uy", "uz"};
+  const int translational = body.mesh.elements.front().type == fem::ElementType::Beam2D ? 2 : 3;
+  for (int n : nodes)
+    for (int k = 0; k < translational; ++k) out << ",n" << n << "_" << axes[k];
+  out << "\n" << std::setprecision(10);
+  if (!o.vtu.empty()) std::filesystem::create_directories(o.vtu);
+  std::vector<std::pair<double, std::string>> series;
+  long index = 0;
+  const int d = body.assembled.dofs_per_node;
+  const fem::ResponseResult result =
+      fem::elastic_response(body, motion, options, [&](const fem::ResponseStep& s) {
+        out << s.t;
+        for (int n : nodes)
+          for (int k = 0; k < translational; ++k) out << "," << s.u(n * d + k);
+        out << "\n";
+        if (!o.vtu.empty() && index % o.vtu_every == 0) {
+          const std::string name =
+              body.spec->name + "_" + std::to_string(index / o.vtu_every) + ".vtu";
+          io::write_vtu((std::filesystem::path(o.vtu) / name).string(), body.mesh, s.u, nullptr);
+          series.push_back({s.t, name});
+        }
+        ++index;
+      });
+  if (!o.vtu.empty())
+    io::write_pvd((std::filesystem::path(o.vtu) / (body.spec->name + ".pvd")).string(), series);
+  std::cerr << "appell fem: " << result.steps << " Newmark steps, " << result.factorizations
+            << " factorizations, stiffening " << (result.stiffened ? "on" : "off") << ", "
+            << format_seconds(result.seconds / double(std::max(1L, result.steps))) << " per step\n";
+  return 0;
+}
+
+int run_fem(const FemCommandOptions& o) {
+  auto model = io::read_model_file(o.model);
+  const std::size_t index = body_index(*model, o.body);
+  if (o.derive_element) {
+    // The body's own element kind, unless --element names another (bar: seed 002's Table 1).
+    DeriveElementRequest request;
+    const model::FlexibleBody& spec = model->flexible[index];
+    if (const auto* beam = std::get_if<model::BeamMeshSpec>(&spec.mesh))
+      request.kind = beam->planar ? fem::ElementKind::Beam2D : fem::ElementKind::Beam3D;
+    else
+      request.kind = fem::ElementKind::Hex8;
+    if (!o.element.empty()) {
+      bool known = false;
+      for (auto kind : {fem::ElementKind::Bar, fem::ElementKind::Beam2D, fem::ElementKind::Beam3D,
+                        fem::ElementKind::Hex8})
+        if (o.element == fem::kind_name(kind)) {
+          request.kind = kind;
+          known = true;
+        }
+      if (!known) throw usage_error("--element", "expected bar, beam2d, beam3d or hex8", o.element);
+    }
+    if (!o.method.empty()) request.method = route_option(o.method);
+    if (!o.elements.empty()) request.elements = parse_element_counts(o.elements);
+    request.json = o.json;
+    return print_element_derivation(request, std::cout);
+  }
+  if (o.modes < 1) throw usage_error("--modes", "must be at least 1");
+  const auto values = parse_assignments(o.set);
+  const auto start = std::chrono::steady_clock::now();
+  const fem::FlexibleBodyInstance body = fem::build_flexible_body(*model, index, values);
+  const double assembly_seconds = seconds_since(start);
+  if (o.response) return run_response(o, model, body, values);
+  return run_modes(o, model, body, assembly_seconds, values);
+}
+
+}  // namespace
+
+void add_fem_command(CLI::App& app, Commands& commands) {
+  auto o = std::make_shared<FemCommandOptions>();
+  auto* s = app.add_subcommand(
+      "fem", "flexible bodies: natural frequencies, elastic response, element equations");
+  s->add_option("MODEL", o->model, "model file (YAML) with a `flexible:` list")->required();
+  s->add_option("--body", o->body, "which flexible body (default: the first)");
+  s->add_option("--modes", o->modes, "number of natural frequencies (default 6)");
+  s->add_option("--at-time", o->at_time,
+                "rigid state of the floating frame at this time (default 0)");
+  s->add_flag("--no-stiffening", o->no_stiffening,
+              "leave out the geometric stiffening of the centrifugal pre-stress");
+  s->add_flag("--json", o->json, "print {\"frequencies_hz\": [..], ...}");
+  s->add_flag("--response", o->response, "elastic response under the rigid motion (CSV)");
+  s->add_option("--t-end", o->t_end, "end time of the response (default 1)");
+  s->add_option("--step", o->step, "time step of the response (default 1e-3)");
+  s->add_option("--nodes", o->nodes,
+                "nodes whose displacements the response reports: I,J,.. (default: the node "
+                "farthest from the frame's origin)");
+  s->add_option("--csv", o->csv, "write the response CSV to this file (default: stdout)");
+  s->add_option("--vtu", o->vtu, "write VTK .vtu files and a .pvd series into this folder");
+  s->add_option("--vtu-every", o->vtu_every, "write every K-th response step (default 10)");
+  s->add_flag("--derive-element", o->derive_element,
+              "derive the element equations symbolically by Lagrange and Gibbs-Appell");
+  s->add_option("--method", o->method, "with --derive-element: lagrange or gibbs-appell");
+  s->add_option("--elements", o->elements,
+                "with --derive-element: chain lengths N,M,.. for the cost table");
+  s->add_option("--element", o->element,
+                "with --derive-element: bar, beam2d, beam3d or hex8 (default: the body's)");
+  s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
+  commands.push_back({s, [o] { return run_fem(*o); }});
+}
+
+}  // namespace appell::cli
