@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config ccache
   libginac-dev libcln-dev
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
-  libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev
+  libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format
 )

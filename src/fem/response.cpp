@@ -89,16 +89,22 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
   FrameState frame = motion.at(0.0);
   {
     const Eigen::VectorXd force = effective_force(0.0, frame, true, m, loads);
-    SparseLu mass_lu;
-    mass_lu.compute(mf);
-    if (mass_lu.info() != Eigen::Success)
+    Cholesky mass_factor;
+    mass_factor.compute(mf);
+    if (mass_factor.info() != Eigen::Success)
       throw model::ComputationError("the mass matrix of " + body.spec->name +
                                     " is singular on its free dofs");
-    af = mass_lu.solve(force);
+    af = mass_factor.solve(force);
   }
   scatter(0.0, loads);
 
+  // A frame that does not turn leaves the effective matrix symmetric positive definite
+  // (Cholesky); a turning one adds the skew c and k(ε) (LU, with UMFPACK's symmetric strategy:
+  // the pattern is symmetric, so AMD on A + Aᵀ orders it far better than COLAMD).
   SparseLu lu;
+  lu.umfpackControl()(UMFPACK_STRATEGY) = UMFPACK_STRATEGY_SYMMETRIC;
+  Cholesky cholesky;
+  bool use_cholesky = false;
   bool analysed = false;
   FrameState factored;
   double factored_step = h;
@@ -116,12 +122,24 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
       cf = free_block(body, m.damping);
       kf = free_block(body, m.stiffness);
       effective = kf + (gamma / (beta * dt)) * cf + (1.0 / (beta * dt * dt)) * mf;
-      if (!analysed) {
-        lu.analyzePattern(effective);
+      const bool symmetric = frame.omega.squaredNorm() == 0 && frame.epsilon.squaredNorm() == 0;
+      if (!analysed || symmetric != use_cholesky) {
+        use_cholesky = symmetric;
+        if (use_cholesky)
+          cholesky.analyzePattern(effective);
+        else
+          lu.analyzePattern(effective);
         analysed = true;
       }
-      lu.factorize(effective);
-      if (lu.info() != Eigen::Success)
+      bool factorized = false;
+      if (use_cholesky) {
+        cholesky.factorize(effective);
+        factorized = cholesky.info() == Eigen::Success;
+      } else {
+        lu.factorize(effective);
+        factorized = lu.info() == Eigen::Success;
+      }
+      if (!factorized)
         throw model::ComputationError(
             "the effective matrix of the Newmark step is singular at t = " + std::to_string(t));
       factored = frame;
@@ -132,7 +150,8 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
         force + mf * (uf / (beta * dt * dt) + vf / (beta * dt) + (0.5 / beta - 1.0) * af) +
         cf * ((gamma / (beta * dt)) * uf + (gamma / beta - 1.0) * vf +
               dt * (0.5 * gamma / beta - 1.0) * af);
-    const Eigen::VectorXd un = lu.solve(rhs);
+    const Eigen::VectorXd un =
+        use_cholesky ? Eigen::VectorXd(cholesky.solve(rhs)) : Eigen::VectorXd(lu.solve(rhs));
     const Eigen::VectorXd an =
         (un - uf) / (beta * dt * dt) - vf / (beta * dt) - (0.5 / beta - 1.0) * af;
     vf += dt * ((1.0 - gamma) * af + gamma * an);
