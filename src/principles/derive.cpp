@@ -69,9 +69,7 @@ Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int ord
   return gibbs_appell_of_order(std::move(model), order);
 }
 
-Equations simplify(const Equations& equations) {
-  const auto start = std::chrono::steady_clock::now();
-  const model::Model& m = *equations.model;
+GiNaC::exvector readable_entries(const model::Model& m, const GiNaC::exvector& entries) {
   std::vector<std::string> functions;
   for (const auto& c : m.coordinates) functions.push_back(c.name);
   for (const auto& p : m.prescribed)
@@ -80,18 +78,20 @@ Equations simplify(const Equations& equations) {
   for (const auto& p : m.parameters) parameters.push_back(p.symbol);
   const auto context =
       sym::ReadableContext::for_functions(*m.time_functions, functions, std::move(parameters));
-
   // Every expression in one column, so that work on nodes they share is done once.
-  const GiNaC::exvector entries = equations.entries();
   GiNaC::matrix all(static_cast<unsigned>(entries.size()), 1);
   for (std::size_t k = 0; k < entries.size(); ++k) all(static_cast<unsigned>(k), 0) = entries[k];
   const GiNaC::matrix simple = sym::readable(all, context);
-
-  Equations result = equations;
   GiNaC::exvector simplified;
   for (std::size_t k = 0; k < entries.size(); ++k)
     simplified.push_back(simple(static_cast<unsigned>(k), 0));
-  result.set_entries(simplified);
+  return simplified;
+}
+
+Equations simplify(const Equations& equations) {
+  const auto start = std::chrono::steady_clock::now();
+  Equations result = equations;
+  result.set_entries(readable_entries(*equations.model, equations.entries()));
   result.simplified = true;
   result.cost.size_after = sym::dag_size(result.entries());
   result.cost.simplify_seconds =

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "appell/kinematics/kinematics.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/sym/dag.hpp"
@@ -157,27 +158,8 @@ MinimalEquations minimal_form(std::shared_ptr<const model::Model> model) {
 
 MinimalEquations simplify(const MinimalEquations& equations) {
   const auto start = std::chrono::steady_clock::now();
-  const model::Model& m = *equations.model;
-  std::vector<std::string> functions;
-  for (const auto& coordinate : m.coordinates) functions.push_back(coordinate.name);
-  for (const auto& prescribed : m.prescribed)
-    if (!prescribed.expression) functions.push_back(prescribed.name);
-  std::vector<GiNaC::symbol> parameters;
-  for (const auto& parameter : m.parameters) parameters.push_back(parameter.symbol);
-  const auto context =
-      sym::ReadableContext::for_functions(*m.time_functions, functions, std::move(parameters));
-
-  // One column, so that what the entries share is simplified once.
-  const GiNaC::exvector entries = equations.entries();
-  matrix all(static_cast<unsigned>(entries.size()), 1);
-  for (std::size_t k = 0; k < entries.size(); ++k) all(static_cast<unsigned>(k), 0) = entries[k];
-  const matrix simple = sym::readable(all, context);
-  GiNaC::exvector simplified;
-  for (std::size_t k = 0; k < entries.size(); ++k)
-    simplified.push_back(simple(static_cast<unsigned>(k), 0));
-
   MinimalEquations result = equations;
-  result.set_entries(simplified);
+  result.set_entries(readable_entries(*equations.model, equations.entries()));
   result.simplified = true;
   result.cost.size_after = sym::dag_size(result.entries());
   result.cost.simplify_seconds =

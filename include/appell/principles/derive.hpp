@@ -18,5 +18,9 @@ Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int ord
 /// The same equations made readable for people (sym::readable), with the simplification's cost
 /// recorded in cost.size_after and cost.simplify_seconds.
 Equations simplify(const Equations& equations);
+/// The readable form of expressions of a model (coordinates and unspecified prescribed functions
+/// as functions of t), all in one column so that what they share is simplified once. The step
+/// shared by simplify() here and for the minimal form.
+GiNaC::exvector readable_entries(const model::Model& model, const GiNaC::exvector& entries);
 
 }  // namespace appell::principles
