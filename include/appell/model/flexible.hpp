@@ -65,7 +65,7 @@ struct FlexibleBody {
   std::vector<NodeSelection> clamp;
   std::vector<PrescribedDisplacement> prescribed;
   std::vector<FlexibleLoad> loads;
-  bool stiffening = true;                    // geometric stiffening from centrifugal pre-stress
+  bool stiffening = true;  // geometric stiffening from centrifugal pre-stress
   GiNaC::ex rayleigh_alpha = 0, rayleigh_beta = 0;  // damping C = αM + βK
   SourceLocation where;
 };
