@@ -140,7 +140,7 @@ void expect_inertia_matches(const fem::ElementChain& chain, const fem::ElementMa
   expect_near(permuted(m.first_moment), num.first_moment, "m_Oi");
 }
 
-TEST(FemDerive, BeamMatrixesEqualNumericIntegrals) {
+TEST(FemDerive, BeamMatricesEqualNumericIntegrals) {
   const double L = 0.8, rho = 7800, E = 2.1e11, nu = 0.3;
   const fem::Material material{E, nu, rho};
   for (bool planar : {false, true}) {
