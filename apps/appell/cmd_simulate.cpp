@@ -65,6 +65,7 @@ class CsvWriter {
     for (const auto& c : model.coordinates) header_ += "," + c.name;
     for (const auto& c : model.coordinates) header_ += ",dot(" + c.name + ")";
     header_ += ",T,V,E";
+    for (const auto& c : model.constraints) header_ += ",lambda_" + c.name;
   }
 
   void row(const num::SimulationRow& r) {
@@ -72,7 +73,9 @@ class CsvWriter {
     out_ << r.t;
     for (Eigen::Index j = 0; j < r.q.size(); ++j) out_ << ',' << r.q[j];
     for (Eigen::Index j = 0; j < r.qd.size(); ++j) out_ << ',' << r.qd[j];
-    out_ << ',' << r.kinetic << ',' << r.potential << ',' << r.total << '\n';
+    out_ << ',' << r.kinetic << ',' << r.potential << ',' << r.total;
+    for (Eigen::Index k = 0; k < r.lambda.size(); ++k) out_ << ',' << r.lambda[k];
+    out_ << '\n';
   }
 
   void mark_incomplete(std::string reason) {
@@ -125,6 +128,15 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   if (r.conservative && r.initial_energy != 0.0)
     std::cout << " (relative " << r.energy_drift / std::abs(r.initial_energy) << ")";
   std::cout << "\n";
+  if (r.constraints > 0) {
+    std::cout << "  constraints: " << r.constraints
+              << " (projected after every step), max violation |phi| = " << r.max_violation.position
+              << ", velocity level " << r.max_violation.velocity << "\n";
+    if (r.initial_correction.position > 0 || r.initial_correction.velocity > 0)
+      std::cout << "  the initial state was projected onto the constraints: max |dq| = "
+                << r.initial_correction.position
+                << ", max |dq/dt| = " << r.initial_correction.velocity << "\n";
+  }
 }
 
 int run_simulate(const SimulateOptions& o) {
@@ -143,7 +155,6 @@ int run_simulate(const SimulateOptions& o) {
 
   auto model = io::read_model_file(o.model);
 
-  reject_constraints(*model, "simulate");
   for (const auto& item : o.inputs) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -204,7 +215,9 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   s->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, or a constant input or prescribed function; "
                 "repeatable");
-  s->add_option("--out", o->out, "CSV file: t,<q..>,dot(<q>)..,T,V,E")->required();
+  s->add_option("--out", o->out,
+                "CSV file: t,<q..>,dot(<q>)..,T,V,E (then lambda_<constraint>.. with constraints)")
+      ->required();
   commands.push_back({s, [o] { return run_simulate(*o); }});
 }
 

@@ -59,16 +59,14 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
   // The rigid motion first (kineto-elastodynamic hypothesis), sampled densely enough that
   // cubic Hermite interpolation of q with q̇ is far below the elastic response's error.
   const principles::Equations rigid = principles::derive(model, principles::Method::GibbsAppell);
-  num::CompiledEquations compiled(rigid, parameters);
   num::SimulationOptions options;
   options.t_end = std::max(t_end, step);
   options.output_step = step;
   options.values = parameters;
-  Eigen::MatrixXd M;
-  Eigen::VectorXd f;
+  // With constraints (a mechanism's closed loop), q̈ of every row already comes from
+  // M q̈ = f + Aᵀλ, A q̈ = b, and the rows stay on the constraints.
   num::simulate(rigid, options, [&](const num::SimulationRow& row) {
-    compiled.evaluate(row.t, row.q, row.qd, M, f);
-    samples_.push_back({row.t, row.q, row.qd, compiled.accelerations(M, f)});
+    samples_.push_back({row.t, row.q, row.qd, row.qdd});
   });
 }
 

@@ -1,6 +1,7 @@
 #include "appell/numeric/simulate.hpp"
 
 #include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -108,31 +110,82 @@ void expect_success(int flag, const char* call) {
 
 // ---------------------------------------------------------------------------------------------
 
-// The state y = (q, q̇) and ẏ = (q̇, M⁻¹f). Exceptions must not unwind through CVODE's C frames:
-// the right-hand side keeps the exception and returns a negative value (unrecoverable), and the
-// caller inspects it once CVode() has returned.
+// The state y = (q, q̇) and ẏ = (q̇, q̈) with M q̈ = f (+ Aᵀλ, A q̈ = b with constraints).
+// Exceptions must not unwind through CVODE's C frames: the right-hand side keeps the exception
+// and returns a negative value (unrecoverable), and the caller inspects it once CVode() has
+// returned.
 struct RightHandSide {
   const CompiledEquations& equations;
+  const ConstraintManifold* manifold;  // null without constraints
+  double projection_tolerance;
   Eigen::Index n;
-  Eigen::VectorXd q, qd, f;
-  Eigen::MatrixXd M;
+  Eigen::VectorXd q, qd, f, b, qdd, lambda;
+  Eigen::MatrixXd M, A;
+  Eigen::VectorXd position_error, velocity_error;
   std::exception_ptr failure;
+
+  void load(const double* state) {
+    for (Eigen::Index j = 0; j < n; ++j) {
+      q[j] = state[j];
+      qd[j] = state[n + j];
+    }
+  }
+  // q̈ (and λ) at (t, q, q̇).
+  void accelerations(double t) {
+    equations.evaluate(t, q, qd, M, f);
+    if (manifold) {
+      equations.constraints(A, b);
+      equations.accelerations_and_multipliers(M, f, A, b, qdd, lambda);
+    } else {
+      qdd = equations.accelerations(M, f);
+    }
+  }
 };
 
 int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   auto& rhs = *static_cast<RightHandSide*>(data);
   try {
-    const double* state = N_VGetArrayPointer(y);
+    rhs.load(N_VGetArrayPointer(y));
     double* rate = N_VGetArrayPointer(ydot);
-    for (Eigen::Index j = 0; j < rhs.n; ++j) {
-      rhs.q[j] = state[j];
-      rhs.qd[j] = state[rhs.n + j];
-    }
-    rhs.equations.evaluate(t, rhs.q, rhs.qd, rhs.M, rhs.f);
-    const Eigen::VectorXd qdd = rhs.equations.accelerations(rhs.M, rhs.f);
+    rhs.accelerations(t);
     for (Eigen::Index j = 0; j < rhs.n; ++j) {
       rate[j] = rhs.qd[j];
-      rate[rhs.n + j] = qdd[j];
+      rate[rhs.n + j] = rhs.qdd[j];
+    }
+    return 0;
+  } catch (...) {
+    rhs.failure = std::current_exception();
+    return -1;
+  }
+}
+
+// CVODE's projection after every step: the correction that puts (q, q̇) back on the constraints,
+// and the error estimate's tangential part. A projection that does not converge is recoverable:
+// CVODE retries with a smaller step.
+int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
+                             sunrealtype /*epsilon*/, N_Vector error, void* data) {
+  auto& rhs = *static_cast<RightHandSide*>(data);
+  try {
+    const double* state = N_VGetArrayPointer(y);
+    rhs.load(state);
+    if (!rhs.manifold->project_positions(t, rhs.q, rhs.projection_tolerance)) return 1;
+    rhs.manifold->project_velocities(t, rhs.q, rhs.qd);
+    double* c = N_VGetArrayPointer(correction);
+    for (Eigen::Index j = 0; j < rhs.n; ++j) {
+      c[j] = rhs.q[j] - state[j];
+      c[rhs.n + j] = rhs.qd[j] - state[rhs.n + j];
+    }
+    if (error != nullptr) {
+      double* e = N_VGetArrayPointer(error);
+      for (Eigen::Index j = 0; j < rhs.n; ++j) {
+        rhs.position_error[j] = e[j];
+        rhs.velocity_error[j] = e[rhs.n + j];
+      }
+      rhs.manifold->project_error(t, rhs.q, rhs.position_error, rhs.velocity_error);
+      for (Eigen::Index j = 0; j < rhs.n; ++j) {
+        e[j] = rhs.position_error[j];
+        e[rhs.n + j] = rhs.velocity_error[j];
+      }
     }
     return 0;
   } catch (...) {
@@ -295,8 +348,14 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   check_positive(options.output_step, "--output-step", "the output step");
   check_positive(options.rtol, "--rtol", "the relative tolerance");
   check_positive(options.atol, "--atol", "the absolute tolerance");
-  const Eigen::VectorXd q0 = initial_values(m, options.q0, "--q0", false);
-  const Eigen::VectorXd qd0 = initial_values(m, options.qd0, "--qd0", true);
+  Eigen::VectorXd q0 = initial_values(m, options.q0, "--q0", false);
+  Eigen::VectorXd qd0 = initial_values(m, options.qd0, "--qd0", true);
+  const bool constrained = !m.constraints.empty();
+  if (constrained && options.integrator != Integrator::Bdf)
+    throw model::ModelError({"--integrator", 0, 0},
+                            "a model with constraints is integrated with bdf: CVODE projects the "
+                            "state back onto the constraints only with BDF",
+                            integrator_name(options.integrator));
 
   // Everything symbolic happens here, once: inputs substituted, energies formed, tapes built.
   const GiNaC::exmap inputs = input_substitution(m, options);
@@ -324,10 +383,67 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   SimulationResult result;
   result.not_conservative_because = non_conservative_reason(m, symbols);
   result.conservative = result.not_conservative_because.empty();
+  result.constraints = m.constraints.size();
+
+  // The constraints at position and velocity level, with the inputs' expressions and every
+  // other symbol's number, and the initial state made consistent with them.
+  std::optional<ConstraintManifold> manifold;
+  const double projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
+  if (constrained) {
+    GiNaC::exvector constraints;
+    for (const auto& c : m.constraints)
+      constraints.push_back(sym::substitute(c.expression, inputs));
+    GiNaC::exmap values = numeric_values(m, symbols_of(constraints), options.values);
+    for (const auto& [symbol, expression] : inputs)
+      values[symbol] = sym::substitute(expression, values);
+    manifold.emplace(m, values);
+    const Eigen::VectorXd given_q = q0, given_qd = qd0;
+    if (!manifold->project_positions(options.t_start, q0, projection_tolerance)) {
+      std::ostringstream s;
+      s << "the initial coordinates cannot be brought onto the constraints (max |phi| = "
+        << manifold->violation(options.t_start, q0, qd0).position << " after Gauss-Newton)";
+      throw model::ComputationError(s.str());
+    }
+    manifold->project_velocities(options.t_start, q0, qd0);
+    result.initial_correction = {(q0 - given_q).cwiseAbs().maxCoeff(),
+                                 (qd0 - given_qd).cwiseAbs().maxCoeff()};
+  }
+
+  RightHandSide rhs{compiled,
+                    manifold ? &*manifold : nullptr,
+                    projection_tolerance,
+                    size,
+                    q0,
+                    qd0,
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(),
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(),
+                    Eigen::MatrixXd(size, size),
+                    Eigen::MatrixXd(),
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(size),
+                    nullptr};
 
   std::vector<double> energy_inputs(1 + 2 * n), energy_values(2), workspace;
   Eigen::VectorXd q = q0, qd = qd0;
   auto emit_row = [&](double t) {
+    rhs.q = q;
+    rhs.qd = qd;
+    try {
+      rhs.accelerations(t);
+    } catch (const model::ComputationError&) {
+      // A singular M at this row: the row is still delivered, with q̈ and λ unknown (NaN), and
+      // the integrator stops on it with the reason right after.
+      rhs.qdd.setConstant(size, std::numeric_limits<double>::quiet_NaN());
+      rhs.lambda.setConstant(static_cast<Eigen::Index>(m.constraints.size()),
+                             std::numeric_limits<double>::quiet_NaN());
+    }
+    if (manifold) {
+      const ConstraintViolation v = manifold->violation(t, q, qd);
+      result.max_violation.position = std::max(result.max_violation.position, v.position);
+      result.max_violation.velocity = std::max(result.max_violation.velocity, v.velocity);
+    }
     energy_inputs[0] = t;
     for (std::size_t j = 0; j < n; ++j) {
       energy_inputs[1 + j] = q[static_cast<Eigen::Index>(j)];
@@ -339,7 +455,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
     result.t_reached = t;
     ++result.rows;
-    on_row(SimulationRow{t, q, qd, energy_values[0], energy_values[1], total});
+    on_row(SimulationRow{t, q, qd, energy_values[0], energy_values[1], total, rhs.qdd, rhs.lambda});
   };
 
   // CVODE.
@@ -353,8 +469,6 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   const bool bdf = options.integrator == Integrator::Bdf;
   const Owned<void*, free_cvode> cvode(CVodeCreate(bdf ? CV_BDF : CV_ADAMS, context.get()),
                                        "the integrator");
-  RightHandSide rhs{compiled, size, q0, qd0, Eigen::VectorXd(size), Eigen::MatrixXd(size, size),
-                    nullptr};
   std::string cvode_message;
   expect_success(CVodeInit(cvode.get(), right_hand_side, options.t_start, y.get()), "CVodeInit");
   expect_success(CVodeSetUserData(cvode.get(), &rhs), "CVodeSetUserData");
@@ -382,6 +496,11 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     fixed_point.emplace(SUNNonlinSol_FixedPoint(y.get(), 0, context.get()), "a fixed-point solver");
     expect_success(CVodeSetNonlinearSolver(cvode.get(), fixed_point->get()),
                    "CVodeSetNonlinearSolver");
+  }
+
+  if (manifold) {
+    expect_success(CVodeSetProjFn(cvode.get(), project_onto_constraints), "CVodeSetProjFn");
+    expect_success(CVodeSetProjErrEst(cvode.get(), SUNTRUE), "CVodeSetProjErrEst");
   }
 
   emit_row(options.t_start);
@@ -417,6 +536,13 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     for (Eigen::Index j = 0; j < size; ++j) {
       q[j] = state[j];
       qd[j] = state[size + j];
+    }
+    if (manifold) {
+      // CVODE interpolates the rows between its (projected) steps; the interpolant leaves the
+      // manifold by the interpolation error, all of it normal when the constraints leave no
+      // freedom (a driven mechanism). The row is projected like a step.
+      manifold->project_positions(reached, q, projection_tolerance);
+      manifold->project_velocities(reached, q, qd);
     }
     emit_row(reached);
     if (last) break;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
@@ -49,7 +50,8 @@ struct SimulationOptions {
   long max_steps_per_output = 500000;
 };
 
-/// One output row: the state and the energies at time t.
+/// One output row: the state, the energies, the accelerations and (with constraints) the
+/// Lagrange multipliers at time t.
 struct SimulationRow {
   double t = 0.0;
   const Eigen::VectorXd& q;
@@ -57,6 +59,8 @@ struct SimulationRow {
   double kinetic = 0.0;
   double potential = 0.0;
   double total = 0.0;
+  const Eigen::VectorXd& qdd;
+  const Eigen::VectorXd& lambda;  // one per constraint, in the model's order; empty without
 };
 using RowCallback = std::function<void(const SimulationRow&)>;
 
@@ -71,6 +75,12 @@ struct SimulationResult {
   /// equations nor the energies depend on t or on an input or unspecified prescribed function.
   bool conservative = false;
   std::string not_conservative_because;  // empty when conservative
+  /// With constraints: the state is projected back onto them after every step (and the initial
+  /// state before the first), so these stay at the level of the tolerances.
+  std::size_t constraints = 0;
+  ConstraintViolation max_violation;  // over the rows
+  ConstraintViolation
+      initial_correction;  // max |Δq|, max |Δq̇| that made the initial state consistent
 };
 
 /// The integration stopped before t_end (integrator failure, singular mass matrix, ...). The rows
@@ -93,10 +103,12 @@ class SimulationError : public model::ComputationError {
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text);
 
 /// Integrates from options.t_start to options.t_end, calling `on_row` at every output time (the
-/// first row is the initial state). Bad options (wrong number of initial values, an unknown
-/// input, a name given both as a value and as an input, non-positive step or tolerances) throw
-/// model::ModelError before anything is integrated; a failed integration throws SimulationError
-/// after the rows reached so far were delivered.
+/// first row is the initial state). With constraints, M q̈ = f + Aᵀλ, A q̈ = b is integrated with
+/// BDF and projection onto the constraint manifold (ConstraintManifold); the initial state is
+/// projected first. Adams is refused there: CVODE projects only with BDF. Bad options (wrong number
+/// of initial values, an unknown input, a name given both as a value and as an input, non-positive
+/// step or tolerances) throw model::ModelError before anything is integrated; a failed integration
+/// throws SimulationError after the rows reached so far were delivered.
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row);
 

@@ -1,0 +1,67 @@
+// The constraints of a model as a manifold in state space, compiled, with the projections that
+// keep a simulation on it.
+//
+// Integrating M q̈ = f + Aᵀλ with A q̈ = b (the constraints at acceleration level) satisfies
+// φ(q, t) = 0 and g(q, q̇, t) = 0 only up to the integration error, which grows without bound
+// (drift). Instead of Baumgarte's stabilization, whose two gains depend on the model and the
+// step, the state is projected back after every step (CVODE's projection, Eich 1993):
+// positions onto φ = 0 by Gauss–Newton with the minimum-norm correction, then velocities onto
+// φ̇ = 0 and the nonholonomic g = 0, which are linear in q̇. The same projections make a given
+// initial state consistent.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <Eigen/Dense>
+#include <memory>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/numeric/tape.hpp"
+
+namespace appell::num {
+
+/// How far a state is from the manifold: max |φ| over the holonomic constraints, and max |φ̇|
+/// and |g| over all constraints at velocity level.
+struct ConstraintViolation {
+  double position = 0.0;
+  double velocity = 0.0;
+};
+
+class ConstraintManifold {
+ public:
+  /// `values` replaces every symbol of the constraints other than t, q and q̇ (parameters by
+  /// numbers, inputs by expressions of t); a symbol left over throws model::ModelError at the
+  /// constraint that holds it.
+  ConstraintManifold(const model::Model& model, const GiNaC::exmap& values);
+
+  std::size_t constraint_count() const { return count_; }
+  std::size_t holonomic_count() const { return holonomic_; }
+
+  ConstraintViolation violation(double t, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const;
+
+  /// Moves q onto φ(q, t) = 0 by the smallest steps (Gauss–Newton with the pseudo-inverse of
+  /// Φ_q) until max |φ| ≤ tolerance. Returns false when that is not reached within the
+  /// iteration limit (q then holds the last iterate).
+  bool project_positions(double t, Eigen::VectorXd& q, double tolerance) const;
+  /// Moves q̇ onto the velocity-level constraints at (q, t) by the smallest change (exact: they
+  /// are linear in q̇).
+  void project_velocities(double t, const Eigen::VectorXd& q, Eigen::VectorXd& qd) const;
+  /// Removes from an error estimate (positions, velocities) its components normal to the
+  /// manifold at (q, t), as CVODE asks of a projection.
+  void project_error(double t, const Eigen::VectorXd& q, Eigen::VectorXd& position_error,
+                     Eigen::VectorXd& velocity_error) const;
+
+ private:
+  // Evaluates φ, Φ_q, the velocity-level residuals and their q̇-Jacobian at a state.
+  void evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) const;
+
+  std::size_t n_ = 0, count_ = 0, holonomic_ = 0;
+  std::unique_ptr<Tape> tape_;
+  mutable std::vector<double> variables_, outputs_, workspace_;
+  mutable Eigen::VectorXd phi_, rate_;
+  mutable Eigen::MatrixXd phi_q_, rate_qd_;
+};
+
+}  // namespace appell::num
