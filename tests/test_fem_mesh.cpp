@@ -388,10 +388,10 @@ TEST_F(FemMeshFiles, MalformedSectionsArePinpointed) {
        kHeader + "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n0 0 0\n"
                  "$EndNodes\n",
        15, 1, "expected $EndNodes, found '0'"},
-      {"tet10",
+      {"hex20",
        kHeader + kOneTetNodes +
-           "$Elements\n1 1 1 1\n3 1 11 1\n1 1 2 3 4 1 2 3 4 1 2\n$EndElements\n",
-       18, 5, "element type 11 (10-node tetrahedron) is not supported"},
+           "$Elements\n1 1 1 1\n3 1 17 1\n1 1 2 3 4 1 2 3 4 1 2\n$EndElements\n",
+       18, 5, "element type 17 (20-node hexahedron) is not supported"},
       {"too_few_nodes",
        kHeader + kOneTetNodes + "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3\n$EndElements\n", 19, 8,
        "element 1 of type 4 lists 3 node tags, expected 4"},

@@ -352,6 +352,7 @@ std::optional<ElementKind> derivation_kind(ElementType type) {
     case ElementType::Beam2D:
       return ElementKind::Beam2D;
     case ElementType::Tet4:
+    case ElementType::Tet10:
       return std::nullopt;
   }
   return std::nullopt;

@@ -75,6 +75,8 @@ ElementIntegrals element_integrals(const Mesh& mesh, std::size_t e, const Materi
       return hex8_integrals(positions<8>(mesh, element), material, e);
     case ElementType::Tet4:
       return tet4_integrals(positions<4>(mesh, element), material, e);
+    case ElementType::Tet10:
+      return tet10_integrals(positions<10>(mesh, element), material, e);
     case ElementType::Beam3D:
     case ElementType::Beam2D:
       return beam_integrals(node(mesh, element, 0), node(mesh, element, 1),
@@ -96,6 +98,8 @@ Eigen::MatrixXd geometric_stiffness(const Mesh& mesh, std::size_t e, const Mater
       return hex8_geometric_stiffness(positions<8>(mesh, element), D, displacement, e);
     case ElementType::Tet4:
       return tet4_geometric_stiffness(positions<4>(mesh, element), D, displacement, e);
+    case ElementType::Tet10:
+      return tet10_geometric_stiffness(positions<10>(mesh, element), D, displacement, e);
     case ElementType::Beam3D:
     case ElementType::Beam2D:
       return beam_geometric_stiffness(node(mesh, element, 0), node(mesh, element, 1),
@@ -118,6 +122,8 @@ Eigen::Matrix<double, 6, 1> element_stress(const Mesh& mesh, std::size_t e,
       return hex8_centre_stress(positions<8>(mesh, element), D, displacement, e);
     case ElementType::Tet4:
       return tet4_stress(positions<4>(mesh, element), D, displacement, e);
+    case ElementType::Tet10:
+      return tet10_mean_stress(positions<10>(mesh, element), D, displacement, e);
     case ElementType::Beam3D:
     case ElementType::Beam2D: {
       Vector6d s = Vector6d::Zero();

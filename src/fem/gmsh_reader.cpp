@@ -489,6 +489,28 @@ class GmshReader {
     expect_end("$EndNodes");
   }
 
+  // A 10-node tetrahedron's midside nodes must sit near the middle of their edges, in Gmsh's
+  // edge order (0-1, 1-2, 2-0, 3-0, 3-2, 3-1): a file written in another convention (VTK's swaps
+  // the last two) would otherwise give a valid-looking but wrong element. Curved edges are
+  // accepted up to a quarter of the edge's length.
+  void check_midside_nodes(const Token& element, const std::vector<int>& nodes,
+                           const std::string& description) const {
+    static constexpr int kEdges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+    for (int e = 0; e < 6; ++e) {
+      const Eigen::Vector3d& a = mesh_.nodes[std::size_t(nodes[std::size_t(kEdges[e][0])])];
+      const Eigen::Vector3d& b = mesh_.nodes[std::size_t(nodes[std::size_t(kEdges[e][1])])];
+      const Eigen::Vector3d& m = mesh_.nodes[std::size_t(nodes[std::size_t(4 + e)])];
+      if ((m - 0.5 * (a + b)).norm() > 0.25 * (b - a).norm())
+        fail(element,
+             description + ": its node " + std::to_string(5 + e) +
+                 " is not near the middle of the edge between its nodes " +
+                 std::to_string(kEdges[e][0] + 1) + " and " + std::to_string(kEdges[e][1] + 1) +
+                 " (Gmsh orders the midside nodes of type 11 by the edges 1-2, 2-3, 3-1, 4-1, "
+                 "4-3, 4-2)",
+             element.text);
+    }
+  }
+
   void read_elements(bool entities_known) {
     section_ = "$Elements";
     const Token header = expect("the number of element blocks");
@@ -506,16 +528,19 @@ class GmshReader {
       const Token type_token = expect("an element type");
       const long long type = integer(type_token, "an element type");
       const std::size_t count = read_count("the number of elements in the block");
-      const bool solid = type == 4 || type == 5;
+      const bool solid = type == 4 || type == 5 || type == 11;
       if (!solid && dim == 3) {
         const char* name = volume_type_name(type);
         fail(type_token,
              "element type " + std::to_string(type) + (name ? std::string(" (") + name + ")" : "") +
-                 " is not supported: mesh volumes with 4-node tetrahedra (type 4) or 8-node "
-                 "hexahedra (type 5)",
+                 " is not supported: mesh volumes with 4-node tetrahedra (type 4), 10-node "
+                 "tetrahedra (type 11) or 8-node hexahedra (type 5)",
              type_token.text);
       }
-      const int expected = type == 4 ? 4 : type == 5 ? 8 : lower_dimensional_node_count(type);
+      const int expected = type == 4    ? 4
+                           : type == 5  ? 8
+                           : type == 11 ? 10
+                                        : lower_dimensional_node_count(type);
       // Nodes of the block feed node sets when its entity belongs to a physical group (resolved
       // after reading, since the names may come in any order); when $Entities is yet unknown,
       // every block is kept.
@@ -553,9 +578,12 @@ class GmshReader {
           fail(extra, describe() + " lists more than " + std::to_string(expected) + " node tags",
                extra.text);
         }
+        if (type == 11) check_midside_nodes(element, element_nodes, describe());
         if (solid)
-          mesh_.elements.push_back(
-              {type == 4 ? ElementType::Tet4 : ElementType::Hex8, element_nodes});
+          mesh_.elements.push_back({type == 4   ? ElementType::Tet4
+                                    : type == 5 ? ElementType::Hex8
+                                                : ElementType::Tet10,
+                                    element_nodes});
         if (group) group->insert(group->end(), element_nodes.begin(), element_nodes.end());
       }
       seen += count;

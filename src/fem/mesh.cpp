@@ -10,6 +10,8 @@ int node_count(ElementType type) {
       return 8;
     case ElementType::Tet4:
       return 4;
+    case ElementType::Tet10:
+      return 10;
     case ElementType::Beam3D:
     case ElementType::Beam2D:
       return 2;
@@ -23,6 +25,8 @@ const char* type_name(ElementType type) {
       return "hex8";
     case ElementType::Tet4:
       return "tet4";
+    case ElementType::Tet10:
+      return "tet10";
     case ElementType::Beam3D:
       return "beam3d";
     case ElementType::Beam2D:

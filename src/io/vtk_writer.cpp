@@ -1,5 +1,6 @@
 #include "appell/io/vtk_writer.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -58,6 +59,8 @@ int vtk_cell_type(fem::ElementType type) {
       return 12;
     case fem::ElementType::Tet4:
       return 10;
+    case fem::ElementType::Tet10:
+      return 24;  // VTK_QUADRATIC_TETRA
     case fem::ElementType::Beam3D:
     case fem::ElementType::Beam2D:
       return 3;
@@ -154,12 +157,15 @@ void write_vtu(const std::string& path, const fem::Mesh& mesh, const Eigen::Vect
       "      </Points>\n"
       "      <Cells>\n"
       "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n";
-  // Gmsh's node order of hexahedra and tetrahedra is VTK's, so nodes are written as stored.
+  // Gmsh's node order of hexahedra and linear tetrahedra is VTK's; the 10-node tetrahedron's
+  // last two midside nodes (edges 3-2 and 3-1 in Gmsh) are swapped in VTK (edges 1-3, 2-3).
+  constexpr std::array<int, 10> kTet10ToVtk{0, 1, 2, 3, 4, 5, 6, 7, 9, 8};
   for (const fem::Element& element : mesh.elements) {
     out += "         ";
-    for (int node : element.nodes) {
+    const bool tet10 = element.type == fem::ElementType::Tet10;
+    for (std::size_t a = 0; a < element.nodes.size(); ++a) {
       out += ' ';
-      append(out, (long long)node);
+      append(out, (long long)element.nodes[tet10 ? std::size_t(kTet10ToVtk[a]) : a]);
     }
     out += '\n';
   }

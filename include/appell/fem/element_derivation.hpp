@@ -44,7 +44,7 @@ enum class Route { Lagrange, GibbsAppell };
 /// "bar", "beam2d", "beam3d", "hex8" / "lagrange", "gibbs-appell".
 const char* kind_name(ElementKind kind);
 const char* route_name(Route route);
-/// The kind of the numeric element type (Tet4 has no symbolic counterpart: nullopt).
+/// The kind of the numeric element type (the tetrahedra have no symbolic counterpart: nullopt).
 std::optional<ElementKind> derivation_kind(ElementType type);
 
 /// The symbols of one chain: time functions, parameters and the undeformed geometry.

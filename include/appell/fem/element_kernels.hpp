@@ -15,6 +15,7 @@ using Matrix6d = Eigen::Matrix<double, 6, 6>;
 using Vector6d = Eigen::Matrix<double, 6, 1>;
 using Hex8Nodes = Eigen::Matrix<double, 8, 3>;  // row a: position of node a
 using Tet4Nodes = Eigen::Matrix<double, 4, 3>;
+using Tet10Nodes = Eigen::Matrix<double, 10, 3>;
 
 /// Isotropic linear elasticity σ = D ε in Voigt order (xx, yy, zz, xy, yz, zx), engineering
 /// shear strains (γxy = ∂u/∂y + ∂v/∂x).
@@ -45,6 +46,15 @@ Eigen::MatrixXd tet4_geometric_stiffness(const Tet4Nodes& x, const Matrix6d& D,
                                          const Eigen::VectorXd& u, std::size_t element);
 Vector6d tet4_stress(const Tet4Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
                      std::size_t element);
+
+// --- Tet10: quadratic, isoparametric, Gmsh node order; collapsed Gauss rule of degree 5. ---
+ElementIntegrals tet10_integrals(const Tet10Nodes& x, const Material& material,
+                                 std::size_t element);
+Eigen::MatrixXd tet10_geometric_stiffness(const Tet10Nodes& x, const Matrix6d& D,
+                                          const Eigen::VectorXd& u, std::size_t element);
+/// The stress averaged over the element's volume (it varies linearly inside).
+Vector6d tet10_mean_stress(const Tet10Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
+                           std::size_t element);
 
 // --- Beams: Euler–Bernoulli between nodes a and b; planar = Beam2D (u, v, θz per node). ---
 

@@ -17,7 +17,7 @@
 
 namespace appell::fem {
 
-enum class ElementType { Hex8, Tet4, Beam3D, Beam2D };
+enum class ElementType { Hex8, Tet4, Tet10, Beam3D, Beam2D };
 
 /// Nodes per element of a type (8, 4, 2, 2).
 int node_count(ElementType type);
