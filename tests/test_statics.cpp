@@ -5,6 +5,7 @@
 
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/statics.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
@@ -110,6 +111,42 @@ TEST(Statics, DoublePendulumHasFourEquilibriaAndOneIsStable) {
     }
   }
   EXPECT_EQ(stable, 1);
+}
+
+TEST(Statics, SliderCrankRestsWithItsCrankDownOnEitherAssemblyBranch) {
+  // Loop-closed by two holonomic constraints. On the loop the potential is
+  // V(q1) = g r sin q1 (m1 + m2) / 2, so the crank rests straight down (stable) or up
+  // (unstable), with the rod to the right or to the left of the crank (sin q2 = −(r/L) sin q1).
+  // The slider carries half the rod's weight: λ_y = m2 g / 2, and nothing horizontally.
+  auto model = io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml");
+  const auto result = num::solve_statics(model, {});
+  const double m1 = 0.5, m2 = 1.0, r = 0.1, L = 0.3, g = 9.81;
+  ASSERT_EQ(result.equilibria.size(), 4u);
+  int stable = 0;
+  for (const auto& e : result.equilibria) {
+    const double q1 = e.q[0], q2 = e.q[1], x = e.q[2];
+    EXPECT_NEAR(std::abs(q1), M_PI / 2, 1e-9);
+    EXPECT_NEAR(std::sin(q2), -r / L * std::sin(q1), 1e-9);
+    EXPECT_NEAR(x, r * std::cos(q1) + L * std::cos(q2), 1e-9);
+    ASSERT_EQ(e.lambda.size(), 2);
+    EXPECT_NEAR(e.lambda[0], 0.0, 1e-9);
+    EXPECT_NEAR(e.lambda[1], m2 * g / 2, 1e-9);
+    // One freedom left: K on the loop's tangent (1, 0, r) / |..| is V''(q1) / (1 + r²).
+    ASSERT_EQ(e.stiffness_eigenvalues.size(), 1);
+    const double curvature = -g * r * (m1 + m2) / 2 * std::sin(q1);
+    EXPECT_NEAR(e.stiffness_eigenvalues[0], curvature / (1 + r * r), 1e-8);
+    EXPECT_EQ(e.stable, q1 < 0);
+    stable += e.stable ? 1 : 0;
+  }
+  EXPECT_EQ(stable, 2);
+}
+
+TEST(Statics, ConstraintsAreSatisfiedAtEveryEquilibriumOfTheCli) {
+  const auto r = test_support::run_cli("statics " + std::string(APPELL_EXAMPLES_DIR) +
+                                       "/slider_crank.yaml --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"lambda\":["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"stable\":true"), std::string::npos) << r.out;
 }
 
 TEST(Statics, NoEquilibriumIsAComputationError) {

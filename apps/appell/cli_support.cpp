@@ -47,7 +47,7 @@ void reject_constraints(const model::Model& model, const std::string& command) {
   if (model.constraints.empty()) return;
   throw model::ModelError(model.constraints.front().where,
                           "constraints are not supported by '" + command +
-                              "' yet (use derive, verify, eval or simulate)",
+                              "' yet (use derive, verify, eval, simulate or statics)",
                           model.constraints.front().name);
 }
 

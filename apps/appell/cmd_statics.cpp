@@ -21,7 +21,6 @@ struct StaticsCommandOptions {
 
 int run_statics(const StaticsCommandOptions& o) {
   auto model = io::read_model_file(o.model);
-  reject_constraints(*model, "statics");
   num::StaticsOptions options;
   options.values = parse_assignments(o.set);
   options.t = o.t;
@@ -61,9 +60,14 @@ int run_statics(const StaticsCommandOptions& o) {
     for (unsigned i = 0; i < forces.rows(); ++i)
       j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
     j["equilibria"] = nlohmann::ordered_json::array();
-    for (const auto& e : result.equilibria)
-      j["equilibria"].push_back(
-          {{"q", std::vector<double>(e.q.data(), e.q.data() + e.q.size())}, {"stable", e.stable}});
+    for (const auto& e : result.equilibria) {
+      nlohmann::ordered_json entry = {
+          {"q", std::vector<double>(e.q.data(), e.q.data() + e.q.size())}, {"stable", e.stable}};
+      // With holonomic constraints, their multipliers (as `eval` names them in its JSON).
+      if (e.lambda.size() > 0)
+        entry["lambda"] = std::vector<double>(e.lambda.data(), e.lambda.data() + e.lambda.size());
+      j["equilibria"].push_back(entry);
+    }
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -71,11 +75,24 @@ int run_statics(const StaticsCommandOptions& o) {
   for (unsigned i = 0; i < forces.rows(); ++i)
     std::cout << "  Q_" << model->coordinates[i].name << " = "
               << io::expression_text(forces(i, 0), context) << "\n";
-  std::cout << "\nequilibria (Q = 0), stability from the stiffness K = -dQ/dq:\n";
+  const bool constrained =
+      !result.equilibria.empty() && result.equilibria.front().lambda.size() > 0;
+  if (constrained)
+    std::cout << "\nequilibria (Q + Phi_q^T lambda = 0, phi = 0), stability from the stiffness "
+                 "K = -d(Q + Phi_q^T lambda)/dq on the motions the constraints allow:\n";
+  else
+    std::cout << "\nequilibria (Q = 0), stability from the stiffness K = -dQ/dq:\n";
   for (const auto& e : result.equilibria) {
     std::cout << "  q = [";
     for (Eigen::Index k = 0; k < e.q.size(); ++k) std::cout << (k ? ", " : "") << e.q[k];
-    std::cout << "]  " << (e.stable ? "stable" : "unstable")
+    std::cout << "]";
+    if (e.lambda.size() > 0) {
+      std::cout << "  lambda = [";
+      for (Eigen::Index k = 0; k < e.lambda.size(); ++k)
+        std::cout << (k ? ", " : "") << e.lambda[k];
+      std::cout << "]";
+    }
+    std::cout << "  " << (e.stable ? "stable" : "unstable")
               << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose() << ")\n";
   }
   return 0;
@@ -89,7 +106,8 @@ void add_statics_command(CLI::App& app, Commands& commands) {
       "statics", "generalized forces by virtual work, equilibria and their stability");
   s->add_option("MODEL", o->model, "model file (YAML)")->required();
   s->add_flag("--json", o->json,
-              "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\"}]}");
+              "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\"}]} "
+              "(and \"lambda\" with holonomic constraints)");
   s->add_option("--guess", o->guesses,
                 "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");

@@ -5,6 +5,8 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include <Eigen/LU>
+#include <Eigen/QR>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -19,20 +21,19 @@ namespace appell::num {
 
 namespace {
 
-// Q(q) and ∂Q/∂q compiled once: variables are q, then t and the parameters and other symbols.
+// The residual R(z) of the unknowns z = (q, λ) and its Jacobian ∂R/∂z compiled once: variables
+// are z, then t and the parameters and other symbols. Without constraints R = Q and z = q.
 class CompiledStatics {
  public:
-  CompiledStatics(const model::Model& m, const GiNaC::matrix& q_forces, sym::Differentiator& d,
+  CompiledStatics(const model::Model& m, const GiNaC::exvector& residuals,
+                  const std::vector<GiNaC::symbol>& unknowns, sym::Differentiator& d,
                   const StaticsOptions& o)
-      : n_(m.dof()) {
-    GiNaC::exvector outputs;
-    for (std::size_t j = 0; j < n_; ++j) outputs.push_back(q_forces(j, 0));
+      : n_(unknowns.size()) {
+    GiNaC::exvector outputs = residuals;
     for (std::size_t j = 0; j < n_; ++j)
-      for (std::size_t k = 0; k < n_; ++k)
-        outputs.push_back(d.partial(q_forces(j, 0), m.coordinate_symbol(k)));
+      for (std::size_t k = 0; k < n_; ++k) outputs.push_back(d.partial(residuals[j], unknowns[k]));
 
-    std::vector<GiNaC::symbol> variables;
-    for (std::size_t j = 0; j < n_; ++j) variables.push_back(m.coordinate_symbol(j));
+    std::vector<GiNaC::symbol> variables = unknowns;
     variables.push_back(m.time_functions->time());
     values_.assign(n_, 0.0);
     values_.push_back(o.t);
@@ -169,37 +170,59 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   }
   result.generalized_forces = sym::substitute(principles::generalized_forces(kin), rest);
 
-  CompiledStatics compiled(m, result.generalized_forces, d, options);
-  const auto n = static_cast<Eigen::Index>(m.dof());
+  // Unknowns q, then one multiplier per holonomic constraint; residuals Q + Φ_qᵀλ, then φ.
+  const std::size_t n = m.dof();
+  std::vector<GiNaC::symbol> unknowns;
+  for (std::size_t j = 0; j < n; ++j) unknowns.push_back(m.coordinate_symbol(j));
+  GiNaC::exvector residuals;
+  for (std::size_t j = 0; j < n; ++j) residuals.push_back(result.generalized_forces(j, 0));
+  for (const auto& c : m.constraints) {
+    if (c.kind != model::Constraint::Kind::Holonomic) continue;
+    const GiNaC::symbol lambda("lambda_" + c.name);
+    unknowns.push_back(lambda);
+    for (std::size_t j = 0; j < n; ++j)
+      residuals[j] += lambda * d.partial(c.expression, m.coordinate_symbol(j));
+    residuals.push_back(c.expression);
+  }
+  const std::size_t size = unknowns.size();
+  const auto N = static_cast<Eigen::Index>(size), nq = static_cast<Eigen::Index>(n);
+
+  CompiledStatics compiled(m, residuals, unknowns, d, options);
   std::vector<Eigen::VectorXd> starts;
-  Eigen::VectorXd initial(n);
-  for (Eigen::Index j = 0; j < n; ++j)
+  auto with_multipliers = [&](const Eigen::VectorXd& q) {
+    Eigen::VectorXd z = Eigen::VectorXd::Zero(N);
+    z.head(nq) = q;
+    return z;
+  };
+  Eigen::VectorXd initial(nq);
+  for (Eigen::Index j = 0; j < nq; ++j)
     initial[j] = m.coordinates[static_cast<std::size_t>(j)].initial;
-  starts.push_back(initial);
-  for (const auto& g : options.guesses) starts.push_back(g);
+  starts.push_back(with_multipliers(initial));
+  for (const auto& g : options.guesses) starts.push_back(with_multipliers(g));
   std::mt19937 rng(1234);
   std::uniform_real_distribution<double> angle(-M_PI, M_PI);
   for (int k = 0; k < options.random_starts; ++k) {
-    Eigen::VectorXd s(n);
-    for (Eigen::Index j = 0; j < n; ++j) s[j] = angle(rng);
-    starts.push_back(s);
+    Eigen::VectorXd s(nq);
+    for (Eigen::Index j = 0; j < nq; ++j) s[j] = angle(rng);
+    starts.push_back(with_multipliers(s));
   }
 
-  // Angle-like coordinates: Q is 2π-periodic in them (checked at the initial values and at a
-  // second point), so equilibria a turn apart are one equilibrium, reported in [−π, π).
-  std::vector<bool> periodic(static_cast<std::size_t>(n), false);
-  auto forces_at = [&](const Eigen::VectorXd& q) {
-    compiled.evaluate(q.data());
-    Eigen::VectorXd f(n);
-    for (Eigen::Index j = 0; j < n; ++j) f[j] = compiled.force(static_cast<std::size_t>(j));
+  // Angle-like coordinates: Q (and φ) are 2π-periodic in them (checked at the initial values and
+  // at a second point), so equilibria a turn apart are one equilibrium, reported in [−π, π).
+  std::vector<bool> periodic(n, false);
+  auto residual_at = [&](const Eigen::VectorXd& q) {
+    const Eigen::VectorXd z = with_multipliers(q);
+    compiled.evaluate(z.data());
+    Eigen::VectorXd f(N);
+    for (Eigen::Index j = 0; j < N; ++j) f[j] = compiled.force(static_cast<std::size_t>(j));
     return f;
   };
-  for (Eigen::Index j = 0; j < n; ++j) {
+  for (Eigen::Index j = 0; j < nq; ++j) {
     bool same = true;
     for (const Eigen::VectorXd& base : {initial, Eigen::VectorXd(initial.array() + 0.7311)}) {
       Eigen::VectorXd turned = base;
       turned[j] += 2 * M_PI;
-      const Eigen::VectorXd a = forces_at(base), b = forces_at(turned);
+      const Eigen::VectorXd a = residual_at(base), b = residual_at(turned);
       same = same && (a - b).cwiseAbs().maxCoeff() <= 1e-9 * std::max(1.0, a.cwiseAbs().maxCoeff());
     }
     periodic[static_cast<std::size_t>(j)] = same;
@@ -207,25 +230,26 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
 
   result.best_residual = std::numeric_limits<double>::infinity();
   for (const auto& start : starts) {
-    Eigen::VectorXd q = newton(compiled, start, options.tolerance);
-    for (Eigen::Index j = 0; j < n; ++j)
+    Eigen::VectorXd z = newton(compiled, start, options.tolerance);
+    for (Eigen::Index j = 0; j < nq; ++j)
       if (periodic[static_cast<std::size_t>(j)])
-        q[j] -= 2 * M_PI * std::floor((q[j] + M_PI) / (2 * M_PI) + 1e-12);
-    compiled.evaluate(q.data());
-    Eigen::VectorXd forces(n);
-    Eigen::MatrixXd stiffness(n, n);
-    for (Eigen::Index j = 0; j < n; ++j) {
+        z[j] -= 2 * M_PI * std::floor((z[j] + M_PI) / (2 * M_PI) + 1e-12);
+    compiled.evaluate(z.data());
+    Eigen::VectorXd forces(N);
+    Eigen::MatrixXd jacobian(N, N);
+    for (Eigen::Index j = 0; j < N; ++j) {
       forces[j] = compiled.force(static_cast<std::size_t>(j));
-      for (Eigen::Index k = 0; k < n; ++k)
-        stiffness(j, k) =
-            -compiled.jacobian(static_cast<std::size_t>(j), static_cast<std::size_t>(k));
+      for (Eigen::Index k = 0; k < N; ++k)
+        jacobian(j, k) =
+            compiled.jacobian(static_cast<std::size_t>(j), static_cast<std::size_t>(k));
     }
     const double residual = forces.cwiseAbs().maxCoeff();
     if (std::isfinite(residual)) result.best_residual = std::min(result.best_residual, residual);
     if (!(residual <= options.tolerance)) continue;
+    const Eigen::VectorXd q = z.head(nq);
     auto distance = [&](const Eigen::VectorXd& a) {
       double worst = 0;
-      for (Eigen::Index j = 0; j < n; ++j) {
+      for (Eigen::Index j = 0; j < nq; ++j) {
         double d = std::abs(a[j] - q[j]);
         if (periodic[static_cast<std::size_t>(j)]) d = std::min(d, std::abs(2 * M_PI - d));
         worst = std::max(worst, d);
@@ -237,18 +261,37 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     if (seen) continue;
     Equilibrium e;
     e.q = q;
+    e.lambda = z.tail(N - nq);
     e.residual = residual;
-    const Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
+    const Eigen::MatrixXd stiffness = -jacobian.topLeftCorner(nq, nq);
+    Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
+    if (N > nq) {
+      // The motions the constraints allow: an orthonormal basis of the null space of Φ_q.
+      const Eigen::MatrixXd phi_q = jacobian.bottomLeftCorner(N - nq, nq);
+      Eigen::FullPivLU<Eigen::MatrixXd> lu(phi_q);
+      const Eigen::MatrixXd kernel =
+          lu.dimensionOfKernel() > 0 ? Eigen::MatrixXd(lu.kernel()) : Eigen::MatrixXd(nq, 0);
+      Eigen::MatrixXd basis = kernel;
+      if (kernel.cols() > 0)
+        basis = Eigen::HouseholderQR<Eigen::MatrixXd>(kernel).householderQ() *
+                Eigen::MatrixXd::Identity(nq, kernel.cols());
+      symmetric = basis.transpose() * symmetric * basis;
+    }
     e.stiffness_eigenvalues =
-        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric).eigenvalues();
-    e.stable =
-        e.stiffness_eigenvalues.minCoeff() > 1e-9 * std::max(1.0, symmetric.cwiseAbs().maxCoeff());
+        symmetric.size() > 0
+            ? Eigen::VectorXd(
+                  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric).eigenvalues())
+            : Eigen::VectorXd();
+    // No freedom left (as many independent constraints as coordinates): nothing can move.
+    e.stable = symmetric.size() == 0 || e.stiffness_eigenvalues.minCoeff() >
+                                            1e-9 * std::max(1.0, stiffness.cwiseAbs().maxCoeff());
     result.equilibria.push_back(std::move(e));
   }
   if (result.equilibria.empty()) {
     std::ostringstream s;
     s << "no equilibrium found from " << starts.size()
       << " starting points; smallest max |Q_j| reached: " << result.best_residual;
+    if (N > nq) s << " (constraints included)";
     throw model::ComputationError(s.str());
   }
   return result;

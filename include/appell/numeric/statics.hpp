@@ -3,6 +3,12 @@
 // solved with SUNDIALS KINSOL: Newton with line search on the compiled Q and its Jacobian) and
 // the stability of each: stable when the stiffness K = −∂Q/∂q (the Hessian of V when the forces
 // have a potential) is positive definite.
+//
+// With holonomic constraints φ(q, t) = 0 the equilibria solve Q + Φ_qᵀλ = 0, φ = 0 for q and the
+// multipliers λ together (Lagrange's statics with multipliers), and stability is judged on the
+// motions the constraints allow: the stiffness −∂(Q + Φ_qᵀλ)/∂q restricted to the null space of
+// Φ_q (positive definite there: stable). Nonholonomic constraints, linear in q̇, do not restrict
+// positions and play no part at rest.
 #pragma once
 
 #include <ginac/ginac.h>
@@ -29,9 +35,13 @@ struct StaticsOptions {
 
 struct Equilibrium {
   Eigen::VectorXd q;
+  /// The multipliers of the holonomic constraints, in the model's order (empty without).
+  Eigen::VectorXd lambda;
   bool stable = false;
-  Eigen::VectorXd stiffness_eigenvalues;  // of the symmetric part of K = −∂Q/∂q, ascending
-  double residual = 0.0;                  // max |Q_j| at q
+  /// Of the symmetric part of K = −∂Q/∂q, ascending; with constraints, of K restricted to the
+  /// motions they allow (an orthonormal basis of the null space of Φ_q).
+  Eigen::VectorXd stiffness_eigenvalues;
+  double residual = 0.0;  // max |Q_j + (Φ_qᵀλ)_j| and |φ_i| at q
 };
 
 struct StaticsResult {
