@@ -196,6 +196,28 @@ TEST(ConstrainedSimulation, SliderCrankKeepsItsLoopAndItsEnergy) {
   EXPECT_LT(lowest, run.q[0][0] - 1.0);
 }
 
+TEST(ConstrainedSimulation, ConstraintsThatNoPositionMeetsAreAFailedComputation) {
+  // x² + y² + L² = 0 has no real solution: Gauss–Newton cannot reach it, and appell says so
+  // (exit 1 from the CLI) before integrating anything.
+  std::string yaml = kCartesianPendulum;
+  yaml.replace(yaml.find("x*x + y*y - L*L"), 15, "x*x + y*y + L*L");
+  const auto model = io::parse_model(yaml, "unreachable.yaml");
+  try {
+    simulate(model, tight(1));
+    FAIL() << "expected a ComputationError";
+  } catch (const model::ComputationError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be brought onto the constraints"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string path = testing::TempDir() + "unreachable.yaml";
+  std::ofstream(path) << yaml;
+  const auto r = test_support::run_cli("simulate " + path + " --t-end 1 --out " +
+                                       testing::TempDir() + "unreachable.csv");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("cannot be brought onto the constraints"), std::string::npos) << r.out;
+}
+
 TEST(ConstrainedSimulation, AdamsIsRefusedWithConstraints) {
   auto options = tight(1);
   options.integrator = num::Integrator::Adams;

@@ -14,6 +14,7 @@
 
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
+#include "cost_json.hpp"
 
 namespace appell::io {
 
@@ -697,13 +698,7 @@ std::string write_json(const principles::Equations& equations) {
   }
   json["simplified"] = equations.simplified;
 
-  const auto& cost = equations.cost;
-  json["cost"] = {{"differentiations", cost.differentiations},
-                  {"derivative_nodes", cost.derivative_nodes},
-                  {"size_before", cost.size_before},
-                  {"size_after", cost.size_after},
-                  {"seconds", cost.seconds},
-                  {"simplify_seconds", cost.simplify_seconds}};
+  json["cost"] = detail::cost_json(equations.cost);
   return json.dump(2);
 }
 

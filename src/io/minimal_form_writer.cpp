@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "appell/io/equation_writer.hpp"
+#include "cost_json.hpp"
 
 namespace appell::io {
 
@@ -142,13 +143,7 @@ std::string write_json(const principles::MinimalEquations& eq) {
   json["mass_matrix"] = mass;
   json["forcing"] = forcing;
   json["simplified"] = eq.simplified;
-  const auto& cost = eq.cost;
-  json["cost"] = {{"differentiations", cost.differentiations},
-                  {"derivative_nodes", cost.derivative_nodes},
-                  {"size_before", cost.size_before},
-                  {"size_after", cost.size_after},
-                  {"seconds", cost.seconds},
-                  {"simplify_seconds", cost.simplify_seconds}};
+  json["cost"] = detail::cost_json(eq.cost);
   return json.dump(2);
 }
 

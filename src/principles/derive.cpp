@@ -10,6 +10,7 @@
 #include "appell/principles/nielsen.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/readable.hpp"
+#include "readable_step.hpp"
 
 namespace appell::principles {
 
@@ -88,15 +89,6 @@ GiNaC::exvector readable_entries(const model::Model& m, const GiNaC::exvector& e
   return simplified;
 }
 
-Equations simplify(const Equations& equations) {
-  const auto start = std::chrono::steady_clock::now();
-  Equations result = equations;
-  result.set_entries(readable_entries(*equations.model, equations.entries()));
-  result.simplified = true;
-  result.cost.size_after = sym::dag_size(result.entries());
-  result.cost.simplify_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
-}
+Equations simplify(const Equations& equations) { return detail::made_readable(equations); }
 
 }  // namespace appell::principles

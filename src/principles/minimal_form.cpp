@@ -9,6 +9,7 @@
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/readable.hpp"
+#include "readable_step.hpp"
 
 namespace appell::principles {
 
@@ -157,14 +158,7 @@ MinimalEquations minimal_form(std::shared_ptr<const model::Model> model) {
 }
 
 MinimalEquations simplify(const MinimalEquations& equations) {
-  const auto start = std::chrono::steady_clock::now();
-  MinimalEquations result = equations;
-  result.set_entries(readable_entries(*equations.model, equations.entries()));
-  result.simplified = true;
-  result.cost.size_after = sym::dag_size(result.entries());
-  result.cost.simplify_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return detail::made_readable(equations);
 }
 
 }  // namespace appell::principles
