@@ -8,8 +8,8 @@
 #include <numbers>
 #include <string>
 
-#include "appell/io/expression_parser.hpp"
 #include "appell/io/model_reader.hpp"
+#include "appell/model/expression_parser.hpp"
 #include "appell/sym/differentiator.hpp"
 
 namespace {
@@ -46,7 +46,7 @@ void expect_model_error(const std::string& yaml, int line, int column, const std
 /// s = omega*t and input u.
 struct ScopeFixture {
   std::shared_ptr<sym::TimeFunctions> functions = std::make_shared<sym::TimeFunctions>();
-  io::ExpressionScope scope{functions};
+  model::ExpressionScope scope{functions};
   GiNaC::symbol a{"a"}, b{"b"}, omega{"omega"};
 
   ScopeFixture() {
@@ -60,8 +60,9 @@ struct ScopeFixture {
     scope.add_input("u");
   }
 
-  ex parse(const std::string& text, io::Dependence allowed = io::Dependence::Anything) {
-    return io::parse_expression(text, scope, io::locate_on_one_line({"e.yaml", 3, 10}), allowed);
+  ex parse(const std::string& text, model::Dependence allowed = model::Dependence::Anything) {
+    return model::parse_expression(text, scope, model::locate_on_one_line({"e.yaml", 3, 10}),
+                                   allowed);
   }
   GiNaC::symbol q(int order = 0) { return functions->derivative("q", order); }
 };
@@ -154,21 +155,21 @@ TEST(ExpressionParser, FunctionMisuse) {
 
 TEST(ExpressionParser, WhatAnExpressionMayDependOn) {
   ScopeFixture f;
-  EXPECT_TRUE(same(f.parse("a*pi", io::Dependence::Parameters), f.a * GiNaC::Pi));
-  expect_error([&] { f.parse("a*t", io::Dependence::Parameters); }, 3, 12, "t",
+  EXPECT_TRUE(same(f.parse("a*pi", model::Dependence::Parameters), f.a * GiNaC::Pi));
+  expect_error([&] { f.parse("a*t", model::Dependence::Parameters); }, 3, 12, "t",
                "only numbers and parameters");
-  expect_error([&] { f.parse("a + q", io::Dependence::TimeAndParameters); }, 3, 14, "q",
+  expect_error([&] { f.parse("a + q", model::Dependence::TimeAndParameters); }, 3, 14, "q",
                "only numbers, parameters and t");
-  expect_error([&] { f.parse("dot(p)", io::Dependence::TimeAndParameters); }, 3, 10, "dot",
+  expect_error([&] { f.parse("dot(p)", model::Dependence::TimeAndParameters); }, 3, 10, "dot",
                "only numbers, parameters and t");
-  EXPECT_TRUE(
-      same(f.parse("omega*t", io::Dependence::TimeAndParameters), f.omega * f.functions->time()));
+  EXPECT_TRUE(same(f.parse("omega*t", model::Dependence::TimeAndParameters),
+                   f.omega * f.functions->time()));
 }
 
 TEST(ExpressionParser, RotationProducts) {
   ScopeFixture f;
-  const auto locate = io::locate_on_one_line({"e.yaml", 1, 1});
-  const auto factors = io::parse_rotation("rot_z(q) * rot_x(r)*rot_y(2*a)", f.scope, locate);
+  const auto locate = model::locate_on_one_line({"e.yaml", 1, 1});
+  const auto factors = model::parse_rotation("rot_z(q) * rot_x(r)*rot_y(2*a)", f.scope, locate);
   ASSERT_EQ(factors.size(), 3u);
   const model::Vector3 z{0, 0, 1}, x{1, 0, 0}, y{0, 1, 0};
   const model::Vector3* axes[] = {&z, &x, &y};
@@ -180,37 +181,37 @@ TEST(ExpressionParser, RotationProducts) {
   }
 
   // rot(ax, ay, az, a) normalises its axis.
-  const auto general = io::parse_rotation("rot(1, 1, 0, q)", f.scope, locate);
+  const auto general = model::parse_rotation("rot(1, 1, 0, q)", f.scope, locate);
   ASSERT_EQ(general.size(), 1u);
   EXPECT_TRUE(same(general[0].axis[0], 1 / GiNaC::sqrt(ex(2))));
   EXPECT_TRUE(same(general[0].axis[1], 1 / GiNaC::sqrt(ex(2))));
   EXPECT_TRUE(general[0].axis[2].is_zero());
   EXPECT_TRUE(general[0].angle.is_equal(f.q()));
-  const auto unit = io::parse_rotation("rot(0, 0, -1, q)", f.scope, locate);
+  const auto unit = model::parse_rotation("rot(0, 0, -1, q)", f.scope, locate);
   EXPECT_TRUE(unit[0].axis[2].is_equal(-1));
 
-  expect_error([&] { io::parse_rotation("rot(0, 0, 0, q)", f.scope, locate); }, 1, 1, "rot",
+  expect_error([&] { model::parse_rotation("rot(0, 0, 0, q)", f.scope, locate); }, 1, 1, "rot",
                "axis must not be zero");
-  expect_error([&] { io::parse_rotation("rot(q, 0, 1, q)", f.scope, locate); }, 1, 5, "q",
+  expect_error([&] { model::parse_rotation("rot(q, 0, 1, q)", f.scope, locate); }, 1, 5, "q",
                "only numbers and parameters");
-  expect_error([&] { io::parse_rotation("rot_z(q)*sin(r)", f.scope, locate); }, 1, 10, "sin",
+  expect_error([&] { model::parse_rotation("rot_z(q)*sin(r)", f.scope, locate); }, 1, 10, "sin",
                "a rotation is rot_x(a)");
-  expect_error([&] { io::parse_rotation("rot_z(q, r)", f.scope, locate); }, 1, 1, "rot_z",
+  expect_error([&] { model::parse_rotation("rot_z(q, r)", f.scope, locate); }, 1, 1, "rot_z",
                "takes 1 argument");
-  expect_error([&] { io::parse_rotation("rot_z(q)*", f.scope, locate); }, 1, 10, "",
+  expect_error([&] { model::parse_rotation("rot_z(q)*", f.scope, locate); }, 1, 10, "",
                "rotation ends too early");
 }
 
 TEST(ExpressionParser, NamesAndReservedWords) {
-  EXPECT_TRUE(io::is_valid_name("M_S"));
-  EXPECT_TRUE(io::is_valid_name("q12"));
-  EXPECT_FALSE(io::is_valid_name("_q"));
-  EXPECT_FALSE(io::is_valid_name("1q"));
-  EXPECT_FALSE(io::is_valid_name("q-1"));
+  EXPECT_TRUE(model::is_valid_name("M_S"));
+  EXPECT_TRUE(model::is_valid_name("q12"));
+  EXPECT_FALSE(model::is_valid_name("_q"));
+  EXPECT_FALSE(model::is_valid_name("1q"));
+  EXPECT_FALSE(model::is_valid_name("q-1"));
   for (const char* reserved :
        {"t", "pi", "world", "sin", "atan2", "abs", "dot", "ddot", "rot", "rot_x", "rot_y", "rot_z"})
-    EXPECT_TRUE(io::is_reserved_name(reserved)) << reserved;
-  EXPECT_FALSE(io::is_reserved_name("theta"));
+    EXPECT_TRUE(model::is_reserved_name(reserved)) << reserved;
+  EXPECT_FALSE(model::is_reserved_name("theta"));
 }
 
 // -- models -------------------------------------------------------------------------------------

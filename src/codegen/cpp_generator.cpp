@@ -10,15 +10,17 @@
 #include <stdexcept>
 
 #include "appell/model/source_location.hpp"
-#include "appell/numeric/tape.hpp"
+#include "appell/model/values.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/tape.hpp"
 #include "appell/sym/time_functions.hpp"
 
 namespace appell::codegen {
 
 namespace {
 
-using Op = num::Tape::Op;
-using Instruction = num::Tape::Instruction;
+using Op = sym::Tape::Op;
+using Instruction = sym::Tape::Instruction;
 
 // ---- identifiers --------------------------------------------------------------------------
 
@@ -136,11 +138,14 @@ struct Plan {
   std::vector<GeneratedField> parameters;
   std::vector<InputCandidate> input_candidates;  // every known derivative order of every input
   std::vector<std::string> parameter_notes;      // per parameter: how the model defines it
-  std::optional<num::Tape> tape;                 // built once the variables are known
+  std::optional<sym::Tape> tape;                 // built once the variables are known
 };
 
-Plan make_plan(const principles::Equations& eq, const std::map<std::string, double>& values) {
+Plan make_plan(const principles::Equations& eq, const model::Values& values) {
   const model::Model& m = *eq.model;
+  // Throws ModelError naming a name that is neither a parameter nor an input (nor a derivative
+  // of one), or a bad number.
+  const model::BoundValues bound = model::bind(m, values);
   Plan plan;
   plan.n = eq.dof();
   auto add = [&](const GiNaC::symbol& s, Argument a, std::string reference, int field = -1) {
@@ -153,35 +158,33 @@ Plan make_plan(const principles::Equations& eq, const std::map<std::string, doub
     add(m.coordinate_symbol(j, 1), Argument::Qd, "qd[" + std::to_string(j) + "]");
 
   // Inputs and unspecified prescribed functions: every derivative order that exists is a
-  // candidate member; the ones the equations use (or order 0) become members.
+  // candidate member; the ones the equations use (or order 0) become members. A function driven
+  // by an expression of t is no member: the expression is generated instead.
   std::vector<std::string> functions;
   for (const auto& in : m.inputs) functions.push_back(in.name);
   for (const auto& p : m.prescribed)
     if (!p.expression) functions.push_back(p.name);
   std::vector<GiNaC::symbol> input_symbols;
-  std::set<std::string> input_names;
   for (const auto& name : functions) {
+    if (values.driven().count(name)) continue;
     for (int order = 0;; ++order) {
       const auto symbol = m.time_functions->find_derivative(name, order);
       if (!symbol) break;
       const std::string text = sym::TimeFunctions::text_name(name, order);
-      input_names.insert(text);
-      const double value = values.count(text) ? values.at(text) : 0.0;
+      const auto given = bound.numbers.find(*symbol);
+      const double value = given == bound.numbers.end()
+                               ? 0.0
+                               : GiNaC::ex_to<GiNaC::numeric>(given->second).to_double();
       plan.input_candidates.push_back(
           {GeneratedField{text, derivative_identifier(name, order), value}, order});
       input_symbols.push_back(*symbol);
     }
   }
 
-  std::map<std::string, double> parameter_overrides;
-  for (const auto& [name, v] : values)
-    if (!input_names.count(name)) parameter_overrides[name] = v;
-  // Throws ModelError naming a name that is neither a parameter nor an input.
-  const auto defaults = m.parameter_values(parameter_overrides);
   std::set<std::string> taken;
   for (const auto& p : m.parameters) {
     const std::string cpp = claim_identifier(p.name, taken);
-    plan.parameters.push_back(GeneratedField{p.name, cpp, defaults.at(p.name)});
+    plan.parameters.push_back(GeneratedField{p.name, cpp, bound.parameters.at(p.name)});
     std::ostringstream note;
     if (!GiNaC::is_a<GiNaC::numeric>(p.default_value))
       note << p.name << " = " << p.default_value
@@ -196,7 +199,10 @@ Plan make_plan(const principles::Equations& eq, const std::map<std::string, doub
 
   std::vector<GiNaC::symbol> symbols;
   for (const auto& v : plan.variables) symbols.push_back(v.symbol);
-  plan.tape.emplace(eq.entries(), symbols);
+  GiNaC::exvector entries = eq.entries();
+  if (!bound.driven.empty())
+    for (auto& e : entries) e = sym::substitute(e, bound.driven);
+  plan.tape.emplace(entries, symbols);
   return plan;
 }
 
@@ -233,7 +239,7 @@ std::vector<GeneratedField> claim_input_fields(Plan& plan) {
 // is generated and mirrored. Every principle appell implements gives a symmetric M; the check
 // keeps a future non-symmetric one correct.
 bool mass_matrix_is_symmetric(const Plan& plan) {
-  const num::Tape& tape = *plan.tape;
+  const sym::Tape& tape = *plan.tape;
   const std::size_t n = plan.n;
   std::vector<double> variables(plan.variables.size()), outputs(tape.output_count()), work;
   for (int state = 0; state < 2; ++state) {
@@ -526,7 +532,7 @@ std::string default_namespace(const std::string& model_name) {
 }
 
 GeneratedLayout generated_layout(const principles::Equations& equations,
-                                 const std::map<std::string, double>& values) {
+                                 const model::Values& values) {
   Plan plan = make_plan(equations, values);
   return GeneratedLayout{plan.parameters, claim_input_fields(plan)};
 }
@@ -542,7 +548,7 @@ std::string generate_cpp_header(const principles::Equations& eq, const CodegenOp
 
   Plan plan = make_plan(eq, options.values);
   const std::vector<GeneratedField> inputs = claim_input_fields(plan);
-  const num::Tape& tape = *plan.tape;
+  const sym::Tape& tape = *plan.tape;
   const std::size_t n = plan.n;
   const auto& slots = tape.output_slots();
 

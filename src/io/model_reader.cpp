@@ -14,16 +14,18 @@
 #include <utility>
 #include <vector>
 
-#include "appell/io/expression_parser.hpp"
-#include "appell/sym/dag.hpp"
+#include "appell/model/builder.hpp"
+#include "appell/model/expression_parser.hpp"
 
 namespace appell::io {
 
 namespace {
 
 using GiNaC::ex;
+using model::locate_on_one_line;
 using model::ModelError;
 using model::SourceLocation;
+using model::TextLocator;
 
 // ---------------------------------------------------------------------------------------------
 // Where things are in the file
@@ -133,18 +135,13 @@ std::string join_alternatives(const std::vector<std::string>& words) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The reader
-
-constexpr double kRotationTolerance = 1e-9;
+// The reader: the YAML's shapes and keys are checked here, everything the values mean by the
+// builder (model::ModelBuilder), which is given each value with the place it was written.
 
 class ModelReader {
  public:
   ModelReader(const std::string& text, const std::string& source_name)
-      : source_(text, source_name),
-        model_(std::make_shared<model::Model>()),
-        scope_(model_->time_functions) {
-    model_->source = source_name;
-  }
+      : source_(text, source_name) {}
 
   std::shared_ptr<const model::Model> read() {
     YAML::Node root;
@@ -162,29 +159,30 @@ class ModelReader {
                      {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
                       "frames", "bodies", "particles", "gravity", "loads", "constraints",
                       "relative_to", "flexible", "independent"});
-    model_->name = text(top.require("name"));
+    model::ModelBuilder builder(text(top.require("name")), source_.file());
     if (auto description = top.find("description"))
-      if (!description->node.IsNull()) model_->description = text(*description);
+      if (!description->node.IsNull()) builder.description(text(*description));
 
     const Sections sections = collect_sections(top);
-    check_names(sections);
+    declare_names(builder, sections);
 
-    read_parameters(sections.parameters);
-    read_coordinates(sections.coordinates, top.require("coordinates"),
-                     top.find("flexible").has_value());
-    read_inputs(sections.inputs);
-    read_prescribed(sections.prescribed);
-    read_frames(sections.frames);
-    if (auto carrier = top.find("relative_to")) read_carrier(*carrier);
-    read_bodies(sections.bodies);
-    read_particles(sections.particles);
-    if (auto gravity = top.find("gravity"))
-      model_->gravity = vector3(*gravity, Dependence::TimeAndParameters);
-    if (auto loads = top.find("loads")) read_loads(*loads);
-    if (auto constraints = top.find("constraints")) read_constraints(*constraints);
-    if (auto independent = top.find("independent")) read_independent(*independent);
-    if (auto flexible = top.find("flexible")) read_flexible_bodies(*flexible);
-    return model_;
+    for (const auto& p : sections.parameters) builder.parameter(name(p), expr(p.value));
+    builder.coordinates_at(top.require("coordinates").where);
+    for (const auto& c : sections.coordinates) read_coordinate(builder, c);
+    for (const auto& i : sections.inputs) builder.input(name(i));
+    for (const auto& p : sections.prescribed)
+      builder.prescribed(name(p),
+                         p.value.node.IsNull() ? std::nullopt : std::optional(expr(p.value)));
+    for (const auto& f : sections.frames) read_frame(builder, f);
+    if (auto carrier = top.find("relative_to")) builder.relative_to(name(*carrier));
+    for (const auto& b : sections.bodies) read_body(builder, b);
+    for (const auto& p : sections.particles) read_particle(builder, p);
+    if (auto gravity = top.find("gravity")) builder.gravity(expr3(*gravity));
+    if (auto loads = top.find("loads")) read_loads(builder, *loads);
+    if (auto constraints = top.find("constraints")) read_constraints(builder, *constraints);
+    if (auto independent = top.find("independent")) read_independent(builder, *independent);
+    if (auto flexible = top.find("flexible")) read_flexible_bodies(builder, *flexible);
+    return builder.build();
   }
 
  private:
@@ -234,17 +232,12 @@ class ModelReader {
   class Fields {
    public:
     Fields(const ModelReader& reader, const Item& map, const std::string& what,
-           const std::vector<std::string>& allowed,
-           const std::vector<std::string>& not_supported_yet = {})
+           const std::vector<std::string>& allowed)
         : map_(map), entries_(reader.entries(map, "keys for " + what)) {
-      for (const auto& e : entries_) {
-        if (std::find(not_supported_yet.begin(), not_supported_yet.end(), e.key) !=
-            not_supported_yet.end())
-          fail(e.key_where, "not supported yet", e.key);
+      for (const auto& e : entries_)
         if (std::find(allowed.begin(), allowed.end(), e.key) == allowed.end())
           fail(e.key_where, "unknown key in " + what + "; expected " + join_alternatives(allowed),
                e.key);
-      }
     }
 
     std::optional<Item> find(const std::string& key) const {
@@ -273,56 +266,34 @@ class ModelReader {
     return value.node.Scalar();
   }
 
-  // -- expressions ----------------------------------------------------------------------------
+  // -- values for the builder, with where they were written -----------------------------------
 
-  ex expression(const Item& value, Dependence allowed) {
+  model::Expr expr(const Item& value) const {
     const std::string written = text(value);
-    return parse_expression(written, scope_, source_.locator(value.node), allowed);
+    return model::Expr(written).at({value.where, source_.locator(value.node)});
   }
 
-  /// An expression of parameters evaluated at the parameters' defaults; nullopt if that is not
-  /// a real number (or has no value at all, like 1/(a - 1) for a = 1).
-  std::optional<double> at_defaults(const ex& e) const {
-    try {
-      const ex value = GiNaC::evalf(sym::substitute(e, defaults_));
-      if (GiNaC::is_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real())
-        return GiNaC::ex_to<GiNaC::numeric>(value).to_double();
-    } catch (const std::exception&) {
-      // GiNaC's pole and division errors: no value, reported by the caller at its place.
-    }
-    return std::nullopt;
-  }
-
-  /// A value that must be a number (parameters allowed, at their default values).
-  double number(const Item& value) {
-    const auto number = at_defaults(expression(value, Dependence::Parameters));
-    if (!number) fail(value.where, "expected a real number", value.key);
-    return *number;
-  }
-
-  model::Vector3 vector3(const Item& value, Dependence allowed) {
+  model::Expr3 expr3(const Item& value) const {
     if (!value.node.IsSequence() || value.node.size() != 3)
       fail(value.where, "expected a vector of 3 components [x, y, z]", value.key);
-    model::Vector3 v;
-    std::size_t k = 0;
-    for (const auto& component : list(value, "components")) v[k++] = expression(component, allowed);
-    return v;
+    const auto components = list(value, "components");
+    return {expr(components[0]), expr(components[1]), expr(components[2])};
   }
 
   /// A 3x3 matrix written as a list of three rows, or nullopt if `value` does not have that shape.
-  std::optional<GiNaC::matrix> matrix3(const Item& value, Dependence allowed) {
+  std::optional<std::array<model::Expr3, 3>> matrix3(const Item& value) const {
     if (!value.node.IsSequence() || value.node.size() != 3) return std::nullopt;
     for (const auto& row : value.node)
       if (!row.IsSequence() || row.size() != 3) return std::nullopt;
-    GiNaC::matrix m(3, 3);
-    unsigned i = 0;
+    std::vector<model::Expr3> rows;
     for (const auto& row : list(value, "rows")) {
-      unsigned j = 0;
-      for (const auto& entry : list(row, "entries")) m(i, j++) = expression(entry, allowed);
-      ++i;
+      const auto entries = list(row, "entries");
+      rows.push_back({expr(entries[0]), expr(entries[1]), expr(entries[2])});
     }
-    return m;
+    return std::array<model::Expr3, 3>{rows[0], rows[1], rows[2]};
   }
+
+  model::Name name(const Item& value) const { return model::Name(text(value), value.where); }
 
   // -- names ----------------------------------------------------------------------------------
 
@@ -332,6 +303,8 @@ class ModelReader {
     SourceLocation where;
     Item value;
   };
+
+  static model::Name name(const Definition& d) { return model::Name(d.name, d.where); }
 
   struct Sections {
     std::vector<Definition> parameters, coordinates, prescribed, inputs, frames, bodies, particles;
@@ -367,9 +340,8 @@ class ModelReader {
     return s;
   }
 
-  /// Valid, not reserved, and each defined once whatever its kind (so that `on: NAME` in a load
-  /// cannot be ambiguous). Checked in file order so that the second definition is reported.
-  void check_names(const Sections& s) const {
+  /// Every name of the file in file order, so that the second of two definitions is reported.
+  static void declare_names(model::ModelBuilder& builder, const Sections& s) {
     std::vector<const Definition*> all;
     for (const auto* section : {&s.parameters, &s.coordinates, &s.prescribed, &s.inputs, &s.frames,
                                 &s.bodies, &s.particles})
@@ -377,227 +349,64 @@ class ModelReader {
     std::stable_sort(all.begin(), all.end(), [](const Definition* a, const Definition* b) {
       return std::pair(a->where.line, a->where.column) < std::pair(b->where.line, b->where.column);
     });
-    std::map<std::string, SourceLocation> defined;
-    for (const auto* d : all) {
-      if (!is_valid_name(d->name))
-        fail(d->where, "invalid name: a letter followed by letters, digits or _", d->name);
-      if (is_reserved_name(d->name)) fail(d->where, "reserved name", d->name);
-      if (auto earlier = defined.find(d->name); earlier != defined.end())
-        fail(d->where,
-             "name already defined at line " + std::to_string(earlier->second.line) + ", column " +
-                 std::to_string(earlier->second.column),
-             d->name);
-      defined.emplace(d->name, d->where);
-    }
+    std::vector<model::Name> names;
+    for (const auto* d : all) names.push_back(name(*d));
+    builder.declare_names(names);
   }
 
   // -- sections -------------------------------------------------------------------------------
 
-  void read_parameters(const std::vector<Definition>& parameters) {
-    // In file order, each added after its value is read: a value may only use earlier ones.
-    for (const auto& p : parameters) {
-      const ex value = expression(p.value, Dependence::Parameters);
-      const auto number = at_defaults(value);
-      if (!number) fail(p.value.where, "parameter value is not a real number", p.name);
-      const GiNaC::symbol symbol(p.name, sym::latex_identifier(p.name));
-      model_->parameters.push_back(model::Parameter{p.name, symbol, value, p.where});
-      scope_.add_parameter(p.name, symbol);
-      defaults_[symbol] = *number;
+  void read_coordinate(model::ModelBuilder& builder, const Definition& c) const {
+    model::Expr initial = 0, velocity = 0;
+    if (c.value.node.IsMap()) {
+      const Fields fields(*this, c.value, "a coordinate", {"name", "initial", "velocity"});
+      if (auto i = fields.find("initial")) initial = expr(*i);
+      if (auto v = fields.find("velocity")) velocity = expr(*v);
     }
+    builder.coordinate(name(c), initial, velocity);
   }
 
-  // A model whose only moving parts are flexible bodies on prescribed frames needs no
-  // coordinate (`coordinates: []`); any other model does.
-  void read_coordinates(const std::vector<Definition>& coordinates, const Item& section,
-                        bool has_flexible_bodies) {
-    if (coordinates.empty() && !has_flexible_bodies)
-      fail(section.where, "at least one generalized coordinate is needed", "coordinates");
-    for (const auto& c : coordinates) {
-      model::Coordinate coordinate;
-      coordinate.name = c.name;
-      coordinate.where = c.where;
-      if (c.value.node.IsMap()) {
-        const Fields fields(*this, c.value, "a coordinate", {"name", "initial", "velocity"});
-        if (auto initial = fields.find("initial")) coordinate.initial = number(*initial);
-        if (auto velocity = fields.find("velocity")) coordinate.velocity = number(*velocity);
-      }
-      scope_.add_coordinate(c.name);
-      model_->coordinates.push_back(coordinate);
-    }
-  }
-
-  void read_prescribed(const std::vector<Definition>& prescribed) {
-    for (const auto& p : prescribed) {
-      std::optional<ex> expression_of_t;
-      if (!p.value.node.IsNull())
-        expression_of_t = expression(p.value, Dependence::TimeAndParameters);
-      scope_.add_prescribed(p.name, expression_of_t);
-      model_->prescribed.push_back(model::Prescribed{p.name, expression_of_t, p.where});
-    }
-  }
-
-  void read_inputs(const std::vector<Definition>& inputs) {
-    for (const auto& i : inputs) {
-      scope_.add_input(i.name);
-      model_->inputs.push_back(model::Input{i.name, i.where});
-    }
-  }
-
-  // A frame as written, before the frames are put in order.
-  struct WrittenFrame {
-    model::Frame frame;
-    std::optional<Item> parent;
-  };
-
-  void read_frames(const std::vector<Definition>& definitions) {
-    std::vector<WrittenFrame> written;
-    std::map<std::string, std::size_t> index;
-    for (const auto& d : definitions) {
-      const Fields fields(*this, d.value, "a frame", {"parent", "translation", "rotation"});
-      WrittenFrame w;
-      w.frame.name = d.name;
-      w.frame.where = d.where;
-      if ((w.parent = fields.find("parent"))) w.frame.parent = text(*w.parent);
-      if (auto translation = fields.find("translation"))
-        w.frame.translation = vector3(*translation, Dependence::Anything);
-      if (auto rotation = fields.find("rotation"))
-        w.frame.rotation = read_rotation(*rotation, d.name);
-      index[d.name] = written.size();
-      written.push_back(std::move(w));
-    }
-    for (const auto& w : written)
-      if (w.frame.parent != "world" && !index.count(w.frame.parent))
-        fail(w.parent->where, "unknown parent frame", w.frame.parent);
-
-    // Parents before children whatever the order of the file: walk up from each frame to the
-    // first frame already placed (or world), then place the walked chain from the top down.
-    enum class State { Unplaced, OnChain, Placed };
-    std::vector<State> state(written.size(), State::Unplaced);
-    for (std::size_t first = 0; first < written.size(); ++first) {
-      std::vector<std::size_t> chain;
-      std::optional<std::size_t> current = first;
-      while (current && state[*current] == State::Unplaced) {
-        state[*current] = State::OnChain;
-        chain.push_back(*current);
-        const std::string& parent = written[*current].frame.parent;
-        current = parent == "world" ? std::nullopt : std::optional(index.at(parent));
-      }
-      if (current && state[*current] == State::OnChain) {
-        const model::Frame& f = written[*current].frame;
-        fail(f.where, "cycle in the frame tree: the frame is its own ancestor", f.name);
-      }
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        state[*it] = State::Placed;
-        model_->frames.push_back(written[*it].frame);
+  void read_frame(model::ModelBuilder& builder, const Definition& d) const {
+    const Fields fields(*this, d.value, "a frame", {"parent", "translation", "rotation"});
+    model::FrameSpec spec;
+    if (auto parent = fields.find("parent")) spec.parent = name(*parent);
+    if (auto translation = fields.find("translation")) spec.translation = expr3(*translation);
+    if (auto rotation = fields.find("rotation")) {
+      if (rotation->node.IsScalar()) {
+        spec.rotation =
+            model::Rotation(text(*rotation)).at({rotation->where, source_.locator(rotation->node)});
+      } else if (auto m = matrix3(*rotation)) {
+        spec.rotation = model::Rotation::matrix(*m).at({rotation->where, {}});
+      } else {
+        fail(rotation->where,
+             "expected rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a), a product of them, or a "
+             "3x3 matrix as a list of three rows",
+             rotation->key);
       }
     }
+    builder.frame(name(d), spec);
   }
 
-  std::vector<model::RotationFactor> read_rotation(const Item& value, const std::string& frame) {
-    if (value.node.IsScalar())
-      return parse_rotation(text(value), scope_, source_.locator(value.node));
-    const auto m = matrix3(value, Dependence::Anything);
-    if (!m)
-      fail(value.where,
-           "expected rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a), a product of them, or a "
-           "3x3 matrix as a list of three rows",
-           value.key);
-    if (auto numbers = numeric_matrix(*m); numbers && !is_rotation(*numbers))
-      fail(value.where, "rotation is not a rotation matrix (orthonormal with determinant +1)",
-           frame);
-    model::RotationFactor factor;
-    factor.kind = model::RotationFactor::Kind::Matrix;
-    factor.matrix = *m;
-    return {factor};
+  void read_body(model::ModelBuilder& builder, const Definition& d) const {
+    const Fields fields(*this, d.value, "a body", {"frame", "mass", "com", "inertia"});
+    model::BodySpec spec;
+    spec.frame = name(fields.require("frame"));
+    spec.mass = expr(fields.require("mass"));
+    if (auto com = fields.find("com")) spec.com = expr3(*com);
+    if (auto inertia = fields.find("inertia")) spec.inertia = read_inertia(*inertia);
+    builder.body(name(d), spec);
   }
 
-  /// The entries as numbers if none depends on a symbol (parameters included: they may be set).
-  static std::optional<std::array<std::array<double, 3>, 3>> numeric_matrix(
-      const GiNaC::matrix& m) {
-    std::array<std::array<double, 3>, 3> numbers{};
-    for (unsigned i = 0; i < 3; ++i)
-      for (unsigned j = 0; j < 3; ++j) {
-        const ex e = GiNaC::evalf(m(i, j));
-        if (!GiNaC::is_a<GiNaC::numeric>(e) || !GiNaC::ex_to<GiNaC::numeric>(e).is_real())
-          return std::nullopt;
-        numbers[i][j] = GiNaC::ex_to<GiNaC::numeric>(e).to_double();
-      }
-    return numbers;
-  }
-
-  static bool is_rotation(const std::array<std::array<double, 3>, 3>& r) {
-    for (std::size_t i = 0; i < 3; ++i)
-      for (std::size_t j = 0; j < 3; ++j) {
-        double rtr = 0;  // (RᵀR)(i, j)
-        for (std::size_t k = 0; k < 3; ++k) rtr += r[k][i] * r[k][j];
-        if (std::abs(rtr - (i == j ? 1.0 : 0.0)) > kRotationTolerance) return false;
-      }
-    const double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
-                       r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
-                       r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
-    return std::abs(det - 1.0) <= kRotationTolerance;
-  }
-
-  /// A frame that the model defines, or world.
-  std::string frame_name(const Item& value) const {
-    const std::string name = text(value);
-    if (!model_->frame_index(name)) fail(value.where, "unknown frame", name);
-    return name;
-  }
-
-  ex mass(const Item& value, const std::string& owner) {
-    const ex m = expression(value, Dependence::Parameters);
-    const auto number = at_defaults(m);
-    if (!number) fail(value.where, "mass is not a real number", owner);
-    if (*number <= 0.0) fail(value.where, "mass must be positive", owner);
-    return m;
-  }
-
-  void read_bodies(const std::vector<Definition>& definitions) {
-    for (const auto& d : definitions) {
-      const Fields fields(*this, d.value, "a body", {"frame", "mass", "com", "inertia"});
-      model::Body body;
-      body.name = d.name;
-      body.where = d.where;
-      body.frame = frame_name(fields.require("frame"));
-      body.mass = mass(fields.require("mass"), d.name);
-      if (auto com = fields.find("com")) body.com = vector3(*com, Dependence::Anything);
-      body.inertia = GiNaC::matrix(3, 3);
-      if (auto inertia = fields.find("inertia")) body.inertia = read_inertia(*inertia, body.mass);
-      body_index_[d.name] = model_->bodies.size();
-      model_->bodies.push_back(std::move(body));
-    }
-  }
-
-  static GiNaC::matrix diagonal(const ex& xx, const ex& yy, const ex& zz) {
-    GiNaC::matrix m(3, 3);
-    m(0, 0) = xx;
-    m(1, 1) = yy;
-    m(2, 2) = zz;
-    return m;
-  }
-
-  /// Inertia about the centre of mass in the body frame's axes, from any form of the format.
-  GiNaC::matrix read_inertia(const Item& value, const ex& mass) {
+  /// Any form of the format: a 3×3 matrix, the six entries, or one homogeneous shape.
+  model::Inertia read_inertia(const Item& value) const {
+    const model::Origin origin{value.where, {}};
     if (value.node.IsSequence()) {
-      if (auto m = matrix3(value, Dependence::Parameters)) {
-        for (unsigned i = 0; i < 3; ++i)
-          for (unsigned j = i + 1; j < 3; ++j)
-            if (!((*m)(i, j) - (*m)(j, i)).expand().is_zero())
-              fail(value.where, "inertia matrix must be symmetric", value.key);
-        return *m;
-      }
+      if (auto m = matrix3(value)) return model::Inertia::matrix(*m).at(origin);
       if (value.node.size() == 6) {
-        // [Ixx, Iyy, Izz, Ixy, Iyz, Ixz]: the tensor's own entries, so Ixy = -∫xy dm.
-        std::array<ex, 6> e;
-        std::size_t k = 0;
-        for (const auto& entry : list(value, "entries"))
-          e[k++] = expression(entry, Dependence::Parameters);
-        GiNaC::matrix m = diagonal(e[0], e[1], e[2]);
-        m(0, 1) = m(1, 0) = e[3];
-        m(1, 2) = m(2, 1) = e[4];
-        m(0, 2) = m(2, 0) = e[5];
-        return m;
+        const auto e = list(value, "entries");
+        return model::Inertia::entries(expr(e[0]), expr(e[1]), expr(e[2]), expr(e[3]), expr(e[4]),
+                                       expr(e[5]))
+            .at(origin);
       }
       fail(value.where,
            "inertia must be a 3x3 matrix (list of rows) or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz]",
@@ -614,257 +423,193 @@ class ModelReader {
     const Entry& shape = shapes.entries().front();
     const std::string& kind = shape.key;
     if (kind == "rod") {
-      // Thin rod: m L²/12 about the transverse axes, nothing about its own.
       const Fields f(*this, shape.value, "a rod", {"length", "axis"});
-      const ex length = expression(f.require("length"), Dependence::Parameters);
-      return axisymmetric(f.require("axis"), 0, mass * GiNaC::pow(length, 2) / 12);
+      return model::Inertia::rod(expr(f.require("length")), name(f.require("axis"))).at(origin);
     }
     if (kind == "disk") {
-      // Thin disk: m r²/2 about its normal, m r²/4 about a diameter.
       const Fields f(*this, shape.value, "a disk", {"radius", "axis"});
-      const ex radius = expression(f.require("radius"), Dependence::Parameters);
-      return axisymmetric(f.require("axis"), mass * GiNaC::pow(radius, 2) / 2,
-                          mass * GiNaC::pow(radius, 2) / 4);
+      return model::Inertia::disk(expr(f.require("radius")), name(f.require("axis"))).at(origin);
     }
     if (kind == "cylinder") {
-      // Solid cylinder: m r²/2 axial, m (3 r² + L²)/12 transverse.
       const Fields f(*this, shape.value, "a cylinder", {"radius", "length", "axis"});
-      const ex radius = expression(f.require("radius"), Dependence::Parameters);
-      const ex length = expression(f.require("length"), Dependence::Parameters);
-      return axisymmetric(f.require("axis"), mass * GiNaC::pow(radius, 2) / 2,
-                          mass * (3 * GiNaC::pow(radius, 2) + GiNaC::pow(length, 2)) / 12);
+      return model::Inertia::cylinder(expr(f.require("radius")), expr(f.require("length")),
+                                      name(f.require("axis")))
+          .at(origin);
     }
     if (kind == "box") {
-      // Box of edges a, b, c along x, y, z: Ixx = m (b² + c²)/12 and so on.
       const Fields f(*this, shape.value, "a box", {"size"});
-      const model::Vector3 size = vector3(f.require("size"), Dependence::Parameters);
-      const ex a2 = GiNaC::pow(size[0], 2), b2 = GiNaC::pow(size[1], 2),
-               c2 = GiNaC::pow(size[2], 2);
-      return diagonal(mass * (b2 + c2) / 12, mass * (a2 + c2) / 12, mass * (a2 + b2) / 12);
+      return model::Inertia::box(expr3(f.require("size"))).at(origin);
     }
-    // Solid sphere: 2/5 m r² about every axis.
     const Fields f(*this, shape.value, "a sphere", {"radius"});
-    const ex moment = GiNaC::numeric(2, 5) * mass *
-                      GiNaC::pow(expression(f.require("radius"), Dependence::Parameters), 2);
-    return diagonal(moment, moment, moment);
+    return model::Inertia::sphere(expr(f.require("radius"))).at(origin);
   }
 
-  /// Diagonal inertia of a body symmetric about `axis` (x, y or z).
-  GiNaC::matrix axisymmetric(const Item& axis, const ex& axial, const ex& transverse) const {
-    const std::string name = text(axis);
-    if (name != "x" && name != "y" && name != "z") fail(axis.where, "axis must be x, y or z", name);
-    return diagonal(name == "x" ? axial : transverse, name == "y" ? axial : transverse,
-                    name == "z" ? axial : transverse);
-  }
-
-  void read_particles(const std::vector<Definition>& definitions) {
-    for (const auto& d : definitions) {
-      const Fields fields(*this, d.value, "a particle", {"frame", "mass", "position"});
-      model::Particle particle;
-      particle.name = d.name;
-      particle.where = d.where;
-      particle.frame = frame_name(fields.require("frame"));
-      particle.mass = mass(fields.require("mass"), d.name);
-      if (auto position = fields.find("position"))
-        particle.position = vector3(*position, Dependence::Anything);
-      model_->particles.push_back(std::move(particle));
-    }
+  void read_particle(model::ModelBuilder& builder, const Definition& d) const {
+    const Fields fields(*this, d.value, "a particle", {"frame", "mass", "position"});
+    model::ParticleSpec spec;
+    spec.frame = name(fields.require("frame"));
+    spec.mass = expr(fields.require("mass"));
+    if (auto position = fields.find("position")) spec.position = expr3(*position);
+    builder.particle(name(d), spec);
   }
 
   // -- loads ----------------------------------------------------------------------------------
 
-  /// The frame a load acts on (a body acts through its frame) and its default point.
-  model::PointRef attachment(const Item& value) const {
-    const std::string name = text(value);
-    if (model_->frame_index(name)) return model::PointRef{name, {0, 0, 0}};
-    if (auto body = body_index_.find(name); body != body_index_.end()) {
-      const model::Body& b = model_->bodies[body->second];
-      return model::PointRef{b.frame, b.com};
-    }
-    fail(value.where, "unknown frame or body", name);
-  }
-
   /// [FRAME_OR_BODY, [x, y, z]]: a point fixed in a frame, components along its axes.
-  model::PointRef point(const Item& value) {
+  model::PointSpec point(const Item& value) const {
     if (!value.node.IsSequence() || value.node.size() != 2)
       fail(value.where, "expected [FRAME, [x, y, z]]", value.key);
     const auto parts = list(value, "a frame and a point");
-    model::PointRef p = attachment(parts[0]);
-    p.point = vector3(parts[1], Dependence::Anything);
-    return p;
+    return model::PointSpec{name(parts[0]), expr3(parts[1])};
   }
 
-  void read_loads(const Item& section) {
+  void read_loads(model::ModelBuilder& builder, const Item& section) const {
     static const std::vector<std::string> kinds = {"force",  "torque",      "spring",
                                                    "damper", "generalized", "potential"};
-    for (const auto& load_item : list(section, "loads")) {
-      if (!load_item.node.IsMap())
-        fail(load_item.where, "a load is a map with one of " + join_alternatives(kinds));
+    for (const auto& load : list(section, "loads")) {
+      if (!load.node.IsMap())
+        fail(load.where, "a load is a map with one of " + join_alternatives(kinds));
       std::optional<Entry> kind;
-      for (const auto& e : entries(load_item, "keys")) {
+      for (const auto& e : entries(load, "keys")) {
         if (std::find(kinds.begin(), kinds.end(), e.key) == kinds.end()) continue;
         if (kind) fail(e.key_where, "a load has one kind only, already " + kind->key, e.key);
         kind = e;
       }
-      if (!kind) fail(load_item.where, "a load needs one of " + join_alternatives(kinds));
-      model::Load load;
-      load.where = load_item.where;
-      load.kind = read_load(kind->key, load_item);
-      model_->loads.push_back(std::move(load));
+      if (!kind) fail(load.where, "a load needs one of " + join_alternatives(kinds));
+      read_load(builder, kind->key, load);
     }
   }
 
-  model::LoadKind read_load(const std::string& kind, const Item& load) {
+  void read_load(model::ModelBuilder& builder, const std::string& kind, const Item& load) const {
     if (kind == "force") {
       const Fields f(*this, load, "a force", {"force", "on", "at", "in"});
-      model::ForceLoad force;
-      force.force = vector3(f.require("force"), Dependence::Anything);
-      force.at = attachment(f.require("on"));
-      if (auto at = f.find("at")) force.at.point = vector3(*at, Dependence::Anything);
-      if (auto in = f.find("in")) force.in = frame_name(*in);
-      return force;
-    }
-    if (kind == "torque") {
+      model::ForceSpec spec;
+      spec.force = expr3(f.require("force"));
+      spec.on = name(f.require("on"));
+      if (auto at = f.find("at")) spec.at = expr3(*at);
+      if (auto in = f.find("in")) spec.in = name(*in);
+      builder.force(spec, load.where);
+    } else if (kind == "torque") {
       const Fields f(*this, load, "a torque", {"torque", "on", "in"});
-      model::TorqueLoad torque;
-      torque.torque = vector3(f.require("torque"), Dependence::Anything);
-      torque.on = attachment(f.require("on")).frame;
-      if (auto in = f.find("in")) torque.in = frame_name(*in);
-      return torque;
-    }
-    if (kind == "spring") {
+      model::TorqueSpec spec;
+      spec.torque = expr3(f.require("torque"));
+      spec.on = name(f.require("on"));
+      if (auto in = f.find("in")) spec.in = name(*in);
+      builder.torque(spec, load.where);
+    } else if (kind == "spring") {
       const Fields outer(*this, load, "a spring load", {"spring"});
       const Fields f(*this, outer.require("spring"), "a spring",
                      {"from", "to", "stiffness", "rest_length"});
-      model::SpringLoad spring;
-      spring.from = point(f.require("from"));
-      spring.to = point(f.require("to"));
-      spring.stiffness = expression(f.require("stiffness"), Dependence::Anything);
-      if (auto rest = f.find("rest_length"))
-        spring.rest_length = expression(*rest, Dependence::Anything);
-      return spring;
-    }
-    if (kind == "damper") {
+      model::SpringSpec spec;
+      spec.from = point(f.require("from"));
+      spec.to = point(f.require("to"));
+      spec.stiffness = expr(f.require("stiffness"));
+      if (auto rest = f.find("rest_length")) spec.rest_length = expr(*rest);
+      builder.spring(spec, load.where);
+    } else if (kind == "damper") {
       const Fields outer(*this, load, "a damper load", {"damper"});
       const Fields f(*this, outer.require("damper"), "a damper", {"from", "to", "coefficient"});
-      model::DamperLoad damper;
-      damper.from = point(f.require("from"));
-      damper.to = point(f.require("to"));
-      damper.coefficient = expression(f.require("coefficient"), Dependence::Anything);
-      return damper;
-    }
-    if (kind == "generalized") {
+      model::DamperSpec spec;
+      spec.from = point(f.require("from"));
+      spec.to = point(f.require("to"));
+      spec.coefficient = expr(f.require("coefficient"));
+      builder.damper(spec, load.where);
+    } else if (kind == "generalized") {
       const Fields outer(*this, load, "a generalized load", {"generalized"});
       const Fields f(*this, outer.require("generalized"), "a generalized force",
                      {"coordinate", "value"});
-      const Item coordinate = f.require("coordinate");
-      const std::string name = text(coordinate);
-      const auto& all = model_->coordinates;
-      const auto found = std::find_if(all.begin(), all.end(),
-                                      [&](const model::Coordinate& c) { return c.name == name; });
-      if (found == all.end()) fail(coordinate.where, "unknown coordinate", name);
-      model::GeneralizedLoad generalized;
-      generalized.coordinate = static_cast<std::size_t>(found - all.begin());
-      generalized.value = expression(f.require("value"), Dependence::Anything);
-      return generalized;
+      builder.generalized_force(name(f.require("coordinate")), expr(f.require("value")),
+                                load.where);
+    } else {
+      const Fields f(*this, load, "a potential", {"potential"});
+      builder.potential(expr(f.require("potential")), load.where);
     }
-    const Fields f(*this, load, "a potential", {"potential"});
-    return model::PotentialLoad{expression(f.require("potential"), Dependence::Anything)};
   }
 
-  // -- carrier frame --------------------------------------------------------------------------
+  // -- constraints and independent speeds -----------------------------------------------------
 
-  // The carrier's motion must be given (t and prescribed functions), not a degree of freedom:
-  // neither it nor any frame above it may move with a coordinate.
-  void read_carrier(const Item& value) {
-    const std::string name = text(value);
-    auto index = model_->frame_index(name);
-    if (!index || *index < 0) fail(value.where, "relative_to needs a frame other than world", name);
-    for (int i = *index; i >= 0;
-         i = *model_->frame_index(model_->frames[static_cast<std::size_t>(i)].parent)) {
-      const model::Frame& f = model_->frames[static_cast<std::size_t>(i)];
-      GiNaC::exvector parts(f.translation.begin(), f.translation.end());
-      for (const auto& r : f.rotation) {
-        parts.push_back(r.angle);
-        for (unsigned k = 0; k < r.matrix.nops(); ++k) parts.push_back(r.matrix.op(k));
-      }
-      for (std::size_t j = 0; j < model_->dof(); ++j)
-        for (int order = 0; order <= 2; ++order)
-          for (const auto& e : parts)
-            if (e.has(model_->coordinate_symbol(j, order)))
-              fail(value.where,
-                   "the carrier frame moves with the coordinate " + model_->coordinates[j].name +
-                       " (through frame " + f.name +
-                       "); its motion must depend on t and "
-                       "prescribed functions only",
-                   name);
+  void read_constraints(model::ModelBuilder& builder, const Item& section) const {
+    for (const auto& item : list(section, "constraints")) {
+      const Fields f(*this, item, "a constraint", {"name", "holonomic", "nonholonomic"});
+      const model::Name constraint = name(f.require("name"));
+      const auto holonomic = f.find("holonomic"), nonholonomic = f.find("nonholonomic");
+      if (holonomic.has_value() == nonholonomic.has_value())
+        fail(item.where, "a constraint is either holonomic or nonholonomic", constraint.text);
+      if (holonomic)
+        builder.holonomic_constraint(constraint, expr(*holonomic), item.where);
+      else
+        builder.nonholonomic_constraint(constraint, expr(*nonholonomic), item.where);
     }
-    model_->relative_to = name;
-    model_->relative_to_where = value.where;
+  }
+
+  void read_independent(model::ModelBuilder& builder, const Item& section) const {
+    if (!section.node.IsSequence())
+      fail(section.where, "expected a list of coordinate names", "independent");
+    std::vector<model::Name> names;
+    for (const auto& item : list(section, "coordinate names")) names.push_back(name(item));
+    builder.independent(names, section.where);
   }
 
   // -- flexible bodies (docs/model-format.md, "Flexible bodies") --------------------------------
 
-  void read_flexible_bodies(const Item& section) {
-    std::map<std::string, SourceLocation> names;
+  void read_flexible_bodies(model::ModelBuilder& builder, const Item& section) const {
     for (const auto& item : list(section, "flexible bodies")) {
       const Fields f(*this, item, "a flexible body",
                      {"name", "frame", "mesh", "material", "clamp", "prescribed", "loads",
                       "stiffening", "damping"});
-      model::FlexibleBody body;
-      const Item name_item = f.require("name");
-      body.name = text(name_item);
-      body.where = item.where;
-      if (!is_valid_name(body.name)) fail(name_item.where, "not a valid name", body.name);
-      if (!names.emplace(body.name, name_item.where).second)
-        fail(name_item.where, "duplicate flexible body name", body.name);
-      body.frame = frame_name(f.require("frame"));
+      const model::Name body = name(f.require("name"));
+      model::FlexibleSpec spec;
+      spec.frame = name(f.require("frame"));
       const Item mesh = f.require("mesh");
-      body.mesh = read_mesh_spec(mesh, body.name);
-      body.mesh_where = mesh.where;
-      read_material(f.require("material"), body);
+      spec.mesh = read_mesh(mesh, body.text);
+      spec.mesh_where = mesh.where;
+      const Item material = f.require("material");
+      const Fields mf(*this, material, "a material", {"E", "nu", "rho"});
+      spec.material_where = material.where;
+      spec.youngs_modulus = expr(mf.require("E"));
+      spec.density = expr(mf.require("rho"));
+      spec.poisson_ratio = expr(mf.require("nu"));
       if (auto clamp = f.find("clamp")) {
         if (clamp->node.IsSequence())
           for (const auto& selection : list(*clamp, "node selections"))
-            body.clamp.push_back(node_selection(selection));
+            spec.clamp.push_back(node_selection(selection));
         else
-          body.clamp.push_back(node_selection(*clamp));
+          spec.clamp.push_back(node_selection(*clamp));
       }
       if (auto prescribed = f.find("prescribed"))
         for (const auto& p : list(*prescribed, "prescribed displacements")) {
           const Fields pf(*this, p, "a prescribed displacement", {"at", "displacement"});
-          body.prescribed.push_back(
-              {node_selection(pf.require("at")),
-               vector3(pf.require("displacement"), Dependence::TimeAndParameters), p.where});
+          spec.prescribed.push_back(
+              {node_selection(pf.require("at")), expr3(pf.require("displacement")), p.where});
         }
       if (auto loads = f.find("loads"))
         for (const auto& l : list(*loads, "loads on a flexible body")) {
           const Fields lf(*this, l, "a load on a flexible body", {"at", "force", "body_force"});
-          model::FlexibleLoad load;
+          model::FlexibleLoadSpec load;
           load.where = l.where;
           const auto at = lf.find("at"), force = lf.find("force"),
                      body_force = lf.find("body_force");
           if (body_force) {
             if (at || force)
               fail(l.where, "a body_force acts on the whole body: no `at` and no `force`",
-                   body.name);
-            load.force = vector3(*body_force, Dependence::TimeAndParameters);
+                   body.text);
+            load.force = expr3(*body_force);
           } else {
             if (!at || !force)
               fail(l.where, "a nodal load needs `at` (a node selection) and `force` [Fx, Fy, Fz]",
-                   body.name);
+                   body.text);
             load.at = node_selection(*at);
-            load.force = vector3(*force, Dependence::TimeAndParameters);
+            load.force = expr3(*force);
           }
-          body.loads.push_back(std::move(load));
+          spec.loads.push_back(std::move(load));
         }
-      if (auto stiffening = f.find("stiffening")) body.stiffening = boolean(*stiffening);
+      if (auto stiffening = f.find("stiffening")) spec.stiffening = boolean(*stiffening);
       if (auto damping = f.find("damping")) {
         const Fields df(*this, *damping, "Rayleigh damping", {"alpha", "beta"});
-        if (auto alpha = df.find("alpha")) body.rayleigh_alpha = non_negative(*alpha);
-        if (auto beta = df.find("beta")) body.rayleigh_beta = non_negative(*beta);
+        if (auto alpha = df.find("alpha")) spec.rayleigh_alpha = expr(*alpha);
+        if (auto beta = df.find("beta")) spec.rayleigh_beta = expr(*beta);
       }
-      model_->flexible.push_back(std::move(body));
+      builder.flexible(body, spec, item.where);
     }
   }
 
@@ -875,21 +620,8 @@ class ModelReader {
     fail(value.where, "expected true or false", value.key);
   }
 
-  ex non_negative(const Item& value) {
-    const ex e = expression(value, Dependence::Parameters);
-    const auto number = at_defaults(e);
-    if (!number || *number < 0.0) fail(value.where, "expected a number >= 0", value.key);
-    return e;
-  }
-
-  ex positive(const Item& value) {
-    const ex e = expression(value, Dependence::Parameters);
-    const auto number = at_defaults(e);
-    if (!number || *number <= 0.0) fail(value.where, "expected a positive number", value.key);
-    return e;
-  }
-
-  int count(const Item& value) const {
+  /// A whole number as written (its range is the builder's to check).
+  long whole_number(const Item& value) const {
     const std::string written = text(value);
     std::size_t used = 0;
     long n = 0;
@@ -898,88 +630,59 @@ class ModelReader {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != written.size() || n < 1 || n > 10'000'000)
-      fail(value.where, "expected a whole number >= 1", value.key);
-    return static_cast<int>(n);
+    if (used != written.size()) fail(value.where, "expected a whole number >= 1", value.key);
+    return n;
   }
 
-  model::MeshSpec read_mesh_spec(const Item& value, const std::string& body) {
+  std::variant<model::BoxMeshInput, model::BeamMeshInput, model::GmshMeshInput> read_mesh(
+      const Item& value, const std::string& body) const {
     const Fields f(*this, value, "a mesh", {"box", "beam", "gmsh"});
     if (f.entries().size() != 1) fail(value.where, "a mesh is one of box, beam or gmsh", body);
     const Entry& kind = f.entries().front();
     if (kind.key == "box") {
       const Fields bf(*this, kind.value, "a box mesh", {"size", "divisions"});
-      model::BoxMeshSpec box;
+      model::BoxMeshInput box;
       const Item size = bf.require("size");
       if (!size.node.IsSequence() || size.node.size() != 3)
         fail(size.where, "expected [L, b, h]", "size");
-      std::size_t k = 0;
-      for (const auto& component : list(size, "lengths")) box.size[k++] = positive(component);
+      const auto lengths = list(size, "lengths");
+      for (std::size_t k = 0; k < 3; ++k) box.size[k] = expr(lengths[k]);
       const Item divisions = bf.require("divisions");
       if (!divisions.node.IsSequence() || divisions.node.size() != 3)
         fail(divisions.where, "expected [nx, ny, nz]", "divisions");
-      k = 0;
-      for (const auto& n : list(divisions, "divisions")) box.divisions[k++] = count(n);
+      const auto counts = list(divisions, "divisions");
+      for (std::size_t k = 0; k < 3; ++k) {
+        box.divisions[k] = whole_number(counts[k]);
+        box.divisions_where[k] = counts[k].where;
+      }
       return box;
     }
     if (kind.key == "beam") {
       const Fields bf(*this, kind.value, "a beam mesh",
                       {"length", "elements", "section", "planar"});
-      model::BeamMeshSpec beam;
-      beam.length = positive(bf.require("length"));
-      beam.elements = count(bf.require("elements"));
+      model::BeamMeshInput beam;
+      beam.length = expr(bf.require("length"));
+      const Item elements = bf.require("elements");
+      beam.elements = whole_number(elements);
+      beam.elements_where = elements.where;
       if (auto planar = bf.find("planar")) beam.planar = boolean(*planar);
       const Fields sf(*this, bf.require("section"), "a beam section", {"area", "Iy", "Iz", "J"});
-      beam.area = positive(sf.require("area"));
-      beam.Iz = positive(sf.require("Iz"));
-      // A planar beam bends in the x–y plane only: Iy and J are not used and may be omitted.
-      if (auto iy = sf.find("Iy"))
-        beam.Iy = positive(*iy);
-      else if (!beam.planar)
-        fail(kind.value.where, "missing required key", "Iy");
-      if (auto j = sf.find("J"))
-        beam.J = positive(*j);
-      else if (!beam.planar)
-        fail(kind.value.where, "missing required key", "J");
+      beam.area = expr(sf.require("area"));
+      beam.Iz = expr(sf.require("Iz"));
+      if (auto iy = sf.find("Iy")) beam.Iy = expr(*iy);
+      if (auto j = sf.find("J")) beam.J = expr(*j);
       return beam;
     }
-    model::GmshMeshSpec gmsh;
-    gmsh.path = text(kind.value);
-    const std::filesystem::path written(gmsh.path);
-    if (written.is_relative() && !model_->source.empty())
-      gmsh.path = (std::filesystem::path(model_->source).parent_path() / written).string();
-    return gmsh;
+    return model::GmshMeshInput{text(kind.value)};
   }
 
-  void read_material(const Item& value, model::FlexibleBody& body) {
-    const Fields f(*this, value, "a material", {"E", "nu", "rho"});
-    body.material_where = value.where;
-    body.youngs_modulus = positive(f.require("E"));
-    body.density = positive(f.require("rho"));
-    const Item nu = f.require("nu");
-    body.poisson_ratio = expression(nu, Dependence::Parameters);
-    const auto number = at_defaults(body.poisson_ratio);
-    if (!number) fail(nu.where, "expected a real number", "nu");
-    // ν = 0.5 makes the bulk modulus infinite (D singular); ν <= -1 makes the shear modulus
-    // non-positive. Neither is an elastic solid this displacement formulation can represent.
-    if (*number >= 0.5 || *number <= -1.0)
-      fail(nu.where, "Poisson's ratio must lie in (-1, 0.5); got " + format_number(*number), "nu");
-  }
-
-  static std::string format_number(double value) {
-    std::ostringstream out;
-    out << value;
-    return out.str();
-  }
-
-  model::NodeSelection node_selection(const Item& value) {
+  model::NodeSelectionSpec node_selection(const Item& value) const {
     const Fields f(*this, value, "a node selection", {"x", "y", "z", "nodes", "group"});
-    model::NodeSelection selection;
+    model::NodeSelectionSpec selection;
     selection.where = value.where;
     const char* axes[] = {"x", "y", "z"};
-    for (int k = 0; k < 3; ++k)
-      if (auto plane = f.find(axes[k]))
-        selection.plane[static_cast<std::size_t>(k)] = expression(*plane, Dependence::Parameters);
+    for (std::size_t k = 0; k < 3; ++k)
+      if (auto plane = f.find(axes[k])) selection.plane[k] = expr(*plane);
     if (auto nodes = f.find("nodes"))
       for (const auto& n : list(*nodes, "node indices")) {
         const std::string written = text(n);
@@ -990,156 +693,15 @@ class ModelReader {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != written.size() || index < 0)
-          fail(n.where, "expected a node index (0, 1, 2, ...)", written);
+        if (used != written.size()) fail(n.where, "expected a node index (0, 1, 2, ...)", written);
         selection.nodes.push_back(index);
+        selection.nodes_where.push_back(n.where);
       }
     if (auto group = f.find("group")) selection.group = text(*group);
-    if (f.entries().empty())
-      fail(value.where, "a node selection needs x, y, z (planes), nodes or group");
     return selection;
   }
 
-  // -- constraints ----------------------------------------------------------------------------
-
-  void read_constraints(const Item& section) {
-    std::map<std::string, SourceLocation> names;
-    for (const auto& item : list(section, "constraints")) {
-      const Fields f(*this, item, "a constraint", {"name", "holonomic", "nonholonomic"});
-      const Item name_item = f.require("name");
-      model::Constraint c;
-      c.name = text(name_item);
-      c.where = item.where;
-      if (!is_valid_name(c.name)) fail(name_item.where, "not a valid name", c.name);
-      if (!names.emplace(c.name, name_item.where).second)
-        fail(name_item.where, "duplicate constraint name", c.name);
-      const auto holonomic = f.find("holonomic"), nonholonomic = f.find("nonholonomic");
-      if (holonomic.has_value() == nonholonomic.has_value())
-        fail(item.where, "a constraint is either holonomic or nonholonomic", c.name);
-      const Item& value = holonomic ? *holonomic : *nonholonomic;
-      c.kind =
-          holonomic ? model::Constraint::Kind::Holonomic : model::Constraint::Kind::Nonholonomic;
-      c.expression = expression(value, Dependence::Anything);
-      check_constraint(c, value);
-      model_->constraints.push_back(std::move(c));
-    }
-  }
-
-  // A holonomic constraint may not use velocities; a nonholonomic one must be linear in them
-  // (a(q, t)·q̇ + a0): otherwise the multiplier form M q̈ = f + Aᵀλ does not apply.
-  void check_constraint(const model::Constraint& c, const Item& value) const {
-    std::vector<GiNaC::symbol> velocities;
-    for (std::size_t j = 0; j < model_->dof(); ++j) {
-      if (c.expression.has(model_->coordinate_symbol(j, 2)))
-        fail(value.where, "a constraint may not use accelerations", c.name);
-      velocities.push_back(model_->coordinate_symbol(j, 1));
-    }
-    for (const auto& v : velocities) {
-      if (c.kind == model::Constraint::Kind::Holonomic && c.expression.has(v))
-        fail(value.where,
-             "a holonomic constraint depends on the coordinates and t only; write one with "
-             "velocities as nonholonomic",
-             c.name);
-      const GiNaC::ex coefficient = c.expression.diff(v);
-      for (const auto& w : velocities)
-        if (!coefficient.diff(w).is_zero())
-          fail(value.where, "a nonholonomic constraint must be linear in the velocities", c.name);
-    }
-  }
-
-  // -- independent speeds (minimal form) -----------------------------------------------------
-
-  void read_independent(const Item& section) {
-    const std::size_t n = model_->dof(), m = model_->constraints.size();
-    model_->independent_where = section.where;
-    if (!section.node.IsSequence())
-      fail(section.where, "expected a list of coordinate names", "independent");
-    for (const auto& item : list(section, "coordinate names")) {
-      const std::string name = text(item);
-      std::size_t j = 0;
-      while (j < n && model_->coordinates[j].name != name) ++j;
-      if (j == n) fail(item.where, "not a coordinate of the model", name);
-      if (std::find(model_->independent.begin(), model_->independent.end(), j) !=
-          model_->independent.end())
-        fail(item.where, "listed twice", name);
-      model_->independent.push_back(j);
-    }
-    // One independent speed per degree of freedom left by the constraints.
-    if (model_->independent.size() != n - std::min(n, m))
-      fail(section.where,
-           "needs " + std::to_string(n - std::min(n, m)) + " independent speeds (" +
-               std::to_string(n) + " coordinates - " + std::to_string(m) + " constraints), got " +
-               std::to_string(model_->independent.size()),
-           "independent");
-    check_dependent_block();
-  }
-
-  // The constraints must determine the dependent speeds: A_d (the columns of the velocity-level
-  // constraint matrix A that belong to the dependent speeds) must be invertible. Checked at the
-  // initial state (parameters at their defaults, t = 0, inputs and unspecified functions 0), where
-  // a poor choice of independent speeds shows before any equation is formed.
-  void check_dependent_block() const {
-    const std::size_t n = model_->dof(), m = model_->constraints.size();
-    if (m == 0) return;
-    std::vector<std::size_t> dependent;
-    for (std::size_t j = 0; j < n; ++j)
-      if (std::find(model_->independent.begin(), model_->independent.end(), j) ==
-          model_->independent.end())
-        dependent.push_back(j);
-    GiNaC::exmap at_start = defaults_;
-    at_start[model_->time_functions->time()] = 0;
-    for (std::size_t j = 0; j < n; ++j)
-      at_start[model_->coordinate_symbol(j)] = GiNaC::numeric(model_->coordinates[j].initial);
-    for (const auto& p : model_->prescribed)
-      if (!p.expression)
-        for (int order = 0; order <= 3; ++order)
-          if (auto s = model_->time_functions->find_derivative(p.name, order)) at_start[*s] = 0;
-    for (const auto& input : model_->inputs)
-      for (int order = 0; order <= 3; ++order)
-        if (auto s = model_->time_functions->find_derivative(input.name, order)) at_start[*s] = 0;
-    GiNaC::matrix block(static_cast<unsigned>(m), static_cast<unsigned>(m));
-    double hadamard = 1.0;  // product of the rows' norms: |det| is at most that
-    std::string names;
-    for (std::size_t k = 0; k < dependent.size(); ++k)
-      names += (k ? ", " : "") + model_->coordinates[dependent[k]].name;
-    for (std::size_t i = 0; i < m; ++i) {
-      const model::Constraint& c = model_->constraints[i];
-      double row = 0.0;
-      for (std::size_t k = 0; k < m; ++k) {
-        // Holonomic φ: φ̇ = Σ ∂φ/∂q_j q̇_j + ∂φ/∂t; nonholonomic: the velocity's coefficient.
-        const std::size_t j = dependent[k];
-        const GiNaC::ex coefficient = c.kind == model::Constraint::Kind::Holonomic
-                                          ? c.expression.diff(model_->coordinate_symbol(j))
-                                          : c.expression.diff(model_->coordinate_symbol(j, 1));
-        GiNaC::ex value;
-        try {
-          value = GiNaC::evalf(sym::substitute(coefficient, at_start));
-        } catch (const std::exception&) {
-          value = GiNaC::ex();
-        }
-        if (!GiNaC::is_a<GiNaC::numeric>(value) || !GiNaC::ex_to<GiNaC::numeric>(value).is_real())
-          return;  // no value at the initial state: left to the minimal form's evaluation
-        const double v = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
-        block(static_cast<unsigned>(i), static_cast<unsigned>(k)) = v;
-        row += v * v;
-      }
-      hadamard *= std::sqrt(row);
-    }
-    const double det = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(block.determinant())).to_double();
-    if (!(std::abs(det) > 1e-12 * hadamard))
-      fail(model_->independent_where,
-           "with these independent speeds the constraints do not determine the dependent ones (" +
-               names +
-               "): their block of the constraint Jacobian is singular at the initial state; list "
-               "other independent speeds",
-           "independent");
-  }
-
   SourceText source_;
-  std::shared_ptr<model::Model> model_;
-  ExpressionScope scope_;
-  GiNaC::exmap defaults_;  // parameter symbol -> default value, for checks of numbers and masses
-  std::map<std::string, std::size_t> body_index_;
 };
 
 }  // namespace

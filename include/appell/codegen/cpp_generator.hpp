@@ -2,7 +2,7 @@
 //
 // The generated header needs nothing but the C++17 standard library: users embed it in a
 // controller or a simulator without appell, GiNaC or Eigen. It is written from the numeric tape
-// (num::Tape) after its common-subexpression elimination, one `const double` per instruction a
+// (sym::Tape) after its common-subexpression elimination, one `const double` per instruction a
 // function needs, so the generated code does the same arithmetic as `appell eval`.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/model/values.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::codegen {
@@ -18,9 +19,11 @@ struct CodegenOptions {
   /// Namespace of the generated code, possibly nested ("robots::arm"); empty: from the model's
   /// name (default_namespace).
   std::string namespace_name;
-  /// New defaults of the generated structs, by the names `--set` takes: parameters ("M"),
-  /// inputs and unspecified prescribed functions with their derivatives ("u", "dot(alpha)").
-  std::map<std::string, double> values;
+  /// New defaults of the generated structs (model::bind): parameters ("M"), inputs and
+  /// unspecified prescribed functions with their derivatives ("u", "dot(alpha)"). A function
+  /// driven by an expression of t (Values::drive) is generated as that expression and has no
+  /// member in `Inputs`.
+  model::Values values;
 };
 
 /// One member of the generated `Parameters` or `Inputs` struct.
@@ -37,10 +40,11 @@ struct GeneratedLayout {
   std::vector<GeneratedField> inputs;
 };
 
-/// The members the generated structs will have. Throws model::ModelError for an unknown name in
-/// `values`.
+/// The members the generated structs will have, with `values` as their defaults. Throws
+/// model::ModelError for bad values (what model::bind throws: an unknown name, a non-finite
+/// number, ...).
 GeneratedLayout generated_layout(const principles::Equations& equations,
-                                 const std::map<std::string, double>& values = {});
+                                 const model::Values& values = {});
 
 /// "a" or "a::b::c" with every part a C++ identifier that is not a keyword (nor `std`).
 bool is_valid_namespace(const std::string& name);
@@ -48,7 +52,7 @@ bool is_valid_namespace(const std::string& name);
 std::string default_namespace(const std::string& model_name);
 
 /// The whole header. Throws std::invalid_argument for an invalid namespace or equations with
-/// constraints (not implemented), model::ModelError for an unknown name in options.values.
+/// constraints (not implemented), model::ModelError for bad options.values (model::bind).
 /// Deterministic: the same equations give the same text.
 std::string generate_cpp_header(const principles::Equations& equations,
                                 const CodegenOptions& options = {});

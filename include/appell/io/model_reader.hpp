@@ -1,13 +1,11 @@
 // Reading a model file (MODEL_FORMAT.md) into a validated model::Model.
 //
-// Everything the format allows is checked here, once, so that the algorithms can trust the
-// Model: names are valid and unique, every referenced frame, body and coordinate exists, frames
-// are ordered parents first, masses are positive, numeric rotation matrices are rotations.
-// Every mistake is a model::ModelError "FILE:LINE:COLUMN: what is wrong (offending name)" at the
-// place of the file where it was written. Keys the format describes but appell does not
-// implement yet (`constraints`, `relative_to`, `flexible`) are rejected rather than ignored.
+// A thin layer over model::ModelBuilder: the reader checks the YAML's shapes and keys (a map
+// where a map belongs, no unknown or duplicate key, three components for a vector) and hands
+// every value to the builder with the place it was written, so that the builder, the one
+// validation of a model, reports each mistake as "FILE:LINE:COLUMN: what is wrong (name)".
 //
-// Representation decisions the rest of appell relies on:
+// Representation decisions the rest of appell relies on (made by the builder):
 //  - parameters are plain GiNaC symbols named like the parameter;
 //  - coordinates are TimeFunctionKind::Coordinate, unspecified prescribed functions (`null`) and
 //    inputs are TimeFunctionKind::Prescribed in Model::time_functions, so dot(u) exists for all;

@@ -29,7 +29,7 @@
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
 
-namespace appell::io {
+namespace appell::model {
 
 /// What an expression may depend on at a given place of a model file.
 enum class Dependence {
@@ -76,12 +76,12 @@ class ExpressionScope {
 
 /// Maps an offset inside an expression's text to the place in the file where that character was
 /// written (the reader knows how YAML quoting and line folding moved it).
-using TextLocator = std::function<model::SourceLocation(std::size_t offset)>;
+using TextLocator = std::function<SourceLocation(std::size_t offset)>;
 
 /// The locator of a text written on one line, its first character at `start`.
-TextLocator locate_on_one_line(model::SourceLocation start);
+TextLocator locate_on_one_line(SourceLocation start);
 
-/// Parses one expression. Throws model::ModelError at the offending character: an unknown name,
+/// Parses one expression. Throws ModelError at the offending character: an unknown name,
 /// a name not allowed by `allowed`, a syntax error, a function with the wrong number of
 /// arguments, or an undefined value such as 1/0.
 GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
@@ -89,12 +89,15 @@ GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
 
 /// Parses a frame rotation `rot_z(a)*rot_x(b)*...` into its factors, in order. Axes of rot(...)
 /// may use only parameters; they are normalised, and a zero axis is an error.
-std::vector<model::RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
-                                                  const TextLocator& locate);
+std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                           const TextLocator& locate);
+
+/// A rotation axis divided by its length (kept as written when that is 1); nullopt for a zero axis.
+std::optional<Vector3> normalized_axis(const Vector3& axis);
 
 /// [A-Za-z][A-Za-z0-9_]*
 bool is_valid_name(const std::string& name);
 /// t, pi, world, the functions of the language, dot, ddot and the rotations.
 bool is_reserved_name(const std::string& name);
 
-}  // namespace appell::io
+}  // namespace appell::model

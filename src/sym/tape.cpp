@@ -1,10 +1,10 @@
-#include "appell/numeric/tape.hpp"
+#include "appell/sym/tape.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-namespace appell::num {
+namespace appell::sym {
 
 using GiNaC::ex;
 
@@ -183,4 +183,4 @@ void Tape::evaluate(const double* variables, double* outputs, std::vector<double
   for (std::size_t k = 0; k < outputs_.size(); ++k) outputs[k] = w[outputs_[k]];
 }
 
-}  // namespace appell::num
+}  // namespace appell::sym

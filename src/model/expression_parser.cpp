@@ -1,4 +1,4 @@
-#include "appell/io/expression_parser.hpp"
+#include "appell/model/expression_parser.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -6,10 +6,9 @@
 #include <set>
 #include <utility>
 
-namespace appell::io {
+namespace appell::model {
 
 using GiNaC::ex;
-using model::ModelError;
 
 // ---------------------------------------------------------------------------------------------
 // Scope
@@ -101,9 +100,9 @@ bool is_reserved_name(const std::string& name) {
 // ---------------------------------------------------------------------------------------------
 // Parser
 
-TextLocator locate_on_one_line(model::SourceLocation start) {
+TextLocator locate_on_one_line(SourceLocation start) {
   return [start](std::size_t offset) {
-    model::SourceLocation at = start;
+    SourceLocation at = start;
     at.column += static_cast<int>(offset);
     return at;
   };
@@ -137,8 +136,8 @@ class Parser {
     return result;
   }
 
-  std::vector<model::RotationFactor> whole_rotation() {
-    std::vector<model::RotationFactor> factors;
+  std::vector<RotationFactor> whole_rotation() {
+    std::vector<RotationFactor> factors;
     factors.push_back(rotation_factor());
     while (is_symbol(peek(), "*")) {
       next();
@@ -433,7 +432,7 @@ class Parser {
 
   // -- rotations ------------------------------------------------------------------------------
 
-  model::RotationFactor rotation_factor() {
+  RotationFactor rotation_factor() {
     const Token& t = peek();
     if (t.kind != Token::Kind::Name || !rotation_names().count(t.text)) {
       if (t.kind == Token::Kind::End)
@@ -442,8 +441,8 @@ class Parser {
            "a rotation is rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a) or a product of them");
     }
     next();
-    model::RotationFactor factor;
-    factor.kind = model::RotationFactor::Kind::Axis;
+    RotationFactor factor;
+    factor.kind = RotationFactor::Kind::Axis;
     if (t.text != "rot") {
       expect("(", "after " + t.text);
       factor.angle = sum();
@@ -457,7 +456,7 @@ class Parser {
 
     // rot(ax, ay, az, a): a constant axis, normalised here so that any multiple may be written.
     expect("(", "after rot");
-    model::Vector3 axis;
+    Vector3 axis;
     {
       const Dependence outer = allowed_;
       allowed_ = Dependence::Parameters;
@@ -471,16 +470,9 @@ class Parser {
     if (is_symbol(peek(), ",")) fail(t, "rot takes 4 arguments: rot(ax, ay, az, a)");
     expect(")", "to close the arguments of rot");
 
-    const ex norm2 = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).expand();
-    if (norm2.is_zero()) fail(t, "rotation axis must not be zero");
-    if (const ex value = GiNaC::evalf(norm2); GiNaC::is_a<GiNaC::numeric>(value) && value.is_zero())
-      fail(t, "rotation axis must not be zero");
-    if (norm2.is_equal(1)) {
-      factor.axis = axis;
-    } else {
-      const ex norm = GiNaC::sqrt(norm2);
-      for (std::size_t k = 0; k < 3; ++k) factor.axis[k] = axis[k] / norm;
-    }
+    const auto unit = normalized_axis(axis);
+    if (!unit) fail(t, "rotation axis must not be zero");
+    factor.axis = *unit;
     return factor;
   }
 
@@ -494,14 +486,24 @@ class Parser {
 
 }  // namespace
 
+std::optional<Vector3> normalized_axis(const Vector3& axis) {
+  const ex norm2 = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).expand();
+  if (norm2.is_zero()) return std::nullopt;
+  if (const ex value = GiNaC::evalf(norm2); GiNaC::is_a<GiNaC::numeric>(value) && value.is_zero())
+    return std::nullopt;
+  if (norm2.is_equal(1)) return axis;
+  const ex norm = GiNaC::sqrt(norm2);
+  return Vector3{axis[0] / norm, axis[1] / norm, axis[2] / norm};
+}
+
 GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
                            const TextLocator& locate, Dependence allowed) {
   return Parser(text, scope, locate, allowed).whole_expression();
 }
 
-std::vector<model::RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
-                                                  const TextLocator& locate) {
+std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                           const TextLocator& locate) {
   return Parser(text, scope, locate, Dependence::Anything).whole_rotation();
 }
 
-}  // namespace appell::io
+}  // namespace appell::model

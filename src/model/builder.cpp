@@ -1,0 +1,977 @@
+#include "appell/model/builder.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <utility>
+
+#include "appell/sym/dag.hpp"
+
+namespace appell::model {
+
+using GiNaC::ex;
+
+namespace {
+
+constexpr double kRotationTolerance = 1e-9;
+
+GiNaC::matrix diagonal(const ex& xx, const ex& yy, const ex& zz) {
+  GiNaC::matrix m(3, 3);
+  m(0, 0) = xx;
+  m(1, 1) = yy;
+  m(2, 2) = zz;
+  return m;
+}
+
+/// The entries as numbers if none depends on a symbol (parameters included: they may be set).
+std::optional<std::array<std::array<double, 3>, 3>> numeric_matrix(const GiNaC::matrix& m) {
+  std::array<std::array<double, 3>, 3> numbers{};
+  for (unsigned i = 0; i < 3; ++i)
+    for (unsigned j = 0; j < 3; ++j) {
+      const ex e = GiNaC::evalf(m(i, j));
+      if (!GiNaC::is_a<GiNaC::numeric>(e) || !GiNaC::ex_to<GiNaC::numeric>(e).is_real())
+        return std::nullopt;
+      numbers[i][j] = GiNaC::ex_to<GiNaC::numeric>(e).to_double();
+    }
+  return numbers;
+}
+
+bool is_rotation(const std::array<std::array<double, 3>, 3>& r) {
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      double rtr = 0;  // (RᵀR)(i, j)
+      for (std::size_t k = 0; k < 3; ++k) rtr += r[k][i] * r[k][j];
+      if (std::abs(rtr - (i == j ? 1.0 : 0.0)) > kRotationTolerance) return false;
+    }
+  const double det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1]) -
+                     r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
+                     r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+  return std::abs(det - 1.0) <= kRotationTolerance;
+}
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string described(const SourceLocation& where) {
+  if (where.line > 0)
+    return "at line " + std::to_string(where.line) + ", column " + std::to_string(where.column);
+  return "as " + where.str();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Values given to the builder
+
+Expr::Expr(double value) {
+  // The shortest decimal that reads back as the same double, kept exact by the parser.
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  value_ = std::string(buffer, result.ptr);
+}
+
+Expr Expr::at(Origin origin) const {
+  Expr located = *this;
+  located.origin_ = std::move(origin);
+  return located;
+}
+
+Rotation::Rotation(const char* text) : Rotation(std::string(text)) {}
+Rotation::Rotation(std::string text) { parts_.push_back({Part::Kind::Text, std::move(text), {}}); }
+
+Rotation Rotation::x(const Expr& angle) { return about({1, 0, 0}, angle); }
+Rotation Rotation::y(const Expr& angle) { return about({0, 1, 0}, angle); }
+Rotation Rotation::z(const Expr& angle) { return about({0, 0, 1}, angle); }
+
+Rotation Rotation::about(const Expr3& axis, const Expr& angle) {
+  Rotation r;
+  r.parts_.push_back({Part::Kind::Axis, "", {axis[0], axis[1], axis[2], angle}});
+  return r;
+}
+
+Rotation Rotation::matrix(const std::array<Expr3, 3>& rows) {
+  Rotation r;
+  Part part{Part::Kind::Matrix, "", {}};
+  for (const auto& row : rows)
+    for (const auto& entry : row) part.values.push_back(entry);
+  r.parts_.push_back(std::move(part));
+  return r;
+}
+
+Rotation Rotation::operator*(const Rotation& then) const {
+  Rotation product = *this;
+  product.parts_.insert(product.parts_.end(), then.parts_.begin(), then.parts_.end());
+  return product;
+}
+
+Rotation Rotation::at(Origin origin) const {
+  Rotation located = *this;
+  located.origin_ = std::move(origin);
+  return located;
+}
+
+Inertia Inertia::matrix(const std::array<Expr3, 3>& rows) {
+  Inertia in;
+  in.kind_ = Kind::Matrix;
+  for (const auto& row : rows)
+    for (const auto& entry : row) in.values_.push_back(entry);
+  return in;
+}
+
+Inertia Inertia::entries(const Expr& ixx, const Expr& iyy, const Expr& izz, const Expr& ixy,
+                         const Expr& iyz, const Expr& ixz) {
+  Inertia in;
+  in.kind_ = Kind::Entries;
+  in.values_ = {ixx, iyy, izz, ixy, iyz, ixz};
+  return in;
+}
+
+Inertia Inertia::rod(const Expr& length, const Name& axis) {
+  Inertia in;
+  in.kind_ = Kind::Rod;
+  in.values_ = {length};
+  in.axis_ = axis;
+  return in;
+}
+
+Inertia Inertia::disk(const Expr& radius, const Name& axis) {
+  Inertia in;
+  in.kind_ = Kind::Disk;
+  in.values_ = {radius};
+  in.axis_ = axis;
+  return in;
+}
+
+Inertia Inertia::cylinder(const Expr& radius, const Expr& length, const Name& axis) {
+  Inertia in;
+  in.kind_ = Kind::Cylinder;
+  in.values_ = {radius, length};
+  in.axis_ = axis;
+  return in;
+}
+
+Inertia Inertia::box(const Expr3& size) {
+  Inertia in;
+  in.kind_ = Kind::Box;
+  in.values_ = {size[0], size[1], size[2]};
+  return in;
+}
+
+Inertia Inertia::sphere(const Expr& radius) {
+  Inertia in;
+  in.kind_ = Kind::Sphere;
+  in.values_ = {radius};
+  return in;
+}
+
+Inertia Inertia::at(Origin origin) const {
+  Inertia located = *this;
+  located.origin_ = std::move(origin);
+  return located;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder: places, names, expressions
+
+ModelBuilder::ModelBuilder(const std::string& name, const std::string& source)
+    : model_(std::make_shared<Model>()), scope_(model_->time_functions) {
+  model_->name = name;
+  model_->source = source;
+}
+
+ModelBuilder& ModelBuilder::description(const std::string& text) {
+  check_usable();
+  model_->description = text;
+  return *this;
+}
+
+void ModelBuilder::check_usable() const {
+  if (built_)
+    throw ModelError(SourceLocation{model_->name},
+                     "the model was already built; start a new builder");
+}
+
+SourceLocation ModelBuilder::place(const SourceLocation& where, const std::string& item) const {
+  if (where.line > 0 || !where.file.empty()) return where;
+  return SourceLocation{item, 0, 0};
+}
+
+void ModelBuilder::fail(const SourceLocation& where, const std::string& item,
+                        const std::string& message, const std::string& offending) const {
+  throw ModelError(place(where, item), message, offending);
+}
+
+void ModelBuilder::declare_names(const std::vector<Name>& names) {
+  for (const auto& n : names) {
+    if (!is_valid_name(n.text))
+      fail(n.where, n.text, "invalid name: a letter followed by letters, digits or _", n.text);
+    if (is_reserved_name(n.text)) fail(n.where, n.text, "reserved name", n.text);
+    if (auto earlier = defined_.find(n.text); earlier != defined_.end())
+      fail(n.where, n.text, "name already defined " + described(earlier->second), n.text);
+    defined_.emplace(n.text, place(n.where, n.text));
+  }
+}
+
+// Each name once, whatever its kind, so that `on: NAME` in a load cannot be ambiguous. A name
+// declared before (declare_names) at the same place is this very definition.
+void ModelBuilder::define(const Name& name, const std::string& item) {
+  check_usable();
+  const SourceLocation where = place(name.where, item);
+  if (!is_valid_name(name.text))
+    fail(where, item, "invalid name: a letter followed by letters, digits or _", name.text);
+  if (is_reserved_name(name.text)) fail(where, item, "reserved name", name.text);
+  if (auto earlier = defined_.find(name.text); earlier != defined_.end()) {
+    const bool same_place = earlier->second.file == where.file &&
+                            earlier->second.line == where.line &&
+                            earlier->second.column == where.column;
+    if (!same_place || added_.count(name.text))
+      fail(where, item, "name already defined " + described(earlier->second), name.text);
+  }
+  defined_.emplace(name.text, where);
+  added_.insert(name.text);
+}
+
+GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
+                                   const std::string& item) const {
+  const Origin& origin = e.origin();
+  if (e.is_text()) {
+    TextLocator locate = origin.locate;
+    if (!locate) {
+      if (origin.known()) {
+        locate = locate_on_one_line(origin.where);
+      } else {
+        locate = [item](std::size_t offset) {
+          return SourceLocation{item + ", character " + std::to_string(offset + 1), 0, 0};
+        };
+      }
+    }
+    return parse_expression(e.text(), scope_, locate, allowed);
+  }
+  // A GiNaC expression built in code: every symbol must be one of the builder's, and allowed here.
+  const SourceLocation where = place(origin.where, item);
+  for (auto it = e.value().preorder_begin(); it != e.value().preorder_end(); ++it) {
+    if (!GiNaC::is_a<GiNaC::symbol>(*it)) continue;
+    const auto& s = GiNaC::ex_to<GiNaC::symbol>(*it);
+    if (s.is_equal(scope_.time())) {
+      if (allowed == Dependence::Parameters)
+        throw ModelError(where, "only numbers, pi and parameters are allowed here", "t");
+      continue;
+    }
+    bool is_parameter = false;
+    for (const auto& p : model_->parameters) is_parameter = is_parameter || p.symbol.is_equal(s);
+    if (is_parameter) continue;
+    if (auto function = model_->time_functions->lookup(s)) {
+      if (allowed != Dependence::Anything)
+        throw ModelError(where,
+                         allowed == Dependence::Parameters
+                             ? "only numbers, pi and parameters are allowed here"
+                             : "only numbers, pi, parameters and t are allowed here",
+                         s.get_name());
+      continue;
+    }
+    throw ModelError(where,
+                     "unknown symbol in expression: use the symbols the builder returned "
+                     "(parameter(), coordinate(), input(), time(), derivative())",
+                     s.get_name());
+  }
+  return e.value();
+}
+
+Vector3 ModelBuilder::vector3(const Expr3& v, Dependence allowed, const std::string& item) const {
+  return {expression(v[0], allowed, item + "[0]"), expression(v[1], allowed, item + "[1]"),
+          expression(v[2], allowed, item + "[2]")};
+}
+
+std::optional<double> ModelBuilder::at_defaults(const ex& e) const {
+  try {
+    const ex value = GiNaC::evalf(sym::substitute(e, defaults_));
+    if (GiNaC::is_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real()) {
+      const double number = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
+      if (std::isfinite(number)) return number;
+    }
+  } catch (const std::exception&) {
+    // GiNaC's pole and division errors: no value, reported by the caller at its place.
+  }
+  return std::nullopt;
+}
+
+double ModelBuilder::number(const Expr& e, const std::string& item, const std::string& key) {
+  const auto value = at_defaults(expression(e, Dependence::Parameters, item));
+  if (!value) fail(e.origin().where, item, "expected a real number", key);
+  return *value;
+}
+
+ex ModelBuilder::mass(const Expr& e, const std::string& owner, const std::string& item) const {
+  const ex m = expression(e, Dependence::Parameters, item);
+  const auto value = at_defaults(m);
+  if (!value) fail(e.origin().where, item, "mass is not a real number", owner);
+  if (*value <= 0.0) fail(e.origin().where, item, "mass must be positive", owner);
+  return m;
+}
+
+ex ModelBuilder::positive(const Expr& e, const std::string& key, const std::string& item) const {
+  const ex value = expression(e, Dependence::Parameters, item);
+  const auto number = at_defaults(value);
+  if (!number || *number <= 0.0) fail(e.origin().where, item, "expected a positive number", key);
+  return value;
+}
+
+ex ModelBuilder::non_negative(const Expr& e, const std::string& key,
+                              const std::string& item) const {
+  const ex value = expression(e, Dependence::Parameters, item);
+  const auto number = at_defaults(value);
+  if (!number || *number < 0.0) fail(e.origin().where, item, "expected a number >= 0", key);
+  return value;
+}
+
+GiNaC::symbol ModelBuilder::time() const { return scope_.time(); }
+
+GiNaC::ex ModelBuilder::derivative(const std::string& name, int order) {
+  const auto* entry = scope_.find(name);
+  if (!entry || entry->category == ExpressionScope::Category::Parameter)
+    throw ModelError(SourceLocation{"derivative"},
+                     "not a coordinate, prescribed function or input of the model", name);
+  if (order < 0) throw ModelError(SourceLocation{"derivative"}, "order must be >= 0", name);
+  return scope_.derivative(name, order);
+}
+
+GiNaC::ex ModelBuilder::parse(const std::string& text) const {
+  return expression(Expr(text), Dependence::Anything, "expression");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters, coordinates, prescribed functions, inputs
+
+GiNaC::symbol ModelBuilder::parameter(const Name& name, const Expr& value) {
+  const std::string item = "parameters." + name.text;
+  define(name, item);
+  // Added after its value is read: a value may only use earlier parameters.
+  const ex v = expression(value, Dependence::Parameters, item);
+  const auto number = at_defaults(v);
+  if (!number) fail(value.origin().where, item, "parameter value is not a real number", name.text);
+  const GiNaC::symbol symbol(name.text, sym::latex_identifier(name.text));
+  model_->parameters.push_back(Parameter{name.text, symbol, v, place(name.where, item)});
+  scope_.add_parameter(name.text, symbol);
+  defaults_[symbol] = *number;
+  return symbol;
+}
+
+GiNaC::symbol ModelBuilder::coordinate(const Name& name, const Expr& initial,
+                                       const Expr& velocity) {
+  const std::string item = "coordinates." + name.text;
+  define(name, item);
+  Coordinate c;
+  c.name = name.text;
+  c.where = place(name.where, item);
+  c.initial = number(initial, item + ".initial", "initial");
+  c.velocity = number(velocity, item + ".velocity", "velocity");
+  scope_.add_coordinate(name.text);
+  model_->coordinates.push_back(c);
+  return model_->time_functions->derivative(name.text, 0);
+}
+
+void ModelBuilder::coordinates_at(const SourceLocation& where) { coordinates_where_ = where; }
+
+GiNaC::ex ModelBuilder::prescribed(const Name& name, const std::optional<Expr>& expression_of_t) {
+  const std::string item = "prescribed." + name.text;
+  define(name, item);
+  std::optional<ex> e;
+  if (expression_of_t) e = expression(*expression_of_t, Dependence::TimeAndParameters, item);
+  scope_.add_prescribed(name.text, e);
+  model_->prescribed.push_back(Prescribed{name.text, e, place(name.where, item)});
+  return scope_.find(name.text)->value;
+}
+
+GiNaC::symbol ModelBuilder::input(const Name& name) {
+  const std::string item = "inputs." + name.text;
+  define(name, item);
+  scope_.add_input(name.text);
+  model_->inputs.push_back(Input{name.text, place(name.where, item)});
+  return model_->time_functions->derivative(name.text, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frames
+
+ModelBuilder& ModelBuilder::frame(const Name& name, const FrameSpec& spec) {
+  const std::string item = "frames." + name.text;
+  define(name, item);
+  Frame f;
+  f.name = name.text;
+  f.where = place(name.where, item);
+  f.parent = spec.parent.text;
+  f.translation = vector3(spec.translation, Dependence::Anything, item + ".translation");
+  f.rotation = rotation(spec.rotation, name.text, item + ".rotation");
+  written_frames_.push_back(std::move(f));
+  written_parent_where_.push_back(place(spec.parent.where, item + ".parent"));
+  frames_ordered_ = false;
+  return *this;
+}
+
+std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std::string& frame,
+                                                   const std::string& item) {
+  std::vector<RotationFactor> factors;
+  for (const auto& part : r.parts()) {
+    if (part.kind == Rotation::Part::Kind::Text) {
+      TextLocator locate = r.origin().locate;
+      if (!locate)
+        locate = r.origin().known()
+                     ? locate_on_one_line(r.origin().where)
+                     : TextLocator([item](std::size_t offset) {
+                         return SourceLocation{item + ", character " + std::to_string(offset + 1)};
+                       });
+      const auto parsed = parse_rotation(part.text, scope_, locate);
+      factors.insert(factors.end(), parsed.begin(), parsed.end());
+      continue;
+    }
+    if (part.kind == Rotation::Part::Kind::Axis) {
+      Vector3 axis;
+      for (std::size_t k = 0; k < 3; ++k)
+        axis[k] = expression(part.values[k], Dependence::Parameters, item + ".axis");
+      const ex angle = expression(part.values[3], Dependence::Anything, item + ".angle");
+      const auto unit = normalized_axis(axis);
+      if (!unit) fail(r.origin().where, item, "rotation axis must not be zero", frame);
+      RotationFactor factor;
+      factor.kind = RotationFactor::Kind::Axis;
+      factor.axis = *unit;
+      factor.angle = angle;
+      factors.push_back(factor);
+      continue;
+    }
+    GiNaC::matrix m(3, 3);
+    for (unsigned k = 0; k < 9; ++k)
+      m(k / 3, k % 3) = expression(part.values[k], Dependence::Anything, item);
+    if (auto numbers = numeric_matrix(m); numbers && !is_rotation(*numbers))
+      fail(r.origin().where, item,
+           "rotation is not a rotation matrix (orthonormal with determinant +1)", frame);
+    RotationFactor factor;
+    factor.kind = RotationFactor::Kind::Matrix;
+    factor.matrix = m;
+    factors.push_back(factor);
+  }
+  return factors;
+}
+
+// Parents before children whatever the order the frames were added in: walk up from each frame
+// to the first frame already placed (or world), then place the walked chain from the top down.
+const std::vector<Frame>& ModelBuilder::ordered_frames() {
+  if (frames_ordered_) return model_->frames;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < written_frames_.size(); ++i) index[written_frames_[i].name] = i;
+  for (std::size_t i = 0; i < written_frames_.size(); ++i) {
+    const Frame& f = written_frames_[i];
+    if (f.parent != "world" && !index.count(f.parent))
+      fail(written_parent_where_[i], "frames." + f.name + ".parent", "unknown parent frame",
+           f.parent);
+  }
+  enum class State { Unplaced, OnChain, Placed };
+  std::vector<State> state(written_frames_.size(), State::Unplaced);
+  std::vector<Frame> ordered;
+  for (std::size_t first = 0; first < written_frames_.size(); ++first) {
+    std::vector<std::size_t> chain;
+    std::optional<std::size_t> current = first;
+    while (current && state[*current] == State::Unplaced) {
+      state[*current] = State::OnChain;
+      chain.push_back(*current);
+      const std::string& parent = written_frames_[*current].parent;
+      current = parent == "world" ? std::nullopt : std::optional(index.at(parent));
+    }
+    if (current && state[*current] == State::OnChain) {
+      const Frame& f = written_frames_[*current];
+      throw ModelError(f.where, "cycle in the frame tree: the frame is its own ancestor", f.name);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      state[*it] = State::Placed;
+      ordered.push_back(written_frames_[*it]);
+    }
+  }
+  model_->frames = std::move(ordered);
+  frames_ordered_ = true;
+  return model_->frames;
+}
+
+std::string ModelBuilder::frame_name(const Name& name, const std::string& item) {
+  ordered_frames();
+  if (!model_->frame_index(name.text)) fail(name.where, item, "unknown frame", name.text);
+  return name.text;
+}
+
+// The carrier's motion must be given (t and prescribed functions), not a degree of freedom:
+// neither it nor any frame above it may move with a coordinate.
+ModelBuilder& ModelBuilder::relative_to(const Name& frame) {
+  check_usable();
+  const std::string item = "relative_to";
+  ordered_frames();
+  auto index = model_->frame_index(frame.text);
+  if (!index || *index < 0)
+    fail(frame.where, item, "relative_to needs a frame other than world", frame.text);
+  for (int i = *index; i >= 0;
+       i = *model_->frame_index(model_->frames[static_cast<std::size_t>(i)].parent)) {
+    const Frame& f = model_->frames[static_cast<std::size_t>(i)];
+    GiNaC::exvector parts(f.translation.begin(), f.translation.end());
+    for (const auto& r : f.rotation) {
+      parts.push_back(r.angle);
+      for (unsigned k = 0; k < r.matrix.nops(); ++k) parts.push_back(r.matrix.op(k));
+    }
+    for (std::size_t j = 0; j < model_->dof(); ++j)
+      for (int order = 0; order <= 2; ++order)
+        for (const auto& e : parts)
+          if (e.has(model_->coordinate_symbol(j, order)))
+            fail(frame.where, item,
+                 "the carrier frame moves with the coordinate " + model_->coordinates[j].name +
+                     " (through frame " + f.name +
+                     "); its motion must depend on t and prescribed functions only",
+                 frame.text);
+  }
+  model_->relative_to = frame.text;
+  model_->relative_to_where = place(frame.where, item);
+  return *this;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies and particles
+
+ModelBuilder& ModelBuilder::body(const Name& name, const BodySpec& spec) {
+  const std::string item = "bodies." + name.text;
+  define(name, item);
+  Body b;
+  b.name = name.text;
+  b.where = place(name.where, item);
+  b.frame = frame_name(spec.frame, item + ".frame");
+  b.mass = mass(spec.mass, name.text, item + ".mass");
+  b.com = vector3(spec.com, Dependence::Anything, item + ".com");
+  b.inertia = inertia(spec.inertia, b.mass, item + ".inertia");
+  body_index_[name.text] = model_->bodies.size();
+  model_->bodies.push_back(std::move(b));
+  return *this;
+}
+
+// Inertia about the centre of mass in the body frame's axes, from any of its forms.
+GiNaC::matrix ModelBuilder::inertia(const Inertia& in, const ex& mass,
+                                    const std::string& item) const {
+  std::vector<ex> v;
+  for (const auto& value : in.values())
+    v.push_back(expression(value, Dependence::Parameters, item));
+  auto axisymmetric = [&](const ex& axial, const ex& transverse) {
+    const Name& axis = *in.axis();
+    if (axis.text != "x" && axis.text != "y" && axis.text != "z")
+      fail(axis.where, item + ".axis", "axis must be x, y or z", axis.text);
+    return diagonal(axis.text == "x" ? axial : transverse, axis.text == "y" ? axial : transverse,
+                    axis.text == "z" ? axial : transverse);
+  };
+  switch (in.kind()) {
+    case Inertia::Kind::None:
+      return GiNaC::matrix(3, 3);
+    case Inertia::Kind::Matrix: {
+      GiNaC::matrix m(3, 3);
+      for (unsigned k = 0; k < 9; ++k) m(k / 3, k % 3) = v[k];
+      for (unsigned i = 0; i < 3; ++i)
+        for (unsigned j = i + 1; j < 3; ++j)
+          if (!(m(i, j) - m(j, i)).expand().is_zero())
+            fail(in.origin().where, item, "inertia matrix must be symmetric", "inertia");
+      return m;
+    }
+    case Inertia::Kind::Entries: {
+      GiNaC::matrix m = diagonal(v[0], v[1], v[2]);
+      m(0, 1) = m(1, 0) = v[3];
+      m(1, 2) = m(2, 1) = v[4];
+      m(0, 2) = m(2, 0) = v[5];
+      return m;
+    }
+    case Inertia::Kind::Rod:
+      return axisymmetric(0, mass * GiNaC::pow(v[0], 2) / 12);
+    case Inertia::Kind::Disk:
+      return axisymmetric(mass * GiNaC::pow(v[0], 2) / 2, mass * GiNaC::pow(v[0], 2) / 4);
+    case Inertia::Kind::Cylinder:
+      return axisymmetric(mass * GiNaC::pow(v[0], 2) / 2,
+                          mass * (3 * GiNaC::pow(v[0], 2) + GiNaC::pow(v[1], 2)) / 12);
+    case Inertia::Kind::Box: {
+      const ex a2 = GiNaC::pow(v[0], 2), b2 = GiNaC::pow(v[1], 2), c2 = GiNaC::pow(v[2], 2);
+      return diagonal(mass * (b2 + c2) / 12, mass * (a2 + c2) / 12, mass * (a2 + b2) / 12);
+    }
+    case Inertia::Kind::Sphere: {
+      const ex moment = GiNaC::numeric(2, 5) * mass * GiNaC::pow(v[0], 2);
+      return diagonal(moment, moment, moment);
+    }
+  }
+  return GiNaC::matrix(3, 3);
+}
+
+ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec) {
+  const std::string item = "particles." + name.text;
+  define(name, item);
+  Particle p;
+  p.name = name.text;
+  p.where = place(name.where, item);
+  p.frame = frame_name(spec.frame, item + ".frame");
+  p.mass = mass(spec.mass, name.text, item + ".mass");
+  p.position = vector3(spec.position, Dependence::Anything, item + ".position");
+  model_->particles.push_back(std::move(p));
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::gravity(const Expr3& g) {
+  check_usable();
+  model_->gravity = vector3(g, Dependence::TimeAndParameters, "gravity");
+  return *this;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loads
+
+/// The frame a load acts on (a body acts through its frame) and its default point.
+PointRef ModelBuilder::attachment(const Name& name, const std::string& item) {
+  ordered_frames();
+  if (model_->frame_index(name.text)) return PointRef{name.text, {0, 0, 0}};
+  if (auto body = body_index_.find(name.text); body != body_index_.end()) {
+    const Body& b = model_->bodies[body->second];
+    return PointRef{b.frame, b.com};
+  }
+  fail(name.where, item, "unknown frame or body", name.text);
+}
+
+PointRef ModelBuilder::point(const PointSpec& p, const std::string& item) {
+  PointRef ref = attachment(p.on, item);
+  ref.point = vector3(p.point, Dependence::Anything, item);
+  return ref;
+}
+
+ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  ForceLoad f;
+  f.force = vector3(spec.force, Dependence::Anything, item + ".force");
+  f.at = attachment(spec.on, item + ".on");
+  if (spec.at) f.at.point = vector3(*spec.at, Dependence::Anything, item + ".at");
+  if (spec.in) f.in = frame_name(*spec.in, item + ".in");
+  model_->loads.push_back(Load{f, place(where, item)});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::torque(const TorqueSpec& spec, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  TorqueLoad t;
+  t.torque = vector3(spec.torque, Dependence::Anything, item + ".torque");
+  t.on = attachment(spec.on, item + ".on").frame;
+  if (spec.in) t.in = frame_name(*spec.in, item + ".in");
+  model_->loads.push_back(Load{t, place(where, item)});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::spring(const SpringSpec& spec, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  SpringLoad s;
+  s.from = point(spec.from, item + ".from");
+  s.to = point(spec.to, item + ".to");
+  s.stiffness = expression(spec.stiffness, Dependence::Anything, item + ".stiffness");
+  s.rest_length = expression(spec.rest_length, Dependence::Anything, item + ".rest_length");
+  model_->loads.push_back(Load{s, place(where, item)});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::damper(const DamperSpec& spec, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  DamperLoad d;
+  d.from = point(spec.from, item + ".from");
+  d.to = point(spec.to, item + ".to");
+  d.coefficient = expression(spec.coefficient, Dependence::Anything, item + ".coefficient");
+  model_->loads.push_back(Load{d, place(where, item)});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr& value,
+                                              const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const auto& all = model_->coordinates;
+  const auto found = std::find_if(all.begin(), all.end(),
+                                  [&](const Coordinate& c) { return c.name == coordinate.text; });
+  if (found == all.end())
+    fail(coordinate.where, item + ".coordinate", "unknown coordinate", coordinate.text);
+  GeneralizedLoad g;
+  g.coordinate = static_cast<std::size_t>(found - all.begin());
+  g.value = expression(value, Dependence::Anything, item + ".value");
+  model_->loads.push_back(Load{g, place(where, item)});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::potential(const Expr& potential, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  PotentialLoad p{expression(potential, Dependence::Anything, item + ".potential")};
+  model_->loads.push_back(Load{p, place(where, item)});
+  return *this;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constraints and independent speeds
+
+ModelBuilder& ModelBuilder::holonomic_constraint(const Name& name, const Expr& expression,
+                                                 const SourceLocation& where) {
+  constraint(name, Constraint::Kind::Holonomic, expression, where);
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::nonholonomic_constraint(const Name& name, const Expr& expression,
+                                                    const SourceLocation& where) {
+  constraint(name, Constraint::Kind::Nonholonomic, expression, where);
+  return *this;
+}
+
+// A holonomic constraint may not use velocities; a nonholonomic one must be linear in them
+// (a(q, t)·q̇ + a0): otherwise the multiplier form M q̈ = f + Aᵀλ does not apply.
+void ModelBuilder::constraint(const Name& name, Constraint::Kind kind, const Expr& expr,
+                              const SourceLocation& where) {
+  check_usable();
+  const std::string item = "constraints." + name.text;
+  if (!is_valid_name(name.text)) fail(name.where, item, "not a valid name", name.text);
+  if (!constraint_names_.insert(name.text).second)
+    fail(name.where, item, "duplicate constraint name", name.text);
+  Constraint c;
+  c.name = name.text;
+  c.where = place(where, item);
+  c.kind = kind;
+  c.expression = expression(expr, Dependence::Anything, item);
+  const SourceLocation value_where = expr.origin().where;
+  std::vector<GiNaC::symbol> velocities;
+  for (std::size_t j = 0; j < model_->dof(); ++j) {
+    if (c.expression.has(model_->coordinate_symbol(j, 2)))
+      fail(value_where, item, "a constraint may not use accelerations", c.name);
+    velocities.push_back(model_->coordinate_symbol(j, 1));
+  }
+  for (const auto& v : velocities) {
+    if (kind == Constraint::Kind::Holonomic && c.expression.has(v))
+      fail(value_where, item,
+           "a holonomic constraint depends on the coordinates and t only; write one with "
+           "velocities as nonholonomic",
+           c.name);
+    const ex coefficient = c.expression.diff(v);
+    for (const auto& w : velocities)
+      if (!coefficient.diff(w).is_zero())
+        fail(value_where, item, "a nonholonomic constraint must be linear in the velocities",
+             c.name);
+  }
+  model_->constraints.push_back(std::move(c));
+}
+
+ModelBuilder& ModelBuilder::independent(const std::vector<Name>& coordinates,
+                                        const SourceLocation& where) {
+  check_usable();
+  const std::string item = "independent";
+  const std::size_t n = model_->dof(), m = model_->constraints.size();
+  model_->independent_where = place(where, item);
+  model_->independent.clear();
+  for (const auto& name : coordinates) {
+    std::size_t j = 0;
+    while (j < n && model_->coordinates[j].name != name.text) ++j;
+    if (j == n) fail(name.where, item, "not a coordinate of the model", name.text);
+    if (std::find(model_->independent.begin(), model_->independent.end(), j) !=
+        model_->independent.end())
+      fail(name.where, item, "listed twice", name.text);
+    model_->independent.push_back(j);
+  }
+  // One independent speed per degree of freedom left by the constraints.
+  if (model_->independent.size() != n - std::min(n, m))
+    fail(where, item,
+         "needs " + std::to_string(n - std::min(n, m)) + " independent speeds (" +
+             std::to_string(n) + " coordinates - " + std::to_string(m) + " constraints), got " +
+             std::to_string(model_->independent.size()),
+         "independent");
+  check_dependent_block();
+  return *this;
+}
+
+// The constraints must determine the dependent speeds: A_d (the columns of the velocity-level
+// constraint matrix A that belong to the dependent speeds) must be invertible. Checked at the
+// initial state (parameters at their defaults, t = 0, inputs and unspecified functions 0), where
+// a poor choice of independent speeds shows before any equation is formed.
+void ModelBuilder::check_dependent_block() const {
+  const std::size_t n = model_->dof(), m = model_->constraints.size();
+  if (m == 0) return;
+  std::vector<std::size_t> dependent;
+  for (std::size_t j = 0; j < n; ++j)
+    if (std::find(model_->independent.begin(), model_->independent.end(), j) ==
+        model_->independent.end())
+      dependent.push_back(j);
+  GiNaC::exmap at_start = defaults_;
+  at_start[model_->time_functions->time()] = 0;
+  for (std::size_t j = 0; j < n; ++j)
+    at_start[model_->coordinate_symbol(j)] = GiNaC::numeric(model_->coordinates[j].initial);
+  for (const auto& p : model_->prescribed)
+    if (!p.expression)
+      for (int order = 0; order <= 3; ++order)
+        if (auto s = model_->time_functions->find_derivative(p.name, order)) at_start[*s] = 0;
+  for (const auto& input : model_->inputs)
+    for (int order = 0; order <= 3; ++order)
+      if (auto s = model_->time_functions->find_derivative(input.name, order)) at_start[*s] = 0;
+  GiNaC::matrix block(static_cast<unsigned>(m), static_cast<unsigned>(m));
+  double hadamard = 1.0;  // product of the rows' norms: |det| is at most that
+  std::string names;
+  for (std::size_t k = 0; k < dependent.size(); ++k)
+    names += (k ? ", " : "") + model_->coordinates[dependent[k]].name;
+  for (std::size_t i = 0; i < m; ++i) {
+    const Constraint& c = model_->constraints[i];
+    double row = 0.0;
+    for (std::size_t k = 0; k < m; ++k) {
+      // Holonomic φ: φ̇ = Σ ∂φ/∂q_j q̇_j + ∂φ/∂t; nonholonomic: the velocity's coefficient.
+      const std::size_t j = dependent[k];
+      const ex coefficient = c.kind == Constraint::Kind::Holonomic
+                                 ? c.expression.diff(model_->coordinate_symbol(j))
+                                 : c.expression.diff(model_->coordinate_symbol(j, 1));
+      ex value;
+      try {
+        value = GiNaC::evalf(sym::substitute(coefficient, at_start));
+      } catch (const std::exception&) {
+        value = ex();
+      }
+      if (!GiNaC::is_a<GiNaC::numeric>(value) || !GiNaC::ex_to<GiNaC::numeric>(value).is_real())
+        return;  // no value at the initial state: left to the minimal form's evaluation
+      const double v = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
+      block(static_cast<unsigned>(i), static_cast<unsigned>(k)) = v;
+      row += v * v;
+    }
+    hadamard *= std::sqrt(row);
+  }
+  const double det = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(block.determinant())).to_double();
+  if (!(std::abs(det) > 1e-12 * hadamard))
+    throw ModelError(
+        model_->independent_where,
+        "with these independent speeds the constraints do not determine the dependent ones (" +
+            names +
+            "): their block of the constraint Jacobian is singular at the initial state; list "
+            "other independent speeds",
+        "independent");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flexible bodies
+
+NodeSelection ModelBuilder::node_selection(const NodeSelectionSpec& s,
+                                           const std::string& item) const {
+  NodeSelection selection;
+  selection.where = place(s.where, item);
+  for (std::size_t k = 0; k < 3; ++k)
+    if (s.plane[k]) selection.plane[k] = expression(*s.plane[k], Dependence::Parameters, item);
+  for (std::size_t k = 0; k < s.nodes.size(); ++k) {
+    if (s.nodes[k] < 0)
+      fail(k < s.nodes_where.size() ? s.nodes_where[k] : s.where, item,
+           "expected a node index (0, 1, 2, ...)", std::to_string(s.nodes[k]));
+    selection.nodes.push_back(s.nodes[k]);
+  }
+  selection.group = s.group;
+  const bool empty =
+      std::none_of(s.plane.begin(), s.plane.end(), [](const auto& p) { return p.has_value(); }) &&
+      s.nodes.empty() && s.group.empty();
+  if (empty) fail(s.where, item, "a node selection needs x, y, z (planes), nodes or group");
+  return selection;
+}
+
+MeshSpec ModelBuilder::mesh(const FlexibleSpec& spec, const std::string& item) const {
+  auto count = [&](long n, const SourceLocation& where, const std::string& key) {
+    if (n < 1 || n > 10'000'000) fail(where, item + "." + key, "expected a whole number >= 1", key);
+    return static_cast<int>(n);
+  };
+  if (const auto* box = std::get_if<BoxMeshInput>(&spec.mesh)) {
+    BoxMeshSpec b;
+    for (std::size_t k = 0; k < 3; ++k) {
+      b.size[k] = positive(box->size[k], "size", item + ".size");
+      b.divisions[k] = count(box->divisions[k], box->divisions_where[k], "divisions");
+    }
+    return b;
+  }
+  if (const auto* beam = std::get_if<BeamMeshInput>(&spec.mesh)) {
+    BeamMeshSpec b;
+    b.length = positive(beam->length, "length", item + ".length");
+    b.elements = count(beam->elements, beam->elements_where, "elements");
+    b.planar = beam->planar;
+    b.area = positive(beam->area, "area", item + ".section.area");
+    b.Iz = positive(beam->Iz, "Iz", item + ".section.Iz");
+    // A planar beam bends in the x–y plane only: Iy and J are not used and may be omitted.
+    if (beam->Iy)
+      b.Iy = positive(*beam->Iy, "Iy", item + ".section.Iy");
+    else if (!beam->planar)
+      fail(spec.mesh_where, item + ".section", "missing required key", "Iy");
+    if (beam->J)
+      b.J = positive(*beam->J, "J", item + ".section.J");
+    else if (!beam->planar)
+      fail(spec.mesh_where, item + ".section", "missing required key", "J");
+    return b;
+  }
+  GmshMeshSpec gmsh;
+  gmsh.path = std::get<GmshMeshInput>(spec.mesh).path;
+  const std::filesystem::path written(gmsh.path);
+  if (written.is_relative() && !model_->source.empty())
+    gmsh.path = (std::filesystem::path(model_->source).parent_path() / written).string();
+  return gmsh;
+}
+
+ModelBuilder& ModelBuilder::flexible(const Name& name, const FlexibleSpec& spec,
+                                     const SourceLocation& where) {
+  check_usable();
+  const std::string item = "flexible." + name.text;
+  FlexibleBody body;
+  body.name = name.text;
+  body.where = place(where, item);
+  if (!is_valid_name(body.name)) fail(name.where, item, "not a valid name", body.name);
+  if (!flexible_names_.insert(body.name).second)
+    fail(name.where, item, "duplicate flexible body name", body.name);
+  body.frame = frame_name(spec.frame, item + ".frame");
+  body.mesh = mesh(spec, item + ".mesh");
+  body.mesh_where = place(spec.mesh_where, item + ".mesh");
+  body.material_where = place(spec.material_where, item + ".material");
+  body.youngs_modulus = positive(spec.youngs_modulus, "E", item + ".material.E");
+  body.density = positive(spec.density, "rho", item + ".material.rho");
+  body.poisson_ratio =
+      expression(spec.poisson_ratio, Dependence::Parameters, item + ".material.nu");
+  const auto nu = at_defaults(body.poisson_ratio);
+  if (!nu)
+    fail(spec.poisson_ratio.origin().where, item + ".material.nu", "expected a real number", "nu");
+  // ν = 0.5 makes the bulk modulus infinite (D singular); ν <= -1 makes the shear modulus
+  // non-positive. Neither is an elastic solid this displacement formulation can represent.
+  if (*nu >= 0.5 || *nu <= -1.0)
+    fail(spec.poisson_ratio.origin().where, item + ".material.nu",
+         "Poisson's ratio must lie in (-1, 0.5); got " + format_number(*nu), "nu");
+  for (const auto& c : spec.clamp) body.clamp.push_back(node_selection(c, item + ".clamp"));
+  for (const auto& p : spec.prescribed)
+    body.prescribed.push_back(
+        {node_selection(p.at, item + ".prescribed.at"),
+         vector3(p.displacement, Dependence::TimeAndParameters, item + ".prescribed.displacement"),
+         place(p.where, item + ".prescribed")});
+  for (const auto& l : spec.loads) {
+    FlexibleLoad load;
+    load.where = place(l.where, item + ".loads");
+    if (l.at) load.at = node_selection(*l.at, item + ".loads.at");
+    load.force = vector3(l.force, Dependence::TimeAndParameters, item + ".loads.force");
+    body.loads.push_back(std::move(load));
+  }
+  body.stiffening = spec.stiffening;
+  body.rayleigh_alpha = non_negative(spec.rayleigh_alpha, "alpha", item + ".damping.alpha");
+  body.rayleigh_beta = non_negative(spec.rayleigh_beta, "beta", item + ".damping.beta");
+  model_->flexible.push_back(std::move(body));
+  return *this;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole model
+
+std::shared_ptr<const Model> ModelBuilder::build() {
+  check_usable();
+  ordered_frames();
+  // A model whose only moving parts are flexible bodies on prescribed frames needs no
+  // coordinate; any other model does.
+  if (model_->coordinates.empty() && model_->flexible.empty())
+    fail(coordinates_where_.value_or(SourceLocation{}), "coordinates",
+         "at least one generalized coordinate is needed", "coordinates");
+  built_ = true;
+  return model_;
+}
+
+}  // namespace appell::model
