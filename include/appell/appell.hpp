@@ -1,0 +1,85 @@
+// appell: the whole public API in one header.
+//
+//   #include <appell/appell.hpp>
+//
+// Build a model (model::ModelBuilder, or io::read_model_file for a model file), form its
+// equations of motion by a principle (principles::derive), check them against another principle
+// (num::compare, num::verify), evaluate them (num::CompiledEquations) and solve them
+// (num::simulate, num::InverseDynamics, num::solve_statics), or generate code
+// (codegen::generate_cpp_header). docs/library.md is the tutorial. Modules are listed bottom up:
+// each uses only the ones before it (DESIGN.md, "Rooms").
+#pragma once
+
+#define APPELL_VERSION_MAJOR 0
+#define APPELL_VERSION_MINOR 2
+#define APPELL_VERSION_PATCH 0
+#define APPELL_VERSION_STRING "0.2.0"
+
+// sym/: the layer over GiNaC: time functions, d/dt, DAG, tape, readable forms
+#include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+#include "appell/sym/readable.hpp"
+#include "appell/sym/tape.hpp"
+#include "appell/sym/time_functions.hpp"
+
+// model/: the Model value, its builder (the one validation), the expression language, values
+#include "appell/model/builder.hpp"
+#include "appell/model/expression_parser.hpp"
+#include "appell/model/flexible.hpp"
+#include "appell/model/model.hpp"
+#include "appell/model/source_location.hpp"
+#include "appell/model/values.hpp"
+
+// kinematics/: positions, velocities, accelerations, angular velocities of every frame and body
+#include "appell/kinematics/kinematics.hpp"
+#include "appell/kinematics/vector_algebra.hpp"
+
+// principles/: one file per principle; relative motion, constraints, minimal form
+#include "appell/principles/dalembert.hpp"
+#include "appell/principles/derive.hpp"
+#include "appell/principles/equations.hpp"
+#include "appell/principles/gauss.hpp"
+#include "appell/principles/generalized_forces.hpp"
+#include "appell/principles/gibbs_appell.hpp"
+#include "appell/principles/higher_order_gibbs_appell.hpp"
+#include "appell/principles/lagrange.hpp"
+#include "appell/principles/minimal_form.hpp"
+#include "appell/principles/nielsen.hpp"
+#include "appell/principles/potential_energy.hpp"
+#include "appell/principles/relative_motion.hpp"
+
+// numeric/: compiled evaluation, simulation, inverse dynamics, statics, verification
+#include "appell/numeric/agreement.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/inverse_dynamics.hpp"
+#include "appell/numeric/simulate.hpp"
+#include "appell/numeric/state_evaluation.hpp"
+#include "appell/numeric/statics.hpp"
+#include "appell/numeric/tape.hpp"
+#include "appell/numeric/verification.hpp"
+
+// codegen/: standalone C++ for M, f, forward and inverse dynamics
+#include "appell/codegen/cpp_generator.hpp"
+
+// fem/: finite elements in a moving frame (seed 002)
+#include "appell/fem/assembly.hpp"
+#include "appell/fem/element.hpp"
+#include "appell/fem/element_derivation.hpp"
+#include "appell/fem/element_kernels.hpp"
+#include "appell/fem/flexible_body.hpp"
+#include "appell/fem/frame_motion.hpp"
+#include "appell/fem/mesh.hpp"
+#include "appell/fem/modal_analysis.hpp"
+#include "appell/fem/moving_frame.hpp"
+#include "appell/fem/quadrature.hpp"
+#include "appell/fem/response.hpp"
+
+// io/: the model reader; text, LaTeX, JSON, CSV and VTK writers
+#include "appell/io/csv_writer.hpp"
+#include "appell/io/equation_writer.hpp"
+#include "appell/io/minimal_form_writer.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/io/state_writer.hpp"
+#include "appell/io/vtk_writer.hpp"
