@@ -2,11 +2,12 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "appell/io/model_reader.hpp"
+#include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "cli_support.hpp"
@@ -22,19 +23,6 @@ struct EvalOptions {
   bool json = false;
   bool minimal = false;
 };
-
-std::vector<double> as_vector(const Eigen::VectorXd& v) {
-  return std::vector<double>(v.data(), v.data() + v.size());
-}
-
-nlohmann::json rows_of(const Eigen::MatrixXd& m) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    const Eigen::VectorXd row = m.row(i).transpose();
-    rows.push_back(as_vector(row));
-  }
-  return rows;
-}
 
 // eval --minimal: M̃ u̇ = f̃ at (t, q, u); --qd gives either the independent speeds u or every
 // speed (of which the independent ones are taken: the dependent ones follow from the constraints).
@@ -68,17 +56,7 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
   const auto state = compiled.solve(o.t, q, u);
 
   if (o.json) {
-    nlohmann::json j;
-    j["t"] = o.t;
-    j["q"] = as_vector(q);
-    j["qd"] = as_vector(state.qd);
-    nlohmann::json names = nlohmann::json::array();
-    for (std::size_t k : m.independent) names.push_back(m.coordinates[k].name);
-    j["independent"] = names;
-    j["mass_matrix"] = rows_of(state.mass_matrix);
-    j["forcing"] = as_vector(state.forcing);
-    j["qdd"] = as_vector(state.qdd);
-    std::cout << j.dump() << "\n";
+    std::cout << io::write_minimal_state_json(m, o.t, q, state) << "\n";
     return 0;
   }
   std::cout << std::setprecision(12) << m.name << " at t = " << o.t
@@ -123,33 +101,11 @@ int run_eval(const EvalOptions& o) {
 
   const auto eq = principles::derive(model, method_option(o.method));
   const num::CompiledEquations compiled(eq, parse_assignments(o.set));
-  Eigen::MatrixXd M;
-  Eigen::VectorXd f;
-  compiled.evaluate(o.t, q, qd, M, f);
-  Eigen::VectorXd qdd, lambda;
-  Eigen::MatrixXd A;
-  Eigen::VectorXd b;
-  compiled.constraints(A, b);
-  compiled.accelerations_and_multipliers(M, f, A, b, qdd, lambda);
-
-  auto vec = [](const Eigen::VectorXd& v) {
-    return std::vector<double>(v.data(), v.data() + v.size());
-  };
+  const num::StateEvaluation state = num::evaluate_state(compiled, o.t, q, qd);
+  const Eigen::MatrixXd& M = state.mass_matrix;
+  const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;
   if (o.json) {
-    nlohmann::json j;
-    j["t"] = o.t;
-    j["q"] = vec(q);
-    j["qd"] = vec(qd);
-    nlohmann::json rows = nlohmann::json::array();
-    for (Eigen::Index i = 0; i < M.rows(); ++i) {
-      Eigen::VectorXd row = M.row(i).transpose();
-      rows.push_back(vec(row));
-    }
-    j["mass_matrix"] = rows;
-    j["forcing"] = vec(f);
-    j["qdd"] = vec(qdd);
-    if (compiled.constraint_count() > 0) j["lambda"] = vec(lambda);
-    std::cout << j.dump() << "\n";
+    std::cout << io::write_state_json(state) << "\n";
   } else {
     std::cout << std::setprecision(12) << model->name << " at t = " << o.t << "\n";
     for (std::size_t i = 0; i < n; ++i) {

@@ -186,20 +186,11 @@ int run_fem(const FemCommandOptions& o) {
   if (o.derive_element) {
     // The body's own element kind, unless --element names another (bar: seed 002's Table 1).
     DeriveElementRequest request;
-    const model::FlexibleBody& spec = model->flexible[index];
-    if (const auto* beam = std::get_if<model::BeamMeshSpec>(&spec.mesh))
-      request.kind = beam->planar ? fem::ElementKind::Beam2D : fem::ElementKind::Beam3D;
-    else
-      request.kind = fem::ElementKind::Hex8;
+    request.kind = fem::element_kind_of(model->flexible[index]);
     if (!o.element.empty()) {
-      bool known = false;
-      for (auto kind : {fem::ElementKind::Bar, fem::ElementKind::Beam2D, fem::ElementKind::Beam3D,
-                        fem::ElementKind::Hex8})
-        if (o.element == fem::kind_name(kind)) {
-          request.kind = kind;
-          known = true;
-        }
-      if (!known) throw usage_error("--element", "expected bar, beam2d, beam3d or hex8", o.element);
+      const auto kind = fem::parse_element_kind(o.element);
+      if (!kind) throw usage_error("--element", "expected bar, beam2d, beam3d or hex8", o.element);
+      request.kind = *kind;
     }
     if (!o.method.empty()) request.method = route_option(o.method);
     if (!o.elements.empty()) request.elements = parse_element_counts(o.elements);

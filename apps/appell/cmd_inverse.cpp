@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
@@ -74,30 +75,14 @@ int run_inverse(const InverseOptions& o) {
 
   std::ofstream out(o.out);
   if (!out) throw usage_error("--out", "cannot write file", o.out);
-  out << std::setprecision(std::numeric_limits<double>::max_digits10);
-  out << "t";
-  for (const auto& c : model->coordinates) out << ",Q_" << c.name;
-  out << "\n";
-
-  num::TrajectorySample s;
-  for (std::size_t k = 0; k < rows; ++k) {
+  try {
     if (trajectory)
-      s = trajectory->sample(static_cast<double>(k) * step);  // k·H: no accumulated rounding
+      io::write_driving_forces_csv(out, *model, inverse, *trajectory, rows, step);
     else
-      s = samples[k];
-    const Eigen::VectorXd Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
-    if (!Q.allFinite() || !s.q.allFinite() || !s.qd.allFinite() || !s.qdd.allFinite()) {
-      std::ostringstream reason;
-      reason << std::setprecision(std::numeric_limits<double>::max_digits10)
-             << "the motion or the driving forces are not finite at t = " << s.t;
-      // Whatever reads the file must not mistake the rows so far for the whole motion.
-      out << "# incomplete: " << reason.str() << "\n";
-      throw model::ComputationError(reason.str() + " (" + std::to_string(k) + " rows written to " +
-                                    o.out + ")");
-    }
-    out << s.t;
-    for (Eigen::Index j = 0; j < Q.size(); ++j) out << "," << Q[j];
-    out << "\n";
+      io::write_driving_forces_csv(out, *model, inverse, samples);
+  } catch (const io::IncompleteCsvError& e) {
+    throw model::ComputationError(std::string(e.what()) + " (" + std::to_string(e.rows_written()) +
+                                  " rows written to " + o.out + ")");
   }
   out.flush();
   if (!out) throw model::ComputationError("writing " + o.out + " failed");

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <set>
 
+#include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
@@ -56,52 +57,6 @@ class ProgressBar {
   double t_start_, span_;
   bool enabled_;
   int shown_ = -1;
-};
-
-class CsvWriter {
- public:
-  CsvWriter(std::string path, const model::Model& model) : path_(std::move(path)) {
-    header_ = "t";
-    for (const auto& c : model.coordinates) header_ += "," + c.name;
-    for (const auto& c : model.coordinates) header_ += ",dot(" + c.name + ")";
-    header_ += ",T,V,E";
-    for (const auto& c : model.constraints) header_ += ",lambda_" + c.name;
-  }
-
-  void row(const num::SimulationRow& r) {
-    open();
-    out_ << r.t;
-    for (Eigen::Index j = 0; j < r.q.size(); ++j) out_ << ',' << r.q[j];
-    for (Eigen::Index j = 0; j < r.qd.size(); ++j) out_ << ',' << r.qd[j];
-    out_ << ',' << r.kinetic << ',' << r.potential << ',' << r.total;
-    for (Eigen::Index k = 0; k < r.lambda.size(); ++k) out_ << ',' << r.lambda[k];
-    out_ << '\n';
-  }
-
-  void mark_incomplete(std::string reason) {
-    open();
-    for (char& c : reason)
-      if (c == '\n' || c == '\r') c = ' ';  // one comment line, whatever the reason says
-    out_ << "# incomplete: " << reason << '\n';
-    out_.flush();
-  }
-
-  void close() {
-    if (!out_.is_open()) return;
-    out_.close();
-    if (!out_) throw model::ComputationError("could not write " + path_);
-  }
-
- private:
-  void open() {
-    if (out_.is_open()) return;
-    out_.open(path_);
-    if (!out_) throw usage_error("--out", "cannot write the file", path_);
-    out_ << std::setprecision(17) << header_ << '\n';
-  }
-
-  std::string path_, header_;
-  std::ofstream out_;
 };
 
 void print_summary(const model::Model& model, const num::SimulationOptions& options,
@@ -165,13 +120,21 @@ int run_simulate(const SimulateOptions& o) {
   }
 
   const auto equations = principles::derive(model, principles::Method::GibbsAppell);
-  CsvWriter csv(o.out, *model);
+  io::SimulationCsvFile csv(o.out, *model);
+  // The file is created at the first row; the library locates a failure at the path.
+  auto writing = [&](auto&& write) {
+    try {
+      write();
+    } catch (const model::ModelError&) {
+      throw usage_error("--out", "cannot write the file", o.out);
+    }
+  };
   ProgressBar progress(options.t_start, options.t_end);
   std::chrono::steady_clock::time_point first_row;
   auto on_row = [&](const num::SimulationRow& row) {
     // The clock starts at the first row: compiling the tapes is not integration time.
     if (row.t == options.t_start) first_row = std::chrono::steady_clock::now();
-    csv.row(row);
+    writing([&] { csv.row(row); });
     progress.update(row.t);
   };
   auto elapsed = [&] {
@@ -187,7 +150,7 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const num::SimulationError& e) {
     const double seconds = elapsed();
     progress.finish();
-    csv.mark_incomplete(e.what());
+    writing([&] { csv.mark_incomplete(e.what()); });
     csv.close();
     print_summary(*model, options, e.partial(), o.out, seconds, false);
     throw;  // main reports it and exits 1

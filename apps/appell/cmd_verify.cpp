@@ -3,9 +3,7 @@
 #include <iostream>
 
 #include "appell/io/model_reader.hpp"
-#include "appell/numeric/agreement.hpp"
-#include "appell/principles/derive.hpp"
-#include "appell/principles/minimal_form.hpp"
+#include "appell/numeric/verification.hpp"
 #include "cli_support.hpp"
 
 namespace appell::cli {
@@ -20,59 +18,31 @@ struct VerifyOptions {
 
 int run_verify(const VerifyOptions& o) {
   auto model = io::read_model_file(o.model);
-  // Every principle against the first (Lagrange II): agreement is an equivalence, so agreeing
-  // with one reference means agreeing with each other.
-  std::vector<principles::Equations> raw;
-  for (auto method : principles::all_methods) raw.push_back(principles::derive(model, method));
+  num::VerifyOptions options;
+  options.states = o.states;
+  options.tolerance = o.tolerance;
+  const num::VerificationReport report = num::verify(model, options);
 
   std::printf(
       "%s: %zu coordinates; each method against %s (symbolic difference, and the "
       "largest relative difference at %zu random states)\n\n",
-      model->name.c_str(), model->dof(), principles::method_name(raw[0].method).c_str(), o.states);
+      report.model.c_str(), report.dof, principles::method_name(report.reference).c_str(),
+      report.options.states);
   std::printf("%-13s %-7s %10s %16s %16s %12s %11s %11s %11s\n", "method", "agrees", "max error",
               "differentiations", "derivative nodes", "size before", "size after", "derive",
               "simplify");
-  std::string first_disagreement;
-  for (const auto& eq : raw) {
-    const auto readable = principles::simplify(eq);
-    const auto agreement = num::compare(raw[0], eq, o.states, /*symbolic=*/true);
-    const bool agrees = agreement.symbolic && agreement.max_numeric_error <= o.tolerance;
-    if (!agrees && first_disagreement.empty())
-      first_disagreement = principles::method_name(eq.method) + " differs from " +
-                           principles::method_name(raw[0].method) + " in " +
-                           agreement.first_difference;
-    std::printf("%-13s %-7s %10.1e %16zu %16zu %12zu %11zu %11s %11s\n",
-                principles::method_name(eq.method).c_str(), agrees ? "yes" : "NO",
-                agreement.max_numeric_error, eq.cost.differentiations, eq.cost.derivative_nodes,
-                eq.cost.size_before, readable.cost.size_after,
-                format_seconds(eq.cost.seconds).c_str(),
-                format_seconds(readable.cost.simplify_seconds).c_str());
-  }
-  // With independent speeds, the minimal form (Gibbs–Appell with quasi-accelerations) joins the
-  // table: its q̈ against the reference's at consistent random states, and its M̃, f̃ against
-  // the reference projected on the constraints' null space.
-  std::size_t rows = raw.size();
-  if (!model->independent.empty()) {
-    const auto minimal = principles::minimal_form(model);
-    const auto readable = principles::simplify(minimal);
-    const auto agreement = num::compare_minimal(raw[0], minimal, o.states, /*symbolic=*/true);
-    const bool agrees = agreement.symbolic && agreement.max_numeric_error <= o.tolerance;
-    if (!agrees && first_disagreement.empty())
-      first_disagreement = "minimal differs from " + principles::method_name(raw[0].method) +
-                           " in " + agreement.first_difference;
-    std::printf("%-13s %-7s %10.1e %16zu %16zu %12zu %11zu %11s %11s\n", "minimal",
-                agrees ? "yes" : "NO", agreement.max_numeric_error, minimal.cost.differentiations,
-                minimal.cost.derivative_nodes, minimal.cost.size_before, readable.cost.size_after,
-                format_seconds(minimal.cost.seconds).c_str(),
-                format_seconds(readable.cost.simplify_seconds).c_str());
-    ++rows;
-  }
-  if (!first_disagreement.empty()) {
-    std::cout << "\nDISAGREEMENT: " << first_disagreement << "\n";
+  for (const auto& row : report.rows)
+    std::printf("%-13s %-7s %10.1e %16zu %16zu %12zu %11zu %11s %11s\n", row.method.c_str(),
+                row.agrees ? "yes" : "NO", row.max_error, row.differentiations,
+                row.derivative_nodes, row.size_before, row.size_after,
+                format_seconds(row.derive_seconds).c_str(),
+                format_seconds(row.simplify_seconds).c_str());
+  if (!report.all_agree) {
+    std::cout << "\nDISAGREEMENT: " << report.first_disagreement << "\n";
     return 1;
   }
-  std::cout << "\nAll " << raw.size() << " methods give the same equations";
-  if (rows > raw.size()) std::cout << ", and the minimal form the same motion";
+  std::cout << "\nAll " << report.methods << " methods give the same equations";
+  if (report.has_minimal) std::cout << ", and the minimal form the same motion";
   std::cout << ".\n";
   return 0;
 }

@@ -21,12 +21,6 @@ std::string text(const ex& e) {
   return s.str();
 }
 
-/// Entries for people: one fraction, factored (ρAL/6·(ω_y² + ω_z²) rather than two terms).
-ex tidy(const ex& e) {
-  if (e.is_zero()) return e;
-  return GiNaC::factor(GiNaC::normal(e));
-}
-
 std::string line(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string line(const char* format, ...) {
   char buffer[512];
@@ -139,20 +133,6 @@ int print_sweep(fem::ElementKind kind, const std::vector<int>& counts, bool as_j
 
 // ----- one route's element equations ----------------------------------------------------------
 
-enum class Symmetry { Symmetric, Skew, None };
-
-Symmetry symmetry_of(const GiNaC::matrix& m) {
-  if (m.rows() != m.cols()) return Symmetry::None;
-  bool symmetric = true, skew = true;
-  for (unsigned i = 0; i < m.rows(); ++i)
-    for (unsigned j = i; j < m.cols(); ++j) {
-      symmetric = symmetric && (m(i, j) - m(j, i)).expand().is_zero();
-      skew = skew && (m(i, j) + m(j, i)).expand().is_zero();
-    }
-  if (symmetric) return Symmetry::Symmetric;  // the zero matrix counts as symmetric
-  return skew ? Symmetry::Skew : Symmetry::None;
-}
-
 struct NamedMatrix {
   const char* name;
   const char* meaning;
@@ -184,7 +164,7 @@ int print_equations(const fem::ElementChain& chain, const fem::ElementDerivation
       for (unsigned i = 0; i < nm.value->rows(); ++i) {
         json row = json::array();
         for (unsigned k = 0; k < nm.value->cols(); ++k)
-          row.push_back(text(tidy((*nm.value)(i, k))));
+          row.push_back(text(fem::readable_entry((*nm.value)(i, k))));
         rows.push_back(row);
       }
       jm[nm.name] = rows;
@@ -210,22 +190,22 @@ int print_equations(const fem::ElementChain& chain, const fem::ElementDerivation
       << " derivative nodes, energy " << d.cost.energy_nodes << " nodes, residuals "
       << d.cost.residual_nodes << " nodes, " << format_seconds(d.cost.seconds()) << "\n";
   for (const auto& nm : matrices) {
-    const Symmetry s = symmetry_of(*nm.value);
+    const fem::MatrixSymmetry s = fem::symmetry_of(*nm.value);
     out << "\n" << nm.name << " (" << nm.meaning;
     if (nm.value->rows() == nm.value->cols())
-      out << (s == Symmetry::Symmetric ? "; symmetric: upper triangle"
-              : s == Symmetry::Skew    ? "; skew: upper triangle"
-                                       : "");
+      out << (s == fem::MatrixSymmetry::Symmetric ? "; symmetric: upper triangle"
+              : s == fem::MatrixSymmetry::Skew    ? "; skew: upper triangle"
+                                                  : "");
     out << "; nonzero entries):\n";
     bool any = false;
     for (unsigned i = 0; i < nm.value->rows(); ++i)
-      for (unsigned k = (s == Symmetry::None ? 0 : i); k < nm.value->cols(); ++k) {
+      for (unsigned k = (s == fem::MatrixSymmetry::None ? 0 : i); k < nm.value->cols(); ++k) {
         const ex e = (*nm.value)(i, k);
         if (e.is_zero()) continue;
         any = true;
         const std::string col = column_name(*nm.value, k);
         out << "  " << nm.name << "[" << chain.dof_names[i] << (col.empty() ? "" : "," + col)
-            << "] = " << tidy(e) << "\n";
+            << "] = " << fem::readable_entry(e) << "\n";
       }
     if (!any) out << "  0\n";
   }
@@ -246,8 +226,7 @@ std::vector<int> parse_element_counts(const std::string& text) {
 }
 
 fem::Route route_option(const std::string& name) {
-  if (name == "lagrange") return fem::Route::Lagrange;
-  if (name == "gibbs-appell") return fem::Route::GibbsAppell;
+  if (const auto route = fem::parse_route(name)) return *route;
   throw usage_error("--method", "unknown method for --derive-element (lagrange, gibbs-appell)",
                     name);
 }

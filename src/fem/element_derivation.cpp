@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -358,6 +359,24 @@ std::optional<ElementKind> derivation_kind(ElementType type) {
   return std::nullopt;
 }
 
+ElementKind element_kind_of(const model::FlexibleBody& body) {
+  if (const auto* beam = std::get_if<model::BeamMeshSpec>(&body.mesh))
+    return beam->planar ? ElementKind::Beam2D : ElementKind::Beam3D;
+  return ElementKind::Hex8;  // a box, or a Gmsh mesh of solids
+}
+
+std::optional<ElementKind> parse_element_kind(const std::string& name) {
+  for (auto kind : {ElementKind::Bar, ElementKind::Beam2D, ElementKind::Beam3D, ElementKind::Hex8})
+    if (name == kind_name(kind)) return kind;
+  return std::nullopt;
+}
+
+std::optional<Route> parse_route(const std::string& name) {
+  for (auto route : {Route::Lagrange, Route::GibbsAppell})
+    if (name == route_name(route)) return route;
+  return std::nullopt;
+}
+
 GiNaC::matrix ElementChain::origin_acceleration() const {
   matrix a(3, 1);
   for (unsigned i = 0; i < 3; ++i) {
@@ -570,6 +589,23 @@ GiNaC::exvector assemble_residual(const ElementChain& chain, const ElementMatric
     r.push_back(GiNaC::add(terms));
   }
   return r;
+}
+
+MatrixSymmetry symmetry_of(const GiNaC::matrix& m) {
+  if (m.rows() != m.cols()) return MatrixSymmetry::None;
+  bool symmetric = true, skew = true;
+  for (unsigned i = 0; i < m.rows(); ++i)
+    for (unsigned j = i; j < m.cols(); ++j) {
+      symmetric = symmetric && (m(i, j) - m(j, i)).expand().is_zero();
+      skew = skew && (m(i, j) + m(j, i)).expand().is_zero();
+    }
+  if (symmetric) return MatrixSymmetry::Symmetric;  // the zero matrix counts as symmetric
+  return skew ? MatrixSymmetry::Skew : MatrixSymmetry::None;
+}
+
+ex readable_entry(const ex& e) {
+  if (e.is_zero()) return e;
+  return GiNaC::factor(GiNaC::normal(e));
 }
 
 ElementComparison compare_routes(ElementKind kind, int elements) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "appell/fem/mesh.hpp"
+#include "appell/model/flexible.hpp"
 #include "appell/sym/time_functions.hpp"
 
 namespace appell::fem {
@@ -46,6 +47,15 @@ const char* kind_name(ElementKind kind);
 const char* route_name(Route route);
 /// The kind of the numeric element type (the tetrahedra have no symbolic counterpart: nullopt).
 std::optional<ElementKind> derivation_kind(ElementType type);
+/// The kind whose equations stand for `body`'s mesh: Beam2D for a planar beam, Beam3D for a beam,
+/// Hex8 for a box, and Hex8 for a Gmsh mesh too (the hexahedron is the one solid element derived
+/// symbolically; it stands for the tetrahedra as well). Never throws.
+ElementKind element_kind_of(const model::FlexibleBody& body);
+/// Parses a kind name as kind_name() writes it ("bar", "beam2d", "beam3d", "hex8"); nullopt for
+/// anything else.
+std::optional<ElementKind> parse_element_kind(const std::string& name);
+/// Parses a route name as route_name() writes it ("lagrange", "gibbs-appell"); nullopt otherwise.
+std::optional<Route> parse_route(const std::string& name);
 
 /// The symbols of one chain: time functions, parameters and the undeformed geometry.
 struct ElementChain {
@@ -115,6 +125,16 @@ ElementMatrices extract_matrices(const ElementChain& chain, const GiNaC::exvecto
 
 /// m δ̈ + c δ̇ + ... + m_Oi a_O rebuilt from the matrices: equals the residual it came from.
 GiNaC::exvector assemble_residual(const ElementChain& chain, const ElementMatrices& matrices);
+
+/// Whether a square matrix equals its transpose (Symmetric; the zero matrix is), its negative
+/// transpose (Skew), or neither (None; also every non-square matrix). Entries are compared after
+/// expansion.
+enum class MatrixSymmetry { Symmetric, Skew, None };
+MatrixSymmetry symmetry_of(const GiNaC::matrix& m);
+
+/// An entry of the element matrices as people read it: over one denominator and factored
+/// (ρAL/6·(ω_y² + ω_z²) rather than two terms). Zero stays zero.
+GiNaC::ex readable_entry(const GiNaC::ex& e);
 
 struct ElementComparison {
   ElementChain chain;

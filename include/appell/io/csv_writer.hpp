@@ -1,0 +1,106 @@
+// CSV writers of the numeric results: the simulation's rows (num::simulate) and the driving
+// forces of inverse dynamics (num::InverseDynamics).
+//
+// Numbers are written with 17 significant digits (max_digits10 of double), so that reading a
+// file back gives the same doubles. A file whose rows stop early ends with one comment line
+// `# incomplete: REASON`, so that whatever reads it never mistakes the rows so far for the whole
+// motion.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <fstream>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/model/source_location.hpp"
+#include "appell/numeric/inverse_dynamics.hpp"
+#include "appell/numeric/simulate.hpp"
+
+namespace appell::io {
+
+// ----- the simulation -------------------------------------------------------------------------
+
+/// The header of a simulation CSV, in the order of num::SimulationRow: for coordinates q1, q2
+/// and a constraint c1,
+///   t,q1,q2,dot(q1),dot(q2),T,V,E,lambda_c1
+/// (T kinetic, V potential, E = T + V; one lambda_<name> per constraint, in the model's order).
+std::string simulation_csv_header(const model::Model& model);
+
+/// One row, t, q, q̇, T, V, E, λ, comma-separated, 17 significant digits, ending in '\n'.
+void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row);
+
+/// The comment line `# incomplete: REASON` ending a file whose rows stop early; line breaks in
+/// `reason` become spaces so that it stays one line.
+void write_incomplete_mark(std::ostream& out, std::string reason);
+
+/// A simulation CSV file written row by row (a num::RowCallback can forward to row()).
+///
+/// The file is created (truncated) only when the first row or the incomplete mark arrives, so
+/// that options num::simulate rejects before integrating leave no file behind. Opening fails with
+/// model::ModelError located at the path ("cannot write the file"); close() throws
+/// model::ComputationError ("could not write PATH") when writing failed.
+class SimulationCsvFile {
+ public:
+  SimulationCsvFile(std::string path, const model::Model& model);
+
+  /// The header (first time only), then the row.
+  void row(const num::SimulationRow& row);
+  /// The header if no row came, then `# incomplete: REASON`, flushed.
+  void mark_incomplete(const std::string& reason);
+  /// Closes the file if it was opened.
+  void close();
+
+  const std::string& path() const { return path_; }
+  std::size_t rows() const { return rows_; }
+
+ private:
+  void open();
+
+  std::string path_, header_;
+  std::ofstream out_;
+  std::size_t rows_ = 0;
+};
+
+// ----- inverse dynamics -----------------------------------------------------------------------
+
+/// The header of a driving-forces CSV: t,Q_<q1>,Q_<q2>,.. (coordinate order).
+std::string driving_forces_csv_header(const model::Model& model);
+
+/// A driving-forces CSV stopped at a sample where the motion or the forces are not finite: the
+/// rows before it were written, then `# incomplete: REASON`. what() is the reason.
+class IncompleteCsvError : public model::ComputationError {
+ public:
+  IncompleteCsvError(const std::string& reason, std::size_t rows_written)
+      : model::ComputationError(reason), rows_written_(rows_written) {}
+  std::size_t rows_written() const { return rows_written_; }
+
+ private:
+  std::size_t rows_written_;
+};
+
+/// Writes the header, then for k = 0 .. count − 1 the row t, Q = M q̈ − f at `sample(k)`
+/// (17 significant digits). When a sample's q, q̇, q̈ or its forces are not all finite, writes
+/// `# incomplete: the motion or the driving forces are not finite at t = T` and throws
+/// IncompleteCsvError with that reason and the rows written before it. `model` is the model of
+/// `inverse`'s equations (its coordinate names head the columns). Returns `count`.
+std::size_t write_driving_forces_csv(
+    std::ostream& out, const model::Model& model, const num::InverseDynamics& inverse,
+    std::size_t count, const std::function<num::TrajectorySample(std::size_t)>& sample);
+
+/// The same along a Trajectory at t_k = k·step, k = 0 .. count − 1 (k·step, not accumulated, so
+/// that no rounding drifts).
+std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& model,
+                                     const num::InverseDynamics& inverse,
+                                     const num::Trajectory& trajectory, std::size_t count,
+                                     double step);
+
+/// The same at given samples (e.g. from num::read_trajectory_csv), in their order.
+std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& model,
+                                     const num::InverseDynamics& inverse,
+                                     const std::vector<num::TrajectorySample>& samples);
+
+}  // namespace appell::io

@@ -1,0 +1,81 @@
+// Verification: the equations of one model by every principle, whether they are the same
+// equations, and what each cost (what `appell verify` tabulates).
+//
+// Every principle (principles::all_methods: Lagrange II, Gibbs–Appell, D'Alembert, Gauss,
+// Nielsen) forms M q̈ = f (and, with constraints, A q̈ = b); each is compared with the first,
+// Lagrange II, by num::compare: symbolically (the simplified difference of M and f is zero) and
+// numerically at random states. Agreement is an equivalence, so agreeing with one reference means
+// agreeing with each other. With `independent:` speeds the minimal form M̃ u̇ = f̃ (Gibbs–Appell
+// with quasi-accelerations) joins, compared by num::compare_minimal: M̃ = BᵀMB, f̃ = Bᵀ(f − Mγ)
+// symbolically, and q̈ = B u̇ + γ against the reference's q̈ at consistent random states.
+//
+// The cost of each row is the seeds' claim made measurable: Gibbs–Appell needs fewer
+// differentiations than Lagrange (seed 000).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+struct VerifyOptions {
+  /// Random states of the numeric comparison (q, q̇ in [−2, 2], t in [0, 3], a fixed seed).
+  std::size_t states = 20;
+  /// Largest relative difference max|a − b| / max(1, |a|) that still agrees.
+  double tolerance = 1e-12;
+};
+
+/// One method of the table: its agreement with the reference and what it cost.
+struct VerificationRow {
+  /// principles::method_name of the method, or "minimal" for the minimal form.
+  std::string method;
+  /// The principle; nullopt for the minimal form.
+  std::optional<principles::Method> principle;
+  bool symbolic = false;  // the simplified difference from the reference is zero
+  /// Largest relative difference from the reference over the random states.
+  double max_error = 0.0;
+  /// symbolic, and max_error ≤ VerifyOptions::tolerance.
+  bool agrees = false;
+  /// Where the equations first differ from the reference, e.g. "M(1,2)"; empty when they agree.
+  std::string first_difference;
+  std::size_t differentiations = 0;  // scalar d/dx and d/dt requested (DerivationCost)
+  std::size_t derivative_nodes = 0;  // node-level derivative rules applied
+  std::size_t size_before = 0;       // distinct nodes as formed
+  std::size_t size_after = 0;        // distinct nodes after principles::simplify
+  double derive_seconds = 0.0;       // forming the equations
+  double simplify_seconds = 0.0;     // making them readable
+};
+
+struct VerificationReport {
+  std::string model;  // the model's name
+  std::size_t dof = 0;
+  /// The reference every row is compared with (the first principle, Lagrange II).
+  principles::Method reference = principles::Method::Lagrange;
+  VerifyOptions options;
+  /// One row per principle in the order of principles::all_methods, then the minimal form's row
+  /// when the model lists independent speeds.
+  std::vector<VerificationRow> rows;
+  std::size_t methods = 0;   // rows of principles (the minimal form not counted)
+  bool has_minimal = false;  // the last row is the minimal form's
+  bool all_agree = false;    // every row agrees
+  /// "<method> differs from <reference> in <where>" for the first row that does not agree, e.g.
+  /// "gauss differs from lagrange in f(2)" or "minimal differs from lagrange in ..."; empty when
+  /// all agree.
+  std::string first_disagreement;
+};
+
+/// Derives `model`'s equations by every principle (and its minimal form with independent
+/// speeds), simplifies each to measure its readable size, and compares each with the first.
+/// options.states == 0 leaves the symbolic comparison alone. Throws model::ModelError for a model
+/// a principle cannot handle (as principles::derive). A disagreement is a result (all_agree
+/// false, first_disagreement), not an exception.
+VerificationReport verify(std::shared_ptr<const model::Model> model,
+                          const VerifyOptions& options = {});
+
+}  // namespace appell::num

@@ -1,0 +1,116 @@
+#include "appell/io/csv_writer.hpp"
+
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace appell::io {
+
+namespace {
+
+// Enough digits that every double reads back as itself.
+constexpr int kDigits = std::numeric_limits<double>::max_digits10;
+
+}  // namespace
+
+// ----- the simulation -------------------------------------------------------------------------
+
+std::string simulation_csv_header(const model::Model& model) {
+  std::string header = "t";
+  for (const auto& c : model.coordinates) header += "," + c.name;
+  for (const auto& c : model.coordinates) header += ",dot(" + c.name + ")";
+  header += ",T,V,E";
+  for (const auto& c : model.constraints) header += ",lambda_" + c.name;
+  return header;
+}
+
+void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& r) {
+  out << std::setprecision(kDigits) << r.t;
+  for (Eigen::Index j = 0; j < r.q.size(); ++j) out << ',' << r.q[j];
+  for (Eigen::Index j = 0; j < r.qd.size(); ++j) out << ',' << r.qd[j];
+  out << ',' << r.kinetic << ',' << r.potential << ',' << r.total;
+  for (Eigen::Index k = 0; k < r.lambda.size(); ++k) out << ',' << r.lambda[k];
+  out << '\n';
+}
+
+void write_incomplete_mark(std::ostream& out, std::string reason) {
+  for (char& c : reason)
+    if (c == '\n' || c == '\r') c = ' ';  // one comment line, whatever the reason says
+  out << "# incomplete: " << reason << '\n';
+}
+
+SimulationCsvFile::SimulationCsvFile(std::string path, const model::Model& model)
+    : path_(std::move(path)), header_(simulation_csv_header(model)) {}
+
+void SimulationCsvFile::open() {
+  if (out_.is_open()) return;
+  out_.open(path_);
+  if (!out_) throw model::ModelError(model::SourceLocation{path_, 0, 0}, "cannot write the file");
+  out_ << header_ << '\n';
+}
+
+void SimulationCsvFile::row(const num::SimulationRow& r) {
+  open();
+  write_simulation_csv_row(out_, r);
+  ++rows_;
+}
+
+void SimulationCsvFile::mark_incomplete(const std::string& reason) {
+  open();
+  write_incomplete_mark(out_, reason);
+  out_.flush();
+}
+
+void SimulationCsvFile::close() {
+  if (!out_.is_open()) return;
+  out_.close();
+  if (!out_) throw model::ComputationError("could not write " + path_);
+}
+
+// ----- inverse dynamics -----------------------------------------------------------------------
+
+std::string driving_forces_csv_header(const model::Model& model) {
+  std::string header = "t";
+  for (const auto& c : model.coordinates) header += ",Q_" + c.name;
+  return header;
+}
+
+std::size_t write_driving_forces_csv(
+    std::ostream& out, const model::Model& model, const num::InverseDynamics& inverse,
+    std::size_t count, const std::function<num::TrajectorySample(std::size_t)>& sample) {
+  out << std::setprecision(kDigits) << driving_forces_csv_header(model) << "\n";
+  for (std::size_t k = 0; k < count; ++k) {
+    const num::TrajectorySample s = sample(k);
+    const Eigen::VectorXd Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+    if (!Q.allFinite() || !s.q.allFinite() || !s.qd.allFinite() || !s.qdd.allFinite()) {
+      std::ostringstream reason;
+      reason << std::setprecision(kDigits)
+             << "the motion or the driving forces are not finite at t = " << s.t;
+      write_incomplete_mark(out, reason.str());
+      throw IncompleteCsvError(reason.str(), k);
+    }
+    out << s.t;
+    for (Eigen::Index j = 0; j < Q.size(); ++j) out << "," << Q[j];
+    out << "\n";
+  }
+  return count;
+}
+
+std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& model,
+                                     const num::InverseDynamics& inverse,
+                                     const num::Trajectory& trajectory, std::size_t count,
+                                     double step) {
+  return write_driving_forces_csv(out, model, inverse, count, [&](std::size_t k) {
+    return trajectory.sample(static_cast<double>(k) * step);
+  });
+}
+
+std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& model,
+                                     const num::InverseDynamics& inverse,
+                                     const std::vector<num::TrajectorySample>& samples) {
+  return write_driving_forces_csv(out, model, inverse, samples.size(),
+                                  [&](std::size_t k) { return samples[k]; });
+}
+
+}  // namespace appell::io

@@ -1,0 +1,76 @@
+#include "appell/numeric/verification.hpp"
+
+#include "appell/numeric/agreement.hpp"
+#include "appell/principles/derive.hpp"
+#include "appell/principles/minimal_form.hpp"
+
+namespace appell::num {
+
+namespace {
+
+// The cost columns of a row: forming (`formed`) and making readable (`readable`).
+template <class Formed>
+void record_cost(VerificationRow& row, const Formed& formed, const Formed& readable) {
+  row.differentiations = formed.cost.differentiations;
+  row.derivative_nodes = formed.cost.derivative_nodes;
+  row.size_before = formed.cost.size_before;
+  row.size_after = readable.cost.size_after;
+  row.derive_seconds = formed.cost.seconds;
+  row.simplify_seconds = readable.cost.simplify_seconds;
+}
+
+void record_agreement(VerificationRow& row, const Agreement& agreement, double tolerance) {
+  row.symbolic = agreement.symbolic;
+  row.max_error = agreement.max_numeric_error;
+  row.agrees = agreement.symbolic && agreement.max_numeric_error <= tolerance;
+  if (!row.agrees) row.first_difference = agreement.first_difference;
+}
+
+}  // namespace
+
+VerificationReport verify(std::shared_ptr<const model::Model> model, const VerifyOptions& options) {
+  VerificationReport report;
+  report.model = model->name;
+  report.dof = model->dof();
+  report.options = options;
+
+  // Every principle is formed before any is compared, so that each one's cost is measured alone.
+  std::vector<principles::Equations> formed;
+  for (auto method : principles::all_methods) formed.push_back(principles::derive(model, method));
+  const principles::Equations& reference = formed.front();
+  report.reference = reference.method;
+  const std::string reference_name = principles::method_name(reference.method);
+
+  auto note_disagreement = [&](const VerificationRow& row) {
+    if (!row.agrees && report.first_disagreement.empty())
+      report.first_disagreement =
+          row.method + " differs from " + reference_name + " in " + row.first_difference;
+  };
+  for (const auto& equations : formed) {
+    VerificationRow row;
+    row.method = principles::method_name(equations.method);
+    row.principle = equations.method;
+    record_cost(row, equations, principles::simplify(equations));
+    record_agreement(row, compare(reference, equations, options.states, /*symbolic=*/true),
+                     options.tolerance);
+    note_disagreement(row);
+    report.rows.push_back(std::move(row));
+  }
+  report.methods = report.rows.size();
+
+  if (!model->independent.empty()) {
+    const auto minimal = principles::minimal_form(model);
+    VerificationRow row;
+    row.method = "minimal";
+    record_cost(row, minimal, principles::simplify(minimal));
+    record_agreement(row, compare_minimal(reference, minimal, options.states, /*symbolic=*/true),
+                     options.tolerance);
+    note_disagreement(row);
+    report.rows.push_back(std::move(row));
+    report.has_minimal = true;
+  }
+  report.all_agree = report.first_disagreement.empty();
+  return report;
+}
+
+}  // namespace appell::num

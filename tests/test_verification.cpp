@@ -1,0 +1,98 @@
+// num::verify: every principle against Lagrange II, with what each cost (what `appell verify`
+// prints).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "appell/io/model_reader.hpp"
+#include "appell/numeric/verification.hpp"
+#include "appell/principles/derive.hpp"
+
+namespace {
+
+using namespace appell;
+
+std::shared_ptr<const model::Model> example(const std::string& name) {
+  return io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name);
+}
+
+TEST(Verification, EveryPrincipleAgreesOnThePlanarRobot) {
+  const auto model = example("planar_2r.yaml");
+  const num::VerificationReport report = num::verify(model);
+
+  EXPECT_EQ(report.model, "planar-2r");
+  EXPECT_EQ(report.dof, 2u);
+  EXPECT_EQ(report.reference, principles::Method::Lagrange);
+  EXPECT_EQ(report.options.states, 20u);
+  EXPECT_TRUE(report.all_agree);
+  EXPECT_EQ(report.first_disagreement, "");
+  EXPECT_FALSE(report.has_minimal);
+  ASSERT_EQ(report.methods, std::size(principles::all_methods));
+  ASSERT_EQ(report.rows.size(), report.methods);
+
+  for (std::size_t k = 0; k < report.rows.size(); ++k) {
+    const auto& row = report.rows[k];
+    const auto method = principles::all_methods[k];
+    SCOPED_TRACE(row.method);
+    EXPECT_EQ(row.method, principles::method_name(method));
+    ASSERT_TRUE(row.principle.has_value());
+    EXPECT_EQ(*row.principle, method);
+    EXPECT_TRUE(row.symbolic);
+    EXPECT_TRUE(row.agrees);
+    EXPECT_LE(row.max_error, 1e-12);
+    EXPECT_EQ(row.first_difference, "");
+    // The counts are deterministic: they are those of forming the equations alone.
+    const auto formed = principles::derive(model, method);
+    EXPECT_EQ(row.differentiations, formed.cost.differentiations);
+    EXPECT_EQ(row.derivative_nodes, formed.cost.derivative_nodes);
+    EXPECT_EQ(row.size_before, formed.cost.size_before);
+    EXPECT_EQ(row.size_after, principles::simplify(formed).cost.size_after);
+    EXPECT_GT(row.differentiations, 0u);
+    EXPECT_GT(row.size_after, 0u);
+    EXPECT_GT(row.derive_seconds, 0.0);
+    EXPECT_GT(row.simplify_seconds, 0.0);
+  }
+  // The readable equations are the same, so every method simplifies to the same size.
+  for (const auto& row : report.rows) EXPECT_EQ(row.size_after, report.rows[0].size_after);
+
+  // Lagrange differentiates T twice (∂/∂q̇, then d/dt), Gibbs–Appell S once (∂/∂q̈) but needs
+  // the accelerations: the two count differently, and Gibbs–Appell applies fewer derivative
+  // rules (docs/user-guide.md, "appell verify").
+  const auto& lagrange = report.rows[0];
+  const auto& gibbs_appell = report.rows[1];
+  ASSERT_TRUE(gibbs_appell.principle == principles::Method::GibbsAppell);
+  EXPECT_NE(lagrange.differentiations, gibbs_appell.differentiations);
+  EXPECT_LT(gibbs_appell.derivative_nodes, lagrange.derivative_nodes);
+}
+
+TEST(Verification, TheMinimalFormJoinsWithIndependentSpeeds) {
+  const num::VerificationReport report = num::verify(example("slider_crank.yaml"), {5, 1e-10});
+  EXPECT_EQ(report.options.states, 5u);
+  EXPECT_EQ(report.dof, 3u);
+  EXPECT_TRUE(report.has_minimal);
+  EXPECT_EQ(report.methods, std::size(principles::all_methods));
+  ASSERT_EQ(report.rows.size(), report.methods + 1);
+  const auto& minimal = report.rows.back();
+  EXPECT_EQ(minimal.method, "minimal");
+  EXPECT_FALSE(minimal.principle.has_value());
+  EXPECT_TRUE(minimal.symbolic);
+  EXPECT_TRUE(minimal.agrees);
+  EXPECT_LE(minimal.max_error, 1e-10);
+  EXPECT_GT(minimal.differentiations, 0u);
+  EXPECT_TRUE(report.all_agree) << report.first_disagreement;
+}
+
+TEST(Verification, ADisagreementIsAResultNamingTheFirstMethod) {
+  // A negative tolerance admits no difference at all, not even zero: every row disagrees, and
+  // the report names the first (the reference against itself, which differs nowhere).
+  const num::VerificationReport report = num::verify(example("planar_2r.yaml"), {2, -1.0});
+  EXPECT_FALSE(report.all_agree);
+  for (const auto& row : report.rows) {
+    EXPECT_TRUE(row.symbolic) << row.method;
+    EXPECT_FALSE(row.agrees) << row.method;
+  }
+  EXPECT_EQ(report.first_disagreement.rfind("lagrange differs from lagrange in ", 0), 0u)
+      << report.first_disagreement;
+}
+
+}  // namespace
