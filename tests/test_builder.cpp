@@ -101,7 +101,10 @@ TEST(ModelBuilder, MassMatrixOfThePendulumInClosedForm) {
   const auto model = b.build();
   const auto eq = principles::derive(model, principles::Method::Lagrange);
   // m l² θ̈ = −m g l cos θ
-  EXPECT_TRUE((eq.mass_matrix(0, 0) - m * l * l).expand().is_zero()) << eq.mass_matrix(0, 0);
+  const ex w = GiNaC::wild();
+  const ex sin2 = GiNaC::pow(GiNaC::sin(w), 2) == 1 - GiNaC::pow(GiNaC::cos(w), 2);
+  EXPECT_TRUE((eq.mass_matrix(0, 0) - m * l * l).expand().subs(sin2).expand().is_zero())
+      << eq.mass_matrix(0, 0);
   const GiNaC::symbol g = model->parameters[2].symbol;
   EXPECT_TRUE((eq.forcing(0, 0) + m * g * l * GiNaC::cos(theta)).expand().is_zero())
       << eq.forcing(0, 0);
@@ -373,6 +376,7 @@ TEST(ModelBuilderErrors, FlexibleBodies) {
       [&] {
         ModelBuilder b("m");
         auto spec = beam();
+        std::get<model::BeamMeshInput>(spec.mesh).planar = true;
         spec.poisson_ratio = "0.5";
         b.flexible("blade", spec);
       },

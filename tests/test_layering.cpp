@@ -43,11 +43,12 @@ TEST(Layering, EachModuleIncludesOnlyTheModulesBelowIt) {
   const std::regex include_line(R"(#include\s+[<"]appell/([a-z]+)/)");
   std::size_t files = 0;
   for (const auto& [module, may_use] : allowed()) {
-    for (const fs::path folder : {root / "src" / module, root / "include" / "appell" / module}) {
+    for (const fs::path& folder : {root / "src" / module, root / "include" / "appell" / module}) {
       if (!fs::exists(folder)) continue;
       for (const auto& entry : fs::directory_iterator(folder)) {
         const std::string text = read(entry.path());
-        const bool reader = entry.path().filename().string().find("reader") != std::string::npos;
+        const bool reader =
+            module == "io" && entry.path().filename().string().find("reader") != std::string::npos;
         ++files;
         for (std::sregex_iterator it(text.begin(), text.end(), include_line), end; it != end;
              ++it) {

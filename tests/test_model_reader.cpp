@@ -332,7 +332,7 @@ frames:
   f: {rotation: rot_z(q)}
 bodies:
   matrix: {frame: f, mass: m, inertia: [[1, 0.5, 0], [0.5, 2, 0], [0, 0, 3]]}
-  entries: {frame: f, mass: m, inertia: [1, 2, 3, 4, 5, 6]}
+  entries: {frame: f, mass: m, inertia: [20, 21, 22, 1, 2, 3]}
   rod: {frame: f, mass: m, inertia: {rod: {length: L, axis: y}}}
   disk: {frame: f, mass: m, inertia: {disk: {radius: r, axis: z}}}
   cylinder: {frame: f, mass: m, inertia: {cylinder: {radius: r, length: L, axis: x}}}
@@ -356,7 +356,7 @@ bodies:
   const ex half = GiNaC::numeric(1, 2);
   expect_inertia(m->bodies[0].inertia, {1, half, 0, half, 2, 0, 0, 0, 3});
   // [Ixx, Iyy, Izz, Ixy, Iyz, Ixz]
-  expect_inertia(m->bodies[1].inertia, {1, 4, 6, 4, 2, 5, 6, 5, 3});
+  expect_inertia(m->bodies[1].inertia, {20, 1, 3, 1, 21, 2, 3, 2, 22});
   const ex rod = mass * L * L / 12;
   expect_inertia(m->bodies[2].inertia, {rod, 0, 0, 0, 0, 0, 0, 0, rod});
   const ex axial = mass * r * r / 2, diameter = mass * r * r / 4;

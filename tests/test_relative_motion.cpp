@@ -90,7 +90,7 @@ frames:
   block: {translation: [l0*sin(theta), -l0*cos(theta), 0]}
   pendulum: {parent: block, rotation: rot_z(phi)}
 bodies:
-  bob: {frame: pendulum, mass: m, com: [0, -R, 0], inertia: [0, 0, m*rho^2, 0, 0, 0]}
+  bob: {frame: pendulum, mass: m, com: [0, -R, 0], inertia: [m*rho^2/2, m*rho^2/2, m*rho^2, 0, 0, 0]}
 gravity: [0, -g, 0]
 relative_to: block
 )");

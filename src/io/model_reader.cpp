@@ -146,7 +146,12 @@ class ModelReader {
   std::shared_ptr<const model::Model> read() {
     YAML::Node root;
     try {
-      root = YAML::Load(source_.text());
+      // All documents, so that a second one (after `---`) is an error rather than ignored.
+      const std::vector<YAML::Node> documents = YAML::LoadAll(source_.text());
+      if (documents.size() > 1)
+        fail(source_.at(documents[1].Mark()),
+             "a model file holds one YAML document; a second one starts here");
+      if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {
       throw ModelError(source_.at(e.mark), "malformed YAML: " + e.msg);
     }

@@ -51,6 +51,35 @@ bool is_rotation(const std::array<std::array<double, 3>, 3>& r) {
   return std::abs(det - 1.0) <= kRotationTolerance;
 }
 
+/// The eigenvalues of a symmetric 3×3 matrix in ascending order (the trigonometric solution of
+/// the characteristic cubic).
+std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& a) {
+  const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+  const double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
+  std::array<double, 3> e{a[0][0], a[1][1], a[2][2]};
+  if (p1 == 0.0) {
+    std::sort(e.begin(), e.end());
+    return e;
+  }
+  const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
+                    (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
+  const double p = std::sqrt(p2 / 6);
+  double b[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+  const double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
+                     b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+                     b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
+  const double r = std::clamp(det / 2, -1.0, 1.0);
+  const double phi = std::acos(r) / 3;
+  const double pi = std::acos(-1.0);
+  e[2] = q + 2 * p * std::cos(phi);
+  e[0] = q + 2 * p * std::cos(phi + 2 * pi / 3);
+  e[1] = 3 * q - e[0] - e[2];
+  std::sort(e.begin(), e.end());
+  return e;
+}
+
 std::string format_number(double value) {
   std::ostringstream out;
   out << value;
@@ -449,6 +478,25 @@ std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std:
     if (auto numbers = numeric_matrix(m); numbers && !is_rotation(*numbers))
       fail(r.origin().where, item,
            "rotation is not a rotation matrix (orthonormal with determinant +1)", frame);
+    // A matrix of coordinates, t or parameters: a rotation at every state, so at a few sample
+    // states (parameters at their defaults, every other symbol at fixed pseudo-random values).
+    for (int sample = 0; sample < 3; ++sample) {
+      GiNaC::exmap at = defaults_;
+      double value = 0.37 + 0.61 * sample;
+      for (unsigned k = 0; k < 9; ++k)
+        for (auto it = m(k / 3, k % 3).preorder_begin(); it != m(k / 3, k % 3).preorder_end(); ++it)
+          if (GiNaC::is_a<GiNaC::symbol>(*it) && !at.count(*it)) {
+            at[*it] = value;
+            value = std::fmod(value * 1.7 + 0.29, 2.0) - 0.5;
+          }
+      GiNaC::matrix sampled(3, 3);
+      for (unsigned k = 0; k < 9; ++k) sampled(k / 3, k % 3) = sym::substitute(m(k / 3, k % 3), at);
+      if (auto numbers = numeric_matrix(sampled); numbers && !is_rotation(*numbers))
+        fail(r.origin().where, item,
+             "rotation is not a rotation matrix (orthonormal with determinant +1) at a sample "
+             "state",
+             frame);
+    }
     RotationFactor factor;
     factor.kind = RotationFactor::Kind::Matrix;
     factor.matrix = m;
@@ -546,6 +594,7 @@ ModelBuilder& ModelBuilder::body(const Name& name, const BodySpec& spec) {
   b.mass = mass(spec.mass, name.text, item + ".mass");
   b.com = vector3(spec.com, Dependence::Anything, item + ".com");
   b.inertia = inertia(spec.inertia, b.mass, item + ".inertia");
+  check_inertia(b.inertia, spec.inertia.origin().where, name.text, item + ".inertia");
   body_index_[name.text] = model_->bodies.size();
   model_->bodies.push_back(std::move(b));
   return *this;
@@ -600,6 +649,33 @@ GiNaC::matrix ModelBuilder::inertia(const Inertia& in, const ex& mass,
     }
   }
   return GiNaC::matrix(3, 3);
+}
+
+// A rigid body's inertia about its centre of mass has principal moments that are not negative
+// and satisfy the triangle inequality (I1 <= I2 + I3, ...: a body's mass lies at real distances
+// from the axes). Checked at the parameters' defaults, where the numbers are known.
+void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
+                                 const std::string& body, const std::string& item) const {
+  GiNaC::matrix at(3, 3);
+  for (unsigned k = 0; k < 9; ++k)
+    at(k / 3, k % 3) = sym::substitute(inertia(k / 3, k % 3), defaults_);
+  const auto numbers = numeric_matrix(at);
+  if (!numbers) return;  // depends on something without a default: left to the user's values
+  const auto& I = *numbers;
+  const auto moments = symmetric_eigenvalues(I);
+  const double scale = std::max({std::abs(I[0][0]), std::abs(I[1][1]), std::abs(I[2][2]), 1e-300});
+  const double tolerance = 1e-9 * scale;
+  std::ostringstream principal;
+  principal << moments[0] << ", " << moments[1] << ", " << moments[2];
+  if (moments[0] < -tolerance)
+    fail(where, item,
+         "inertia is not positive semi-definite (principal moments " + principal.str() + ")", body);
+  if (moments[2] > moments[0] + moments[1] + tolerance)
+    fail(where, item,
+         "inertia breaks the triangle inequality: the largest principal moment exceeds the sum of "
+         "the other two (principal moments " +
+             principal.str() + ")",
+         body);
 }
 
 ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec) {

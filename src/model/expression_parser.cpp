@@ -121,6 +121,10 @@ struct Token {
 // would only slow everything down.
 constexpr long kLargestDecimalExponent = 1000;
 
+// Deeper nesting than any hand-written or sensibly generated expression has (documented in
+// docs/model-format.md, "Expressions").
+constexpr int kMaxNesting = 500;
+
 class Parser {
  public:
   Parser(const std::string& text, ExpressionScope& scope, const TextLocator& locate,
@@ -272,7 +276,20 @@ class Parser {
     return result;
   }
 
+  // Every nesting (parentheses, a function's argument, a sign, an exponent) passes here, so that
+  // one counter bounds the recursion: a hostile or generated expression gets a located error
+  // instead of overflowing the stack.
   ex signed_term() {
+    const Token& at = peek();
+    if (++depth_ > kMaxNesting)
+      fail(at, "expression nested too deeply (more than " + std::to_string(kMaxNesting) +
+                   " levels of parentheses, signs, exponents or function calls)");
+    ex result = unsigned_term();
+    --depth_;
+    return result;
+  }
+
+  ex unsigned_term() {
     if (is_symbol(peek(), "-")) {
       next();
       return -signed_term();
@@ -482,6 +499,7 @@ class Parser {
   Dependence allowed_;
   std::vector<Token> tokens_;
   std::size_t position_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

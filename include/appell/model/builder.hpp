@@ -171,14 +171,14 @@ class Inertia {
 struct FrameSpec {
   Name parent = "world";
   Expr3 translation{0, 0, 0};  // origin in the parent, parent components
-  Rotation rotation;           // R_parent_child
+  Rotation rotation{};         // R_parent_child
 };
 
 struct BodySpec {
   Name frame = "world";
   Expr mass = 0;
   Expr3 com{0, 0, 0};  // in the frame
-  Inertia inertia;     // about the centre of mass
+  Inertia inertia{};   // about the centre of mass
 };
 
 struct ParticleSpec {
@@ -195,75 +195,75 @@ struct PointSpec {
 
 struct ForceSpec {
   Expr3 force{0, 0, 0};
-  Name on = "world";        // a frame or a body (acting at its centre of mass by default)
-  std::optional<Expr3> at;  // application point in the frame of `on`
-  std::optional<Name> in;   // frame of the force's components (default world)
+  Name on = "world";          // a frame or a body (acting at its centre of mass by default)
+  std::optional<Expr3> at{};  // application point in the frame of `on`
+  std::optional<Name> in{};   // frame of the force's components (default world)
 };
 
 struct TorqueSpec {
   Expr3 torque{0, 0, 0};
-  Name on = "world";       // the frame (or body's frame) that receives the moment
-  std::optional<Name> in;  // frame of the components (default world)
+  Name on = "world";         // the frame (or body's frame) that receives the moment
+  std::optional<Name> in{};  // frame of the components (default world)
 };
 
 struct SpringSpec {
-  PointSpec from, to;
+  PointSpec from{}, to{};
   Expr stiffness = 0;
   Expr rest_length = 0;
 };
 
 struct DamperSpec {
-  PointSpec from, to;
+  PointSpec from{}, to{};
   Expr coefficient = 0;
 };
 
 /// A set of nodes of a flexible body's mesh (MODEL_FORMAT.md, "Flexible bodies").
 struct NodeSelectionSpec {
-  std::array<std::optional<Expr>, 3> plane;  // x = X, y = Y, z = Z (all given must hold)
-  std::vector<long> nodes;                   // 0-based node indices
-  std::vector<SourceLocation> nodes_where;   // where each index was written (readers)
-  std::string group;                         // a Gmsh physical group
-  SourceLocation where;
+  std::array<std::optional<Expr>, 3> plane{};  // x = X, y = Y, z = Z (all given must hold)
+  std::vector<long> nodes{};                   // 0-based node indices
+  std::vector<SourceLocation> nodes_where{};   // where each index was written (readers)
+  std::string group{};                         // a Gmsh physical group
+  SourceLocation where{};
 };
 
 struct BoxMeshInput {
   Expr3 size{1, 1, 1};                     // L, b, h
   std::array<long, 3> divisions{1, 1, 1};  // elements along x, y, z
-  std::array<SourceLocation, 3> divisions_where;
+  std::array<SourceLocation, 3> divisions_where{};
 };
 struct BeamMeshInput {
   Expr length = 1;
   long elements = 1;
-  SourceLocation elements_where;
+  SourceLocation elements_where{};
   Expr area = 1, Iz = 1;
-  std::optional<Expr> Iy, J;  // required unless planar
+  std::optional<Expr> Iy{}, J{};  // required unless planar
   bool planar = false;
 };
 struct GmshMeshInput {
-  std::string path;  // relative paths are resolved against the model's source file
+  std::string path{};  // relative paths are resolved against the model's source file
 };
 
 struct FlexibleLoadSpec {
-  std::optional<NodeSelectionSpec> at;  // nullopt: a body force per unit volume
+  std::optional<NodeSelectionSpec> at{};  // nullopt: a body force per unit volume
   Expr3 force{0, 0, 0};
-  SourceLocation where;
+  SourceLocation where{};
 };
 
 struct PrescribedDisplacementSpec {
-  NodeSelectionSpec at;
+  NodeSelectionSpec at{};
   Expr3 displacement{0, 0, 0};
-  SourceLocation where;
+  SourceLocation where{};
 };
 
 struct FlexibleSpec {
   Name frame = "world";
-  std::variant<BoxMeshInput, BeamMeshInput, GmshMeshInput> mesh;
-  SourceLocation mesh_where;
+  std::variant<BoxMeshInput, BeamMeshInput, GmshMeshInput> mesh{};
+  SourceLocation mesh_where{};
   Expr youngs_modulus = 1, poisson_ratio = 0, density = 1;  // E, ν, ρ
-  SourceLocation material_where;
-  std::vector<NodeSelectionSpec> clamp;
-  std::vector<PrescribedDisplacementSpec> prescribed;
-  std::vector<FlexibleLoadSpec> loads;
+  SourceLocation material_where{};
+  std::vector<NodeSelectionSpec> clamp{};
+  std::vector<PrescribedDisplacementSpec> prescribed{};
+  std::vector<FlexibleLoadSpec> loads{};
   bool stiffening = true;
   Expr rayleigh_alpha = 0, rayleigh_beta = 0;  // damping C = αM + βK
 };
@@ -355,6 +355,8 @@ class ModelBuilder {
   std::vector<RotationFactor> rotation(const Rotation& r, const std::string& frame,
                                        const std::string& item);
   GiNaC::matrix inertia(const Inertia& in, const GiNaC::ex& mass, const std::string& item) const;
+  void check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
+                     const std::string& body, const std::string& item) const;
   const std::vector<Frame>& ordered_frames();
   std::string frame_name(const Name& name, const std::string& item);
   PointRef attachment(const Name& name, const std::string& item);

@@ -1,0 +1,109 @@
+// The edges of the input (issue 12): hostile nesting, numbers that overflow, a second YAML
+// document, inertias and rotations that cannot be, each a located error rather than a crash, a
+// hang or a model accepted though wrong.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "appell/io/model_reader.hpp"
+#include "appell/model/builder.hpp"
+
+namespace {
+
+using namespace appell;
+
+/// The ModelError of parsing `yaml`, or an empty optional-like error with line 0 if none.
+model::ModelError error_of(const std::string& yaml) {
+  try {
+    io::parse_model(yaml, "m.yaml");
+  } catch (const model::ModelError& e) {
+    return e;
+  }
+  return model::ModelError({"(no error)", 0, 0}, "(no error)");
+}
+
+std::string repeated(const std::string& text, int times) {
+  std::string result;
+  for (int k = 0; k < times; ++k) result += text;
+  return result;
+}
+
+std::string with_potential(const std::string& potential) {
+  return "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: rot_z(q)}\nparticles:\n"
+         "  p: {frame: arm, mass: 1, position: [1, 0, 0]}\nloads:\n  - {potential: \"" +
+         potential + "\"}\n";
+}
+
+TEST(Edges, DeepNestingIsALocatedErrorNotAStackOverflow) {
+  for (const std::string& deep :
+       {std::string(50000, '(') + "q" + std::string(50000, ')'), std::string(100000, '-') + "q",
+        repeated("q^", 20000) + "2", repeated("sin(", 20000) + "q" + std::string(20000, ')')}) {
+    const auto e = error_of(with_potential(deep));
+    EXPECT_EQ(e.where().line, 8) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos) << e.what();
+  }
+  // Nesting a person could write is fine.
+  const std::string fine = std::string(200, '(') + "q" + std::string(200, ')');
+  EXPECT_NO_THROW(io::parse_model(with_potential(fine), "m.yaml"));
+}
+
+TEST(Edges, ParametersThatOverflowAreLocated) {
+  for (const char* value : {"1e308*1e308", "1e999", "-1e999", "exp(1000)"}) {
+    const auto e =
+        error_of(std::string("name: m\nparameters:\n  a: ") + value + "\ncoordinates: [q]\n");
+    EXPECT_EQ(e.where().line, 3) << value << ": " << e.what();
+    EXPECT_EQ(e.where().column, 6) << value << ": " << e.what();
+    EXPECT_EQ(e.offending(), "a") << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a real number"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Edges, ASecondYamlDocumentIsAnError) {
+  const auto e = error_of("name: m\ncoordinates: [q]\n---\nname: other\ncoordinates: [r]\n");
+  EXPECT_EQ(e.where().line, 4) << e.what();
+  EXPECT_NE(std::string(e.what()).find("one YAML document"), std::string::npos) << e.what();
+  // A file that opens with --- is one document.
+  EXPECT_NO_THROW(io::parse_model("---\nname: m\ncoordinates: [q]\n", "m.yaml"));
+}
+
+TEST(Edges, InertiaMustBeAPhysicalInertia) {
+  const std::string head =
+      "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: rot_z(q)}\nbodies:\n"
+      "  box: {frame: arm, mass: 1, inertia: ";
+  // Izz > Ixx + Iyy: no distribution of mass has it.
+  auto e = error_of(head + "[1, 1, 3, 0, 0, 0]}\n");
+  EXPECT_EQ(e.where().line, 6) << e.what();
+  EXPECT_EQ(e.offending(), "box");
+  EXPECT_NE(std::string(e.what()).find("triangle inequality"), std::string::npos) << e.what();
+  // Not positive semi-definite: a product of inertia larger than the moments.
+  e = error_of(head + "[1, 1, 1, 2, 0, 0]}\n");
+  EXPECT_NE(std::string(e.what()).find("not positive semi-definite"), std::string::npos)
+      << e.what();
+  // The shapes and a thin rod (zero axial moment) are physical.
+  EXPECT_NO_THROW(io::parse_model(head + "{rod: {length: 2, axis: x}}}\n", "m.yaml"));
+  EXPECT_NO_THROW(io::parse_model(head + "[2, 3, 4, 0.5, 0, 0]}\n", "m.yaml"));
+
+  // The same check for a body built in code, named by its place.
+  model::ModelBuilder b("m");
+  b.coordinate("q");
+  try {
+    b.body("box", {.mass = 1, .inertia = model::Inertia::entries(1, 1, 3)});
+    ADD_FAILURE() << "no error";
+  } catch (const model::ModelError& error) {
+    EXPECT_EQ(error.where().str(), "bodies.box.inertia");
+  }
+}
+
+TEST(Edges, ASymbolicRotationMatrixMustBeARotation) {
+  const std::string head = "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: ";
+  // Not orthonormal for q != 0.
+  auto e = error_of(head + "[[cos(q), sin(q), 0], [sin(q), cos(q), 0], [0, 0, 1]]}\n");
+  EXPECT_EQ(e.where().line, 4) << e.what();
+  EXPECT_EQ(e.offending(), "arm");
+  EXPECT_NE(std::string(e.what()).find("at a sample state"), std::string::npos) << e.what();
+  // A true rotation about z.
+  EXPECT_NO_THROW(io::parse_model(
+      head + "[[cos(q), -sin(q), 0], [sin(q), cos(q), 0], [0, 0, 1]]}\n", "m.yaml"));
+}
+
+}  // namespace
