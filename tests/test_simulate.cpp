@@ -301,7 +301,7 @@ TEST(SimulateOptions, BadOptionsAreModelErrors) {
   };
   num::SimulationOptions o;
   o.q0 = {1.0, 2.0};
-  expect_rejected(o, "--q0");
+  expect_rejected(o, "q0");
   o = {};
   o.inputs["w"] = GiNaC::ex(1);
   expect_rejected(o, "--input");
@@ -311,10 +311,10 @@ TEST(SimulateOptions, BadOptionsAreModelErrors) {
   expect_rejected(o, "--input");
   o = {};
   o.output_step = 0.0;
-  expect_rejected(o, "--output-step");
+  expect_rejected(o, "output_step");
   o = {};
   o.t_end = -1.0;
-  expect_rejected(o, "--t-end");
+  expect_rejected(o, "t_end");
   EXPECT_THROW(num::parse_time_function(*model, "x*t"), model::ModelError);
 }
 

@@ -13,6 +13,23 @@ model::ModelError usage_error(const std::string& option, const std::string& mess
   return model::ModelError(model::SourceLocation{option, 0, 0}, message, offending);
 }
 
+model::ModelError at_option(const model::ModelError& error,
+                            const std::map<std::string, std::string>& options) {
+  const auto option = options.find(error.where().file);
+  if (option == options.end()) return error;
+  // what() is "WHERE: message", then " (offending)" when there is an offending name.
+  const std::string prefix = error.where().str() + ": ";
+  const std::string suffix = error.offending().empty() ? "" : " (" + error.offending() + ")";
+  std::string message = error.what();
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  if (message.size() >= suffix.size() &&
+      message.compare(message.size() - suffix.size(), suffix.size(), suffix) == 0)
+    message.erase(message.size() - suffix.size());
+  model::SourceLocation where = error.where();
+  where.file = option->second;
+  return model::ModelError(where, message, error.offending());
+}
+
 double parse_number(const std::string& option, const std::string& text) {
   double value = 0.0;
   const char* begin = text.data();

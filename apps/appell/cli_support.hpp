@@ -35,6 +35,12 @@ void add_fem_command(CLI::App& app, Commands& commands);
 /// Bad command-line usage: exit code 2 like a bad model, "located" at the option.
 model::ModelError usage_error(const std::string& option, const std::string& message,
                               const std::string& offending = "");
+/// A library error located at a name of the library's (e.g. "t_end", "trajectory": library errors
+/// never name a flag) relocated at the option that gave the value, by `options` (library name ->
+/// option, e.g. {"t_end", "--t-end"}): the same line, column, message and offending name. An
+/// error located anywhere else (a model file, an option already) is returned as it is.
+model::ModelError at_option(const model::ModelError& error,
+                            const std::map<std::string, std::string>& options);
 /// A whole number as written (no trailing characters), or usage_error.
 double parse_number(const std::string& option, const std::string& text);
 /// "V1,V2,.." as numbers.

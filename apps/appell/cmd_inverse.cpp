@@ -64,7 +64,11 @@ int run_inverse(const InverseOptions& o) {
     if (!std::isfinite(step) || step <= 0.0)
       throw usage_error("--output-step", "must be a finite number > 0", o.output_step);
     rows = row_count(t_end, step);
-    trajectory.emplace(o.trajectory, *model, values);
+    try {
+      trajectory.emplace(o.trajectory, *model, values);
+    } catch (const model::ModelError& e) {
+      throw at_option(e, {{"trajectory", "--trajectory"}});
+    }
   } else {
     samples = num::read_trajectory_csv(o.from_csv, *model);
     rows = samples.size();

@@ -116,7 +116,11 @@ int run_simulate(const SimulateOptions& o) {
       throw usage_error("--input", "expected NAME=EXPR", item);
     const std::string name = item.substr(0, eq);
     if (options.inputs.count(name)) throw usage_error("--input", "given twice", name);
-    options.inputs[name] = num::parse_time_function(*model, item.substr(eq + 1));
+    try {
+      options.inputs[name] = num::parse_time_function(*model, item.substr(eq + 1));
+    } catch (const model::ModelError& e) {
+      throw at_option(e, {{"input", "--input"}});
+    }
   }
 
   const auto equations = principles::derive(model, principles::Method::GibbsAppell);
@@ -147,6 +151,15 @@ int run_simulate(const SimulateOptions& o) {
     csv.close();
     print_summary(*model, options, result, o.out, seconds, true);
     return 0;
+  } catch (const model::ModelError& e) {
+    // Bad options, before anything was integrated: at the flags that gave them.
+    throw at_option(e, {{"t_end", "--t-end"},
+                        {"output_step", "--output-step"},
+                        {"rtol", "--rtol"},
+                        {"atol", "--atol"},
+                        {"q0", "--q0"},
+                        {"qd0", "--qd0"},
+                        {"integrator", "--integrator"}});
   } catch (const num::SimulationError& e) {
     const double seconds = elapsed();
     progress.finish();

@@ -29,7 +29,8 @@ std::pair<std::size_t, std::size_t> trimmed(std::string_view text, std::size_t b
   return {begin, end};
 }
 
-constexpr const char* trajectory_option = "--trajectory";
+// Errors are located in "trajectory"; the command line relocates them at its option.
+constexpr const char* trajectory_option = "trajectory";
 
 model::SourceLocation in_trajectory(std::size_t offset) {
   return model::SourceLocation{trajectory_option, 1, static_cast<int>(offset) + 1};

@@ -62,7 +62,7 @@ SimulationError::SimulationError(double time_reached, std::string reason, Simula
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text) {
   io::ExpressionScope scope(model.time_functions);
   for (const auto& p : model.parameters) scope.add_parameter(p.name, p.symbol);
-  return io::parse_expression(text, scope, io::locate_on_one_line({"--input", 0, 1}),
+  return io::parse_expression(text, scope, io::locate_on_one_line({"input", 0, 1}),
                               io::Dependence::TimeAndParameters);
 }
 
@@ -343,16 +343,16 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   const auto size = static_cast<Eigen::Index>(n);
 
   if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
-    throw model::ModelError({"--t-end", 0, 0}, "must be a number greater than the start time",
+    throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",
                             shortest(options.t_end));
-  check_positive(options.output_step, "--output-step", "the output step");
-  check_positive(options.rtol, "--rtol", "the relative tolerance");
-  check_positive(options.atol, "--atol", "the absolute tolerance");
-  Eigen::VectorXd q0 = initial_values(m, options.q0, "--q0", false);
-  Eigen::VectorXd qd0 = initial_values(m, options.qd0, "--qd0", true);
+  check_positive(options.output_step, "output_step", "the output step");
+  check_positive(options.rtol, "rtol", "the relative tolerance");
+  check_positive(options.atol, "atol", "the absolute tolerance");
+  Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
+  Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
   const bool constrained = !m.constraints.empty();
   if (constrained && options.integrator != Integrator::Bdf)
-    throw model::ModelError({"--integrator", 0, 0},
+    throw model::ModelError({"integrator", 0, 0},
                             "a model with constraints is integrated with bdf: CVODE projects the "
                             "state back onto the constraints only with BDF",
                             integrator_name(options.integrator));

@@ -55,7 +55,7 @@ class Trajectory {
  public:
   /// Parses "q1 = EXPR; q2 = EXPR" (items separated by ';', blank items ignored). Every
   /// coordinate of `model` must be given exactly once; an unknown, missing or repeated coordinate
-  /// or a bad expression throws model::ModelError located in "--trajectory" (line 1, the column
+  /// or a bad expression throws model::ModelError located in "trajectory" (line 1, the column
   /// within `text`; no line for a missing coordinate), naming the offender. `values` may
   /// override parameters; names in it that are not parameters are ignored here.
   Trajectory(const std::string& text, const model::Model& model,

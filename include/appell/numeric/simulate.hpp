@@ -98,8 +98,9 @@ class SimulationError : public model::ComputationError {
   SimulationResult partial_;
 };
 
-/// Parses an expression of t and the model's parameters (the EXPR of `--input NAME=EXPR`).
-/// Throws model::ModelError located at "--input" for an unknown name or a syntax error.
+/// Parses an expression of t and the model's parameters (what drives an input: Values::drive).
+/// Throws model::ModelError located at "input" (line 1, the column within `text`) for an unknown
+/// name or a syntax error.
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text);
 
 /// Integrates from options.t_start to options.t_end, calling `on_row` at every output time (the
