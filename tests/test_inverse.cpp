@@ -100,13 +100,15 @@ TEST(Inverse, ForwardOfInverseGivesBackTheAccelerations) {
 }
 
 TEST(Inverse, TrajectoryUsesParametersAndTheirOverrides) {
-  const Trajectory motion("q2 = l*t^2 ;q1=g ;", *robot(), {{"l", 2.0}, {"not_a_parameter", 1.0}});
+  const Trajectory motion("q2 = l*t^2 ;q1=g ;", *robot(), {{"l", 2.0}});
   const auto s = motion.sample(3.0);
   EXPECT_DOUBLE_EQ(s.q[0], 9.81);
   EXPECT_DOUBLE_EQ(s.qd[0], 0.0);
   EXPECT_DOUBLE_EQ(s.q[1], 18.0);
   EXPECT_DOUBLE_EQ(s.qd[1], 12.0);
   EXPECT_DOUBLE_EQ(s.qdd[1], 4.0);
+  // A name the model does not have is an error (model::bind), never silently ignored.
+  EXPECT_THROW(Trajectory("q2 = t; q1 = 0", *robot(), {{"not_a_parameter", 1.0}}), ModelError);
 }
 
 std::string trajectory_error(const std::string& text) {

@@ -304,11 +304,11 @@ TEST(SimulateOptions, BadOptionsAreModelErrors) {
   expect_rejected(o, "q0");
   o = {};
   o.inputs["w"] = GiNaC::ex(1);
-  expect_rejected(o, "--input");
+  expect_rejected(o, "values");  // model::bind: not an input of the model
   o = {};
   o.inputs["u"] = GiNaC::ex(1);
   o.values["u"] = 2.0;
-  expect_rejected(o, "--input");
+  expect_rejected(o, "values");  // model::bind: both a number and an expression
   o = {};
   o.output_step = 0.0;
   expect_rejected(o, "output_step");

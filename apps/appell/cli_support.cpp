@@ -50,12 +50,14 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
   return values;
 }
 
-std::map<std::string, double> parse_assignments(const std::vector<std::string>& items) {
-  std::map<std::string, double> values;
+model::Values parse_assignments(const std::vector<std::string>& items) {
+  model::Values values;
   for (const auto& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw usage_error("--set", "expected NAME=VALUE", item);
-    values[item.substr(0, eq)] = parse_number("--set", item.substr(eq + 1));
+    // Located at the option: model::bind reports a bad name or number there.
+    values.set(item.substr(0, eq), parse_number("--set", item.substr(eq + 1)),
+               model::SourceLocation{"--set", 0, 0});
   }
   return values;
 }

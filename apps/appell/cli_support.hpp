@@ -11,6 +11,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
+#include "appell/model/values.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::cli {
@@ -45,8 +46,8 @@ model::ModelError at_option(const model::ModelError& error,
 double parse_number(const std::string& option, const std::string& text);
 /// "V1,V2,.." as numbers.
 std::vector<double> parse_list(const std::string& option, const std::string& text);
-/// --set NAME=VALUE items.
-std::map<std::string, double> parse_assignments(const std::vector<std::string>& items);
+/// --set NAME=VALUE items, each located at "--set" for model::bind's errors.
+model::Values parse_assignments(const std::vector<std::string>& items);
 /// Commands that do not handle constraints yet say so instead of ignoring them (exit 2).
 void reject_constraints(const model::Model& model, const std::string& command);
 /// --method NAME.

@@ -22,30 +22,31 @@ namespace appell::cli {
 
 namespace {
 
-/// The parameters given with --set as numbers to substitute into printed equations.
-GiNaC::exmap parameter_numbers(const model::Model& model,
-                               const std::map<std::string, double>& values) {
+/// The numbers given with --set (parameters, inputs, unspecified functions; model::bind) to
+/// substitute into printed equations.
+GiNaC::exmap parameter_numbers(const model::Model& model, const model::Values& values) {
   GiNaC::exmap substitution;
-  for (const auto& [name, value] : values) {
-    const model::Parameter* p = model.find_parameter(name);
-    if (!p) throw usage_error("--set", "unknown parameter", name);
+  for (const auto& [symbol, number] : model::bind(model, values).given) {
     // Whole numbers stay exact so that the printed equations keep rational coefficients.
+    const double value = GiNaC::ex_to<GiNaC::numeric>(number).to_double();
     const double whole = std::round(value);
-    substitution[p->symbol] = whole == value && std::abs(whole) < 1e15
-                                  ? GiNaC::numeric(static_cast<long>(whole))
-                                  : GiNaC::numeric(value);
+    substitution[symbol] = whole == value && std::abs(whole) < 1e15
+                               ? GiNaC::numeric(static_cast<long>(whole))
+                               : GiNaC::numeric(value);
   }
   return substitution;
 }
 
-/// Parameters given with --set are substituted into the printed equations.
+/// Numbers given with --set are substituted into the printed equations: M, f and the
+/// constraint rows A, b alike.
 principles::Equations with_parameters(const principles::Equations& eq,
-                                      const std::map<std::string, double>& values) {
+                                      const model::Values& values) {
   if (values.empty()) return eq;
   const GiNaC::exmap substitution = parameter_numbers(*eq.model, values);
   principles::Equations result = eq;
-  result.mass_matrix = sym::substitute(eq.mass_matrix, substitution);
-  result.forcing = sym::substitute(eq.forcing, substitution);
+  GiNaC::exvector entries = eq.entries();
+  for (auto& e : entries) e = sym::substitute(e, substitution);
+  result.set_entries(entries);
   return result;
 }
 

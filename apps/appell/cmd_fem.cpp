@@ -70,7 +70,7 @@ std::vector<int> report_nodes(const fem::FlexibleBodyInstance& body, const std::
 
 int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
               const fem::FlexibleBodyInstance& body, double assembly_seconds,
-              const std::map<std::string, double>& values) {
+              const model::Values& values) {
   const fem::FrameMotion motion(model, body.spec->frame, values, o.at_time,
                                 std::max(o.at_time, 1e-9) / 2000.0, body.spec->where);
   const fem::FrameState frame = motion.at(o.at_time);
@@ -130,8 +130,7 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
 }
 
 int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
-                 const fem::FlexibleBodyInstance& body,
-                 const std::map<std::string, double>& values) {
+                 const fem::FlexibleBodyInstance& body, const model::Values& values) {
   if (!(o.t_end > 0)) throw usage_error("--t-end", "must be positive");
   if (!(o.step > 0) || o.step > o.t_end) throw usage_error("--step", "must be in (0, t_end]");
   if (o.vtu_every < 1) throw usage_error("--vtu-every", "must be at least 1");

@@ -115,12 +115,14 @@ int run_simulate(const SimulateOptions& o) {
     if (eq == std::string::npos || eq == 0)
       throw usage_error("--input", "expected NAME=EXPR", item);
     const std::string name = item.substr(0, eq);
-    if (options.inputs.count(name)) throw usage_error("--input", "given twice", name);
+    if (options.values.driven().count(name)) throw usage_error("--input", "given twice", name);
+    GiNaC::ex expression;
     try {
-      options.inputs[name] = num::parse_time_function(*model, item.substr(eq + 1));
+      expression = num::parse_time_function(*model, item.substr(eq + 1));
     } catch (const model::ModelError& e) {
       throw at_option(e, {{"input", "--input"}});
     }
+    options.values.drive(name, expression, model::SourceLocation{"--input", 0, 0});
   }
 
   const auto equations = principles::derive(model, principles::Method::GibbsAppell);

@@ -88,9 +88,10 @@ std::string claim_identifier(std::string wanted, std::set<std::string>& taken) {
 // The C++ spelling of the order-th derivative of a time function: u, dot_u, ddot_u, d3_u.
 std::string derivative_identifier(const std::string& base, int order) {
   if (order == 0) return base;
-  if (order == 1) return "dot_" + base;
-  if (order == 2) return "ddot_" + base;
-  return "d" + std::to_string(order) + "_" + base;
+  // Built by appending: GCC 12 warns (-Wstringop-overflow, a false positive) on "literal" + string.
+  std::string name = order == 1 ? "dot" : order == 2 ? "ddot" : "d";
+  if (order > 2) name.append(std::to_string(order));
+  return name.append("_").append(base);
 }
 
 // ---- numbers ------------------------------------------------------------------------------
@@ -321,7 +322,7 @@ class BodyWriter {
     const Instruction& c = code_[slot];
     if (c.op == Op::Constant) return operand_literal(c.value);
     if (c.op == Op::Variable) return plan_.variables[c.a].reference;
-    return "v" + std::to_string(slot);
+    return std::string("v").append(std::to_string(slot));
   }
 
   bool is_minus_one(std::uint32_t slot) const {

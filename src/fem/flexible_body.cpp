@@ -114,9 +114,10 @@ std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& sele
 }
 
 FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
-                                         const std::map<std::string, double>& parameters) {
+                                         const model::Values& values) {
   const model::FlexibleBody& spec = model.flexible.at(index);
-  const GiNaC::exmap numbers = model.parameter_substitution(parameters);
+  // The body's expressions are of the parameters (and t, for loads and supports) only.
+  const GiNaC::exmap numbers = model::bind(model, values).numbers;
   FlexibleBodyInstance body{&spec, {}, {}, {}, {}, 0.0, 0.0, {}, {}, {}, {}, {}, {}};
 
   body.material.youngs_modulus = number(spec.youngs_modulus, numbers, spec.material_where, "E");

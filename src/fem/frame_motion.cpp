@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "appell/kinematics/kinematics.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
@@ -23,7 +24,7 @@ FrameMotion::~FrameMotion() = default;
 FrameMotion::FrameMotion(FrameMotion&&) noexcept = default;
 
 FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::string& frame,
-                         const std::map<std::string, double>& parameters, double t_end, double step,
+                         const model::Values& values, double t_end, double step,
                          const model::SourceLocation& where)
     : dof_(model->dof()) {
   sym::Differentiator differentiator(model->time_functions);
@@ -38,7 +39,11 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
   const GiNaC::matrix g_local = transpose_times(state.rotation, gravity);
   const GiNaC::matrix& epsilon = kinematics.epsilon(index);
 
-  const GiNaC::exmap numbers = model->parameter_substitution(parameters);
+  // Parameters, given numbers and driven functions; an input left unset stays a symbol, which
+  // the tape refuses below: the frame's motion must be known.
+  const model::BoundValues bound = model::bind(*model, values);
+  GiNaC::exmap numbers = bound.numbers;
+  numbers.insert(bound.driven.begin(), bound.driven.end());
   GiNaC::exvector outputs;
   for (const GiNaC::matrix* m : {&state.omega, &epsilon, &a_local, &g_local})
     for (unsigned k = 0; k < 3; ++k) outputs.push_back(sym::substitute((*m)(k, 0), numbers));
@@ -62,7 +67,7 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
   num::SimulationOptions options;
   options.t_end = std::max(t_end, step);
   options.output_step = step;
-  options.values = parameters;
+  options.values = values;
   // With constraints (a mechanism's closed loop), q̈ of every row already comes from
   // M q̈ = f + Aᵀλ, A q̈ = b, and the rows stay on the constraints.
   num::simulate(rigid, options, [&](const num::SimulationRow& row) {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "appell/model/values.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "cost_json.hpp"
@@ -660,7 +661,7 @@ std::string write_json(const principles::Equations& equations) {
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
   std::map<std::string, double> values;
   try {
-    values = model.parameter_values();
+    values = model::bind(model, {}).parameters;
   } catch (const std::exception&) {
     // A default that is no number (yet) is reported as its expression below.
   }

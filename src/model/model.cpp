@@ -1,6 +1,6 @@
 #include "appell/model/model.hpp"
 
-#include "appell/sym/dag.hpp"
+#include "appell/model/values.hpp"
 
 namespace appell::model {
 
@@ -33,30 +33,15 @@ std::map<std::string, double> Model::parameter_values(
   for (const auto& [name, value] : overrides) {
     (void)value;
     if (!find_parameter(name))
-      throw ModelError(SourceLocation{"--set", 0, 0}, "unknown parameter", name);
+      throw ModelError(Values::default_location(), "unknown parameter", name);
   }
-  std::map<std::string, double> values;
-  GiNaC::exmap known;
-  for (const auto& p : parameters) {
-    double v = 0.0;
-    if (auto it = overrides.find(p.name); it != overrides.end()) {
-      v = it->second;
-    } else {
-      GiNaC::ex e = GiNaC::evalf(sym::substitute(p.default_value, known));
-      if (!GiNaC::is_a<GiNaC::numeric>(e) || !GiNaC::ex_to<GiNaC::numeric>(e).is_real())
-        throw ModelError(p.where, "parameter value is not a real number", p.name);
-      v = GiNaC::ex_to<GiNaC::numeric>(e).to_double();
-    }
-    values[p.name] = v;
-    known[p.symbol] = v;
-  }
-  return values;
+  return model::bind(*this, Values(overrides)).parameters;
 }
 
 GiNaC::exmap Model::parameter_substitution(const std::map<std::string, double>& overrides) const {
-  auto values = parameter_values(overrides);
+  const auto values = parameter_values(overrides);
   GiNaC::exmap m;
-  for (const auto& p : parameters) m[p.symbol] = values[p.name];
+  for (const auto& p : parameters) m[p.symbol] = values.at(p.name);
   return m;
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "appell/model/source_location.hpp"
+#include "appell/model/values.hpp"
 #include "appell/sym/dag.hpp"
 #include "tape_layout.hpp"
 
@@ -25,50 +26,42 @@ void collect_symbols(const GiNaC::ex& e, std::set<GiNaC::ex, GiNaC::ex_is_less>&
 }  // namespace
 
 Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
-                 const std::map<std::string, double>& values) {
+                 const model::Values& values) {
+  const model::BoundValues bound = model::bind(m, values);
   Layout layout;
+  if (bound.driven.empty()) {
+    layout.entries = entries;
+  } else {
+    for (const auto& e : entries) layout.entries.push_back(sym::substitute(e, bound.driven));
+  }
   layout.variables.push_back(m.time_functions->time());
   for (std::size_t j = 0; j < m.dof(); ++j) layout.variables.push_back(m.coordinate_symbol(j, 0));
   for (std::size_t j = 0; j < m.dof(); ++j) layout.variables.push_back(m.coordinate_symbol(j, 1));
+  for (const auto* numbers : {&bound.numbers, &bound.unset})
+    for (const auto& [symbol, number] : *numbers) {
+      layout.variables.push_back(GiNaC::ex_to<GiNaC::symbol>(symbol));
+      layout.fixed.push_back(GiNaC::ex_to<GiNaC::numeric>(number).to_double());
+    }
 
-  std::map<std::string, double> parameter_overrides, others;
-  for (const auto& [name, v] : values)
-    (m.find_parameter(name) ? parameter_overrides : others)[name] = v;
-  const auto parameters = m.parameter_values(parameter_overrides);
-  for (const auto& p : m.parameters) {
-    layout.variables.push_back(p.symbol);
-    layout.fixed.push_back(parameters.at(p.name));
-  }
-
-  // Whatever else appears: inputs and unspecified prescribed functions with their derivatives.
+  // Whatever else appears: the coordinates' higher derivatives in equations of higher order.
   std::set<GiNaC::ex, GiNaC::ex_is_less> symbols;
   std::unordered_set<const void*> seen;
   GiNaC::exvector keep;
-  for (const auto& e : entries) collect_symbols(e, symbols, seen, keep);
+  for (const auto& e : layout.entries) collect_symbols(e, symbols, seen, keep);
   for (const auto& v : layout.variables) symbols.erase(v);
   for (const auto& s : symbols) {
-    const auto& sym = GiNaC::ex_to<GiNaC::symbol>(s);
-    layout.variables.push_back(sym);
-    auto it = others.find(sym.get_name());
-    layout.fixed.push_back(it == others.end() ? 0.0 : it->second);
-    if (it != others.end()) others.erase(it);
-  }
-  for (const auto& [name, v] : others) {
-    (void)v;
-    bool known = false;
-    for (const auto& in : m.inputs) known = known || in.name == name;
-    for (const auto& p : m.prescribed) known = known || p.name == name;
-    if (!known) throw model::ModelError(model::SourceLocation{"--set", 0, 0}, "unknown name", name);
+    layout.variables.push_back(GiNaC::ex_to<GiNaC::symbol>(s));
+    layout.fixed.push_back(0.0);
   }
   return layout;
 }
 
-CompiledEquations::CompiledEquations(const principles::Equations& eq,
-                                     const std::map<std::string, double>& values)
+CompiledEquations::CompiledEquations(const principles::Equations& eq, const model::Values& values)
     : n_(eq.dof()), m_(eq.constraint_count()), tape_([&] {
+        // M, f and the constraint rows A, b alike: one layout, one set of values.
         Layout layout = layout_of(*eq.model, eq.entries(), values);
         fixed_ = std::move(layout.fixed);
-        return Tape(eq.entries(), layout.variables);
+        return Tape(layout.entries, layout.variables);
       }()) {
   variables_.assign(1 + 2 * n_, 0.0);
   variables_.insert(variables_.end(), fixed_.begin(), fixed_.end());

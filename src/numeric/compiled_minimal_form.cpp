@@ -8,13 +8,13 @@
 namespace appell::num {
 
 CompiledMinimalForm::CompiledMinimalForm(const principles::MinimalEquations& eq,
-                                         const std::map<std::string, double>& values)
+                                         const model::Values& values)
     : n_(eq.model->dof()),
       p_(eq.size()),
       tape_([&] {
         Layout layout = layout_of(*eq.model, eq.entries(), values);
         fixed_ = std::move(layout.fixed);
-        return Tape(eq.entries(), layout.variables);
+        return Tape(layout.entries, layout.variables);
       }()),
       independent_(eq.independent) {
   variables_.assign(1 + 2 * n_, 0.0);

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "appell/io/expression_parser.hpp"
+#include "appell/model/expression_parser.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
@@ -45,7 +45,7 @@ std::optional<std::size_t> coordinate_index(const model::Model& model, const std
 }  // namespace
 
 InverseDynamics::InverseDynamics(const principles::Equations& equations,
-                                 const std::map<std::string, double>& values)
+                                 const model::Values& values)
     : compiled_(equations, values) {}
 
 Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd& q,
@@ -59,12 +59,12 @@ Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd&
 }
 
 Trajectory::Trajectory(const std::string& text, const model::Model& model,
-                       const std::map<std::string, double>& values)
+                       const model::Values& values)
     : tape_([&] {
         // A time table of its own: the trajectory has no time functions, only t and parameters,
         // and parsing it must not add anything to the model's shared table.
         auto functions = std::make_shared<sym::TimeFunctions>();
-        io::ExpressionScope scope(functions);
+        model::ExpressionScope scope(functions);
         std::vector<GiNaC::symbol> variables{functions->time()};
         for (const auto& p : model.parameters) {
           scope.add_parameter(p.name, p.symbol);
@@ -89,9 +89,10 @@ Trajectory::Trajectory(const std::string& text, const model::Model& model,
             if (!j) throw model::ModelError(in_trajectory(name_begin), "unknown coordinate", name);
             if (given[*j])
               throw model::ModelError(in_trajectory(name_begin), "coordinate given twice", name);
-            given[*j] = io::parse_expression(text.substr(equals + 1, end - equals - 1), scope,
-                                             io::locate_on_one_line(in_trajectory(equals + 1)),
-                                             io::Dependence::TimeAndParameters);
+            given[*j] =
+                model::parse_expression(text.substr(equals + 1, end - equals - 1), scope,
+                                        model::locate_on_one_line(in_trajectory(equals + 1)),
+                                        model::Dependence::TimeAndParameters);
           }
           begin = end + 1;
         }
@@ -111,12 +112,9 @@ Trajectory::Trajectory(const std::string& text, const model::Model& model,
         outputs.insert(outputs.end(), velocities_.begin(), velocities_.end());
         outputs.insert(outputs.end(), accelerations_.begin(), accelerations_.end());
 
-        std::map<std::string, double> parameter_overrides;
-        for (const auto& [name, v] : values)
-          if (model.find_parameter(name)) parameter_overrides[name] = v;
-        const auto parameter_values = model.parameter_values(parameter_overrides);
+        const auto parameters = model::bind(model, values).parameters;
         variables_.push_back(0.0);  // t, set by evaluate()
-        for (const auto& p : model.parameters) variables_.push_back(parameter_values.at(p.name));
+        for (const auto& p : model.parameters) variables_.push_back(parameters.at(p.name));
         return Tape(outputs, variables);
       }()) {
   outputs_.resize(3 * dof());

@@ -19,8 +19,8 @@
 #include <utility>
 #include <variant>
 
-#include "appell/io/expression_parser.hpp"
 #include "appell/kinematics/kinematics.hpp"
+#include "appell/model/expression_parser.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/lagrange.hpp"
@@ -60,10 +60,10 @@ SimulationError::SimulationError(double time_reached, std::string reason, Simula
       partial_(std::move(partial)) {}
 
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text) {
-  io::ExpressionScope scope(model.time_functions);
+  model::ExpressionScope scope(model.time_functions);
   for (const auto& p : model.parameters) scope.add_parameter(p.name, p.symbol);
-  return io::parse_expression(text, scope, io::locate_on_one_line({"input", 0, 1}),
-                              io::Dependence::TimeAndParameters);
+  return model::parse_expression(text, scope, model::locate_on_one_line({"input", 0, 1}),
+                                 model::Dependence::TimeAndParameters);
 }
 
 namespace {
@@ -222,55 +222,11 @@ SymbolSet symbols_of(const GiNaC::exvector& roots) {
   return found;
 }
 
-bool is_run_time_function(const model::Model& m, const std::string& name) {
-  for (const auto& in : m.inputs)
-    if (in.name == name) return true;
-  for (const auto& p : m.prescribed)
-    if (p.name == name && !p.expression) return true;
-  return false;
-}
-
-// u, dot(u), ddot(u), ... of every input given by an expression -> the expression and its time
-// derivatives, for every derivative order the equations were formed with.
-GiNaC::exmap input_substitution(const model::Model& m, const SimulationOptions& options) {
-  GiNaC::exmap map;
-  sym::Differentiator d(m.time_functions);
-  for (const auto& [name, expression] : options.inputs) {
-    if (!is_run_time_function(m, name))
-      throw model::ModelError({"--input", 0, 0},
-                              "not an input or unspecified prescribed function of the model", name);
-    if (options.values.count(name))
-      throw model::ModelError({"--input", 0, 0}, "also given a constant value by --set", name);
-    ex derivative = expression;
-    constexpr int kHighestOrder = 8;  // no formulation differentiates an input further
-    for (int order = 0; order <= kHighestOrder; ++order) {
-      if (order > 0) derivative = d.time_derivative(derivative);
-      if (auto s = m.time_functions->find_derivative(name, order)) map[*s] = derivative;
-    }
-  }
-  return map;
-}
-
-// Replaces every symbol other than t, q and q̇ by its number: parameters by their values, the
-// remaining run-time functions by their --set value or 0 (as CompiledEquations does).
-GiNaC::exmap numeric_values(const model::Model& m, const SymbolSet& symbols,
-                            const std::map<std::string, double>& values) {
-  std::map<std::string, double> overrides;
-  for (const auto& [name, v] : values)
-    if (m.find_parameter(name)) overrides[name] = v;
-  const auto parameters = m.parameter_values(overrides);
-
-  GiNaC::exmap map;
-  for (const auto& p : m.parameters) map[p.symbol] = parameters.at(p.name);
-  for (const auto& s : symbols) {
-    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
-    const auto which = m.time_functions->lookup(symbol);
-    if (!which || m.time_functions->kind(which->function) == sym::TimeFunctionKind::Coordinate)
-      continue;
-    const auto it = values.find(sym::TimeFunctions::text_name(which->function, which->order));
-    map[s] = it == values.end() ? 0.0 : it->second;
-  }
-  return map;
+// options.values with options.inputs driven as well: the one set of values bound below.
+model::Values all_values(const SimulationOptions& options) {
+  model::Values values = options.values;
+  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
+  return values;
 }
 
 // Why E = T + V need not be constant, or "" when it must be.
@@ -357,22 +313,22 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                             "state back onto the constraints only with BDF",
                             integrator_name(options.integrator));
 
-  // Everything symbolic happens here, once: inputs substituted, energies formed, tapes built.
-  const GiNaC::exmap inputs = input_substitution(m, options);
-  principles::Equations driven = equations;
-  driven.mass_matrix = sym::substitute(equations.mass_matrix, inputs);
-  driven.forcing = sym::substitute(equations.forcing, inputs);
-  const CompiledEquations compiled(driven, options.values);
+  // Everything symbolic happens here, once: values bound, energies formed, tapes built. M, f,
+  // the constraints and the energies see the same values (driven functions substituted).
+  const model::Values values = all_values(options);
+  const model::BoundValues bound = model::bind(m, values);
+  const CompiledEquations compiled(equations, values);
 
   sym::Differentiator differentiator(m.time_functions);
   kin::Kinematics kinematics(equations.model, differentiator);
-  const GiNaC::exvector energies{sym::substitute(principles::kinetic_energy(kinematics), inputs),
-                                 sym::substitute(principles::potential_energy(kinematics), inputs)};
-  GiNaC::exvector everything = driven.entries();
-  everything.insert(everything.end(), energies.begin(), energies.end());
+  const GiNaC::exvector energies{
+      sym::substitute(principles::kinetic_energy(kinematics), bound.driven),
+      sym::substitute(principles::potential_energy(kinematics), bound.driven)};
+  GiNaC::exvector everything = energies;
+  for (const auto& e : equations.entries()) everything.push_back(sym::substitute(e, bound.driven));
   const SymbolSet symbols = symbols_of(everything);
 
-  const GiNaC::exmap numbers = numeric_values(m, symbols_of(energies), options.values);
+  const GiNaC::exmap numbers = bound.substitution();
   std::vector<GiNaC::symbol> state_symbols{m.time_functions->time()};
   for (int order = 0; order <= 1; ++order)
     for (std::size_t j = 0; j < n; ++j) state_symbols.push_back(m.coordinate_symbol(j, order));
@@ -385,18 +341,12 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   result.conservative = result.not_conservative_because.empty();
   result.constraints = m.constraints.size();
 
-  // The constraints at position and velocity level, with the inputs' expressions and every
-  // other symbol's number, and the initial state made consistent with them.
+  // The constraints at position and velocity level, with the driven functions' expressions and
+  // every other symbol's number, and the initial state made consistent with them.
   std::optional<ConstraintManifold> manifold;
   const double projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
   if (constrained) {
-    GiNaC::exvector constraints;
-    for (const auto& c : m.constraints)
-      constraints.push_back(sym::substitute(c.expression, inputs));
-    GiNaC::exmap values = numeric_values(m, symbols_of(constraints), options.values);
-    for (const auto& [symbol, expression] : inputs)
-      values[symbol] = sym::substitute(expression, values);
-    manifold.emplace(m, values);
+    manifold.emplace(m, numbers);
     const Eigen::VectorXd given_q = q0, given_qd = qd0;
     if (!manifold->project_positions(options.t_start, q0, projection_tolerance)) {
       std::ostringstream s;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "appell/kinematics/kinematics.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/sym/dag.hpp"
@@ -37,22 +38,16 @@ class CompiledStatics {
     variables.push_back(m.time_functions->time());
     values_.assign(n_, 0.0);
     values_.push_back(o.t);
-    std::map<std::string, double> parameter_overrides, others = o.values;
-    for (const auto& p : m.parameters) {
-      if (auto it = others.find(p.name); it != others.end()) {
-        parameter_overrides[p.name] = it->second;
-        others.erase(it);
+    // Parameters, inputs and unspecified prescribed functions (with their derivatives): the
+    // residuals and the constraints see the same values, driven functions at time o.t.
+    const model::BoundValues bound = model::bind(m, o.values);
+    if (!bound.driven.empty())
+      for (auto& e : outputs) e = sym::substitute(e, bound.driven);
+    for (const auto* numbers : {&bound.numbers, &bound.unset})
+      for (const auto& [symbol, number] : *numbers) {
+        variables.push_back(GiNaC::ex_to<GiNaC::symbol>(symbol));
+        values_.push_back(GiNaC::ex_to<GiNaC::numeric>(number).to_double());
       }
-    }
-    const auto parameters = m.parameter_values(parameter_overrides);
-    for (const auto& p : m.parameters) {
-      variables.push_back(p.symbol);
-      values_.push_back(parameters.at(p.name));
-    }
-    // Inputs and unspecified prescribed functions (with their derivatives) that remain.
-    for (const auto& name : m.inputs) add_function(m, name.name, others, variables);
-    for (const auto& p : m.prescribed)
-      if (!p.expression) add_function(m, p.name, others, variables);
     tape_ = std::make_unique<Tape>(outputs, variables);
     outputs_.resize(n_ + n_ * n_);
   }
@@ -66,17 +61,6 @@ class CompiledStatics {
   std::size_t dof() const { return n_; }
 
  private:
-  void add_function(const model::Model& m, const std::string& name,
-                    std::map<std::string, double>& given, std::vector<GiNaC::symbol>& variables) {
-    for (int order = 0; order <= 3; ++order) {
-      auto s = m.time_functions->find_derivative(name, order);
-      if (!s) continue;
-      variables.push_back(*s);
-      auto it = given.find(s->get_name());
-      values_.push_back(it == given.end() ? 0.0 : it->second);
-    }
-  }
-
   std::size_t n_;
   std::unique_ptr<Tape> tape_;
   std::vector<double> values_, outputs_, workspace_;

@@ -13,6 +13,7 @@
 #include "appell/fem/element.hpp"
 #include "appell/fem/mesh.hpp"
 #include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
 
 namespace appell::fem {
@@ -47,11 +48,13 @@ struct FlexibleBodyInstance {
   std::vector<std::array<int, 3>> prescribed_outputs;  // per prescribed dof: d, ḋ, d̈ outputs
 };
 
-/// Builds body `index` of `model->flexible`: meshes (reading Gmsh files), selects nodes,
-/// integrates and assembles. Bad input (a selection that matches no node, a node index out of
-/// range, an unknown Gmsh group) throws model::ModelError at its place in the model file.
+/// Builds body `index` of `model->flexible` with the parameters of `values` (model::bind):
+/// meshes (reading Gmsh files), selects nodes, integrates and assembles. Bad values throw what
+/// bind throws (model::ModelError naming an unknown name, ...); bad input (a selection that
+/// matches no node, a node index out of range, an unknown Gmsh group) throws model::ModelError at
+/// its place in the model file.
 FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
-                                         const std::map<std::string, double>& parameters);
+                                         const model::Values& values);
 
 /// The nodes a selection picks (sorted); throws model::ModelError when it picks none.
 std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& selection,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
 
 namespace appell::fem {
@@ -28,11 +29,13 @@ struct FrameState {
 
 class FrameMotion {
  public:
-  /// `t_end` and `step` bound the rigid simulation of a model with coordinates (unused
-  /// otherwise). Throws model::ModelError at `where` when the frame's motion uses an
-  /// unspecified prescribed function or an input (it would have no value).
+  /// The motion of `frame` with `values` (model::bind: parameters, and inputs or unspecified
+  /// prescribed functions given a number or driven by an expression of t). `t_end` and `step`
+  /// bound the rigid simulation of a model with coordinates (unused otherwise). Throws
+  /// model::ModelError for bad values (what bind throws), and at `where` when the frame's motion
+  /// uses an unspecified prescribed function or an input that `values` leaves without a value.
   FrameMotion(std::shared_ptr<const model::Model> model, const std::string& frame,
-              const std::map<std::string, double>& parameters, double t_end, double step,
+              const model::Values& values, double t_end, double step,
               const model::SourceLocation& where);
   ~FrameMotion();
   FrameMotion(FrameMotion&&) noexcept;

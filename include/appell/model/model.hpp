@@ -179,8 +179,9 @@ struct Model {
   /// The centres of mass of the bodies, then the particles.
   std::vector<MassPoint> mass_points() const;
 
-  /// Numeric parameter values: defaults evaluated in order, `overrides` taking precedence.
-  /// Throws ModelError naming an unknown override or a non-numeric value.
+  /// Numeric parameter values: defaults evaluated in order, `overrides` taking precedence (a
+  /// shorthand for bind(*this, overrides).parameters, model/values.hpp, with parameters only).
+  /// Throws ModelError naming an override that is not a parameter, or a non-numeric value.
   std::map<std::string, double> parameter_values(
       const std::map<std::string, double>& overrides = {}) const;
   /// The same values as a substitution parameter symbol -> number.

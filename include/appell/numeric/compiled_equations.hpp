@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -13,11 +14,14 @@ namespace appell::num {
 
 class CompiledEquations {
  public:
-  /// `values` overrides parameters and gives inputs and unspecified prescribed functions (and
-  /// their derivatives, by their printed names such as "dot(theta)"); those default to 0,
-  /// parameters to the model's defaults. An unknown name throws model::ModelError.
+  /// Compiles M, f and (with constraints) A, b of `equations` into one tape. `values`
+  /// (model/values.hpp, bound by model::bind) overrides parameters and gives inputs and
+  /// unspecified prescribed functions numbers (and their derivatives, by their printed names
+  /// such as "dot(theta)") or expressions of t; those not given are 0, parameters not given
+  /// their model defaults. M, f, A and b all see the same values. Throws model::ModelError for
+  /// an unknown name, a non-finite number or a name given both a number and an expression.
   explicit CompiledEquations(const principles::Equations& equations,
-                             const std::map<std::string, double>& values = {});
+                             const model::Values& values = {});
 
   std::size_t dof() const { return n_; }
   /// Evaluates M (n×n) and f (n) at a state.

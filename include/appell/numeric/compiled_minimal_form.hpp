@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/minimal_form.hpp"
 
@@ -13,9 +14,10 @@ namespace appell::num {
 
 class CompiledMinimalForm {
  public:
-  /// `values` as for CompiledEquations: parameters, inputs and unspecified functions by name.
+  /// Compiles the minimal form. `values` as for CompiledEquations (model::bind): parameters,
+  /// inputs and unspecified functions by name; throws model::ModelError as it does.
   explicit CompiledMinimalForm(const principles::MinimalEquations& equations,
-                               const std::map<std::string, double>& values = {});
+                               const model::Values& values = {});
 
   std::size_t dof() const { return n_; }
   /// Number of independent speeds, n − m.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/equations.hpp"
@@ -26,10 +27,10 @@ namespace appell::num {
 
 class InverseDynamics {
  public:
-  /// `values` as for CompiledEquations: parameter overrides, inputs and unspecified prescribed
-  /// functions; an unknown name throws model::ModelError.
+  /// `values` as for CompiledEquations (model::bind): parameter overrides, inputs and
+  /// unspecified prescribed functions; throws model::ModelError as bind does (unknown name, ...).
   explicit InverseDynamics(const principles::Equations& equations,
-                           const std::map<std::string, double>& values = {});
+                           const model::Values& values = {});
 
   std::size_t dof() const { return compiled_.dof(); }
   /// Q = M(q, t) q̈ − f(q, q̇, t). Vectors of the wrong size throw std::invalid_argument.
@@ -56,10 +57,10 @@ class Trajectory {
   /// Parses "q1 = EXPR; q2 = EXPR" (items separated by ';', blank items ignored). Every
   /// coordinate of `model` must be given exactly once; an unknown, missing or repeated coordinate
   /// or a bad expression throws model::ModelError located in "trajectory" (line 1, the column
-  /// within `text`; no line for a missing coordinate), naming the offender. `values` may
-  /// override parameters; names in it that are not parameters are ignored here.
-  Trajectory(const std::string& text, const model::Model& model,
-             const std::map<std::string, double>& values = {});
+  /// within `text`; no line for a missing coordinate), naming the offender. The parameters take
+  /// their numbers from `values` (model::bind, which throws model::ModelError for a bad value);
+  /// the trajectory uses no other value.
+  Trajectory(const std::string& text, const model::Model& model, const model::Values& values = {});
 
   std::size_t dof() const { return positions_.size(); }
   /// q, q̇, q̈ at time t (resized to dof()).

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "appell/model/source_location.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -40,11 +41,11 @@ struct SimulationOptions {
   double atol = 1e-8;
   Integrator integrator = Integrator::Bdf;
   std::vector<double> q0, qd0;  // empty: the model's initial values
-  /// As for CompiledEquations: parameter overrides, and constant values of inputs and
-  /// unspecified prescribed functions (and of their derivatives, e.g. "dot(u)").
-  std::map<std::string, double> values;
-  /// Inputs or unspecified prescribed functions driven by an expression of t and parameters
-  /// (see parse_time_function); their derivatives follow from the expression.
+  /// As for CompiledEquations (model::bind): parameter overrides, constant values of inputs
+  /// and unspecified prescribed functions (and of their derivatives, e.g. "dot(u)"), and those
+  /// driven by an expression of t and parameters (Values::drive, see parse_time_function).
+  model::Values values;
+  /// Also driven functions, by name: the same as values.drive(name, expression).
   std::map<std::string, GiNaC::ex> inputs;
   /// CVODE's limit on internal steps between two output rows.
   long max_steps_per_output = 500000;
@@ -107,9 +108,13 @@ GiNaC::ex parse_time_function(const model::Model& model, const std::string& text
 /// first row is the initial state). With constraints, M q̈ = f + Aᵀλ, A q̈ = b is integrated with
 /// BDF and projection onto the constraint manifold (ConstraintManifold); the initial state is
 /// projected first. Adams is refused there: CVODE projects only with BDF. Bad options (wrong number
-/// of initial values, an unknown input, a name given both as a value and as an input, non-positive
-/// step or tolerances) throw model::ModelError before anything is integrated; a failed integration
-/// throws SimulationError after the rows reached so far were delivered.
+/// of initial values, non-positive step or tolerances, Adams with constraints; located at the
+/// option's name in SimulationOptions: "t_end", "output_step", "rtol", "atol", "q0", "qd0",
+/// "integrator") and bad values (what model::bind throws:
+/// an unknown name, a non-finite number, a name given both a number and an expression) throw
+/// model::ModelError before anything is integrated; a failed integration throws SimulationError
+/// after the rows reached so far were delivered. M, f, the constraints and the energies all see
+/// the same values.
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row);
 

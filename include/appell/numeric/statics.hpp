@@ -20,11 +20,14 @@
 #include <vector>
 
 #include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
 
 namespace appell::num {
 
 struct StaticsOptions {
-  std::map<std::string, double> values;  // parameters (and inputs) as in CompiledEquations
+  /// Parameters, inputs and unspecified prescribed functions as for CompiledEquations
+  /// (model::bind); a driven function takes its expression's value at `t`.
+  model::Values values;
   double t = 0.0;
   /// Starting points of the Newton iterations; the model's initial values are always tried
   /// first, then these, then `random_starts` points with every coordinate in [−π, π].
@@ -50,7 +53,9 @@ struct StaticsResult {
   double best_residual = 0.0;  // smallest max |Q_j| reached, also when nothing converged
 };
 
-/// Throws model::ComputationError when no start converges (with the smallest residual reached).
+/// Throws model::ComputationError when no start converges (with the smallest residual reached),
+/// model::ModelError for bad values (what model::bind throws: an unknown name, a non-finite
+/// number, ...).
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options);
 
