@@ -325,6 +325,15 @@ TEST(Values, StaticsAndCodegenTakeTheOverrides) {
   for (const auto& in : layout.inputs)
     if (in.name == "dot(w)") dot_w = in.default_value == 0.5;
   EXPECT_TRUE(dot_w);
+
+  // A driven function is generated as its expression: no member of Inputs, t in the code.
+  const GiNaC::symbol t = model->time_functions->time();
+  const auto driven = codegen::generated_layout(eq, model::Values().drive("u", GiNaC::sin(t)));
+  for (const auto& in : driven.inputs) EXPECT_EQ(in.name.find("(u)"), std::string::npos) << in.name;
+  for (const auto& in : driven.inputs) EXPECT_NE(in.name, "u");
+  const std::string header =
+      codegen::generate_cpp_header(eq, {"pendulum", model::Values().drive("u", GiNaC::sin(t))});
+  EXPECT_NE(header.find("std::sin(t)"), std::string::npos);
 }
 
 TEST(ValuesCli, SetIsLocatedAtTheOptionAndReachesTheConstraintRows) {
