@@ -52,6 +52,8 @@ model::Values parse_assignments(const std::vector<std::string>& items);
 void reject_constraints(const model::Model& model, const std::string& command);
 /// --method NAME.
 principles::Method method_option(const std::string& name);
+/// "a, b and c".
+std::string join_names(const std::vector<std::string>& names);
 /// "1.23 ms", "45.6 us", "2.345 s".
 std::string format_seconds(double seconds);
 

@@ -104,6 +104,12 @@ int run_eval(const EvalOptions& o) {
   const num::StateEvaluation state = num::evaluate_state(compiled, o.t, q, qd);
   const Eigen::MatrixXd& M = state.mass_matrix;
   const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;
+  if (!state.redundant.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t i : state.redundant) names.push_back(model->constraints[i].name);
+    std::cerr << "warning: redundant constraints at this state (combinations of the others): "
+              << join_names(names) << "; lambda is the minimum-norm one\n";
+  }
   if (o.json) {
     std::cout << io::write_state_json(state) << "\n";
   } else {

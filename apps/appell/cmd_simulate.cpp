@@ -91,6 +91,10 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
       std::cout << "  the initial state was projected onto the constraints: max |dq| = "
                 << r.initial_correction.position
                 << ", max |dq/dt| = " << r.initial_correction.velocity << "\n";
+    if (!r.redundant_constraints.empty())
+      std::cout << "  redundant constraints (combinations of the others at t = 0): "
+                << join_names(r.redundant_constraints)
+                << "; their multipliers are the minimum-norm ones\n";
   }
 }
 

@@ -1,5 +1,6 @@
 #include "appell/numeric/compiled_equations.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -10,6 +11,11 @@
 #include "tape_layout.hpp"
 
 namespace appell::num {
+
+namespace {
+// Relative size below which a pivot counts as zero in the rank of the constraint rows.
+constexpr double kRankTolerance = 1e-10;
+}  // namespace
 
 namespace {
 
@@ -115,6 +121,20 @@ void CompiledEquations::constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) cons
   }
 }
 
+std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A) {
+  if (A.rows() == 0) return {};
+  // Column-pivoted QR of Aᵀ: the constraints (columns) pivoted first span the rows of A; those
+  // left after the rank are combinations of them.
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
+  qr.setThreshold(kRankTolerance);
+  qr.compute(A.transpose());
+  std::vector<std::size_t> redundant;
+  for (Eigen::Index k = qr.rank(); k < A.rows(); ++k)
+    redundant.push_back(static_cast<std::size_t>(qr.colsPermutation().indices()[k]));
+  std::sort(redundant.begin(), redundant.end());
+  return redundant;
+}
+
 void CompiledEquations::accelerations_and_multipliers(
     const Eigen::MatrixXd& M, const Eigen::VectorXd& f, const Eigen::MatrixXd& A,
     const Eigen::VectorXd& b, Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const {
@@ -125,15 +145,26 @@ void CompiledEquations::accelerations_and_multipliers(
     lambda.resize(0);
     return;
   }
+  if (!A.allFinite() || !b.allFinite())
+    throw model::ComputationError("the constraint rows A, b are not finite at this state");
   const Eigen::LLT<Eigen::MatrixXd> llt(M);
   const Eigen::MatrixXd minv_at = llt.solve(A.transpose());
   const Eigen::MatrixXd schur = A * minv_at;
-  const Eigen::FullPivLU<Eigen::MatrixXd> lu(schur);
-  if (!A.allFinite() || !b.allFinite() || lu.rank() < schur.rows())
+  const Eigen::VectorXd rhs = b - A * free_acceleration;
+  // Redundant constraints (real mechanisms are often over-constrained) make A M⁻¹ Aᵀ singular:
+  // q̈ is still unique, λ is not; take the minimum-norm λ from a rank-revealing factorization.
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+  cod.setThreshold(kRankTolerance);
+  cod.compute(schur);
+  lambda = cod.solve(rhs);
+  // Redundant rows that ask for different accelerations have no solution at all.
+  if (!lambda.allFinite() ||
+      (schur * lambda - rhs).norm() > 1e-8 * (1.0 + rhs.norm() + schur.norm() * lambda.norm()))
     throw model::ComputationError(
-        "the constraints are redundant or singular at this state (A M^-1 A^T has rank " +
-        std::to_string(lu.rank()) + " < " + std::to_string(schur.rows()) + ")");
-  lambda = lu.solve(b - A * free_acceleration);
+        "the constraints are inconsistent at this state: redundant constraints (A M^-1 A^T has "
+        "rank " +
+        std::to_string(cod.rank()) + " < " + std::to_string(schur.rows()) +
+        ") ask for different accelerations");
   qdd = free_acceleration + minv_at * lambda;
 }
 

@@ -357,6 +357,13 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     manifold->project_velocities(options.t_start, q0, qd0);
     result.initial_correction = {(q0 - given_q).cwiseAbs().maxCoeff(),
                                  (qd0 - given_qd).cwiseAbs().maxCoeff()};
+    // Redundant constraints are integrated with minimum-norm multipliers; say which they are.
+    Eigen::MatrixXd M0, A0;
+    Eigen::VectorXd f0, b0;
+    compiled.evaluate(options.t_start, q0, qd0, M0, f0);
+    compiled.constraints(A0, b0);
+    for (std::size_t i : redundant_constraints(A0))
+      result.redundant_constraints.push_back(m.constraints[i].name);
   }
 
   RightHandSide rhs{compiled,

@@ -20,6 +20,7 @@ StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
   compiled.constraints(s.constraint_matrix, s.constraint_rhs);
   compiled.accelerations_and_multipliers(s.mass_matrix, s.forcing, s.constraint_matrix,
                                          s.constraint_rhs, s.qdd, s.lambda);
+  s.redundant = redundant_constraints(s.constraint_matrix);
   return s;
 }
 

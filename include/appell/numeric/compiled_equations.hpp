@@ -12,6 +12,11 @@
 
 namespace appell::num {
 
+/// The constraints (row indices of A, ascending) that are linear combinations of the others at
+/// this state: those a column-pivoted QR of Aᵀ leaves after its rank (relative tolerance 1e-10).
+/// Empty when A has full row rank.
+std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A);
+
 class CompiledEquations {
  public:
   /// Compiles M, f and (with constraints) A, b of `equations` into one tape. `values`
@@ -35,8 +40,10 @@ class CompiledEquations {
   /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, from the last
   /// evaluate() (whose state they belong to).
   void constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) const;
-  /// Solves M q̈ = f + Aᵀλ with A q̈ = b (Schur complement on A M⁻¹ Aᵀ); throws
-  /// model::ComputationError when M is singular or the constraints are redundant.
+  /// Solves M q̈ = f + Aᵀλ with A q̈ = b (Schur complement (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f). With
+  /// redundant constraints (A of rank r < m) q̈ is still unique and λ is the minimum-norm one
+  /// (complete orthogonal decomposition). Throws model::ComputationError when M is singular, A or
+  /// b is not finite, or redundant constraints are inconsistent (ask for different q̈).
   void accelerations_and_multipliers(const Eigen::MatrixXd& M, const Eigen::VectorXd& f,
                                      const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
                                      Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const;

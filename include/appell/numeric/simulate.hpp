@@ -82,6 +82,9 @@ struct SimulationResult {
   ConstraintViolation max_violation;  // over the rows
   ConstraintViolation
       initial_correction;  // max |Δq|, max |Δq̇| that made the initial state consistent
+  /// Constraints that are combinations of the others at the initial state (over-constrained
+  /// mechanisms): integrated all the same, their multipliers the minimum-norm ones.
+  std::vector<std::string> redundant_constraints;
 };
 
 /// The integration stopped before t_end (integrator failure, singular mass matrix, ...). The rows

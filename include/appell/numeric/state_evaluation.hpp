@@ -6,6 +6,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <vector>
 
 #include "appell/numeric/compiled_equations.hpp"
 
@@ -20,11 +21,14 @@ struct StateEvaluation {
   Eigen::VectorXd constraint_rhs;     // b, m
   Eigen::VectorXd qdd;                // q̈, n
   Eigen::VectorXd lambda;             // λ, m (the model's order of constraints); empty without
+  /// Constraints that are combinations of the others at this state (indices into the model's
+  /// constraints): λ is then the minimum-norm one.
+  std::vector<std::size_t> redundant;
 };
 
 /// M, f, A, b, q̈ and λ of `compiled` at time t and the state q, q̇ (n values each, coordinate
 /// order; other sizes throw std::invalid_argument). Throws model::ComputationError when M is
-/// singular at the state or the constraints are redundant there.
+/// singular at the state or redundant constraints are inconsistent there.
 StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
