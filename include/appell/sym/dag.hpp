@@ -18,16 +18,22 @@ namespace appell::sym {
 /// while its key is in use: op(i) of a product may return a temporary whose address is reused.
 inline const void* node_key(const GiNaC::ex& e) { return &GiNaC::ex_to<GiNaC::basic>(e); }
 
-/// Number of distinct nodes of the DAGs of all given expressions.
+/// Number of distinct nodes of the DAGs of all given expressions together (a node shared by
+/// several roots counts once): the "size" every cost record reports. Never throws.
 std::size_t dag_size(const GiNaC::exvector& roots);
+/// The same for one expression.
 inline std::size_t dag_size(const GiNaC::ex& e) { return dag_size(GiNaC::exvector{e}); }
 
-/// Rebuilds `e` bottom-up, visiting each shared node once. `leaf` is applied to every node first:
-/// if it returns a value, that value replaces the node (and its children are not visited).
+/// Rebuilds `e` bottom-up, visiting each shared node once. `rule` is applied to every node first:
+/// if it returns true, the `replacement` it wrote replaces the node (and its children are not
+/// visited); otherwise a leaf is kept and an inner node is rebuilt from its mapped children.
+/// Results are cached by node for the life of the MemoisedMap, so one map applied to several
+/// expressions shares the work on their common nodes.
 class MemoisedMap {
  public:
   using Rule = std::function<bool(const GiNaC::ex& node, GiNaC::ex& replacement)>;
   explicit MemoisedMap(Rule rule) : rule_(std::move(rule)) {}
+  /// `e` with the rule applied; rethrows whatever the rule throws.
   GiNaC::ex operator()(const GiNaC::ex& e);
 
  private:
@@ -39,8 +45,11 @@ class MemoisedMap {
   std::unordered_map<const void*, Entry> cache_;
 };
 
-/// Substitutes symbols (keys of `map` must be symbols) without walking shared nodes twice.
+/// Substitutes symbols without walking shared nodes twice: every symbol that is a key of `map`
+/// is replaced by its value (not substituted again). Keys that are not symbols never match. The
+/// result is not re-simplified beyond GiNaC's automatic evaluation.
 GiNaC::ex substitute(const GiNaC::ex& e, const GiNaC::exmap& map);
+/// The same for every entry of `m` (same size), sharing the work across entries.
 GiNaC::matrix substitute(const GiNaC::matrix& m, const GiNaC::exmap& map);
 
 }  // namespace appell::sym

@@ -20,18 +20,32 @@
 
 namespace appell::sym {
 
+/// Differentiates expressions of a model's symbols (the file comment gives the rules). Not
+/// thread-safe: its caches and counters change with every call.
 class Differentiator {
  public:
+  /// `functions` is the model's table (Model::time_functions): it decides which symbols are time
+  /// functions and receives the higher derivative symbols d/dt creates.
   explicit Differentiator(std::shared_ptr<TimeFunctions> functions);
 
+  /// ∂e/∂x, x any symbol (t, a coordinate or one of its derivatives, a parameter); every other
+  /// symbol is held constant. Counts one differentiation.
   GiNaC::ex partial(const GiNaC::ex& e, const GiNaC::symbol& x);
+  /// ∂m/∂x entry by entry (same size as `m`; one differentiation per entry).
   GiNaC::matrix partial(const GiNaC::matrix& m, const GiNaC::symbol& x);
+  /// de/dt, the total derivative: t gives 1, the symbol of order r of a time function gives that
+  /// of order r + 1 (created in the table if new), parameters give 0. Throws std::logic_error
+  /// for an expression kind no model makes (a matrix or a relation inside `e`).
   GiNaC::ex time_derivative(const GiNaC::ex& e);
+  /// dm/dt entry by entry (same size as `m`).
   GiNaC::matrix time_derivative(const GiNaC::matrix& m);
 
   /// For expressions e_j linear in the symbols v_k (the accelerations of a principle's residuals):
   /// coefficients(j, k) = ∂e_j/∂v_k and remainders[j] = e_j|v=0, in one memoised pass over the
-  /// shared DAG for all k at once (counted as rows × columns differentiations).
+  /// shared DAG for all k at once (counted as rows × columns differentiations). `coefficients`
+  /// is resized to e.size() × v.size() and `remainders` to e.size(). For e_j not linear in v the
+  /// coefficients are still ∂e_j/∂v_k (then depending on v); a v_k in an exponent throws
+  /// std::logic_error.
   void split_linear(const GiNaC::exvector& e, const std::vector<GiNaC::symbol>& v,
                     GiNaC::matrix& coefficients, GiNaC::exvector& remainders);
 
@@ -40,6 +54,7 @@ class Differentiator {
   /// Node-level derivative rules applied: the actual work, shared nodes counted once.
   std::size_t derivative_nodes() const { return derivative_nodes_; }
 
+  /// The table of time functions this differentiator extends.
   TimeFunctions& functions() { return *functions_; }
 
  private:

@@ -38,7 +38,8 @@ struct ReadableContext {
                                              // this order (cos(q1 - q2), not cos(q2 - q1))
 
   /// The context of the time functions `names` (coordinates first, then unspecified prescribed
-  /// functions) of `functions`, with `parameters` in model order.
+  /// functions) of `functions`, with `parameters` in model order: their symbols of order 0, 1
+  /// and 2. Throws std::logic_error for a name `functions` has not declared.
   static ReadableContext for_functions(TimeFunctions& functions,
                                        const std::vector<std::string>& names,
                                        std::vector<GiNaC::symbol> parameters);
@@ -46,10 +47,11 @@ struct ReadableContext {
 
 /// `e` trigonometrically simplified and collected for reading (see the file comment). The result
 /// is mathematically equal to `e`; readable(a - b) is 0 when a and b are equal up to polynomial
-/// and sin/cos identities.
+/// and sin/cos identities. `context` decides how terms are grouped and ordered, not the value.
 GiNaC::ex readable(const GiNaC::ex& e, const ReadableContext& context);
 
-/// Every entry made readable, sharing the work on nodes common to several entries.
+/// Every entry made readable (same size as `m`), sharing the work on nodes common to several
+/// entries.
 GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context);
 
 }  // namespace appell::sym

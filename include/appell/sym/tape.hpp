@@ -16,6 +16,10 @@
 
 namespace appell::sym {
 
+/// A compiled list of instructions computing a fixed vector of outputs from a fixed vector of
+/// variables. Immutable after construction; evaluate() is const and keeps its scratch space in
+/// the caller's `workspace`, so one Tape may be evaluated from several threads with their own
+/// workspaces.
 class Tape {
  public:
   /// What an instruction computes. Unary operations read slot `a`; Add, Mul, Div, Pow and Atan2
@@ -51,15 +55,25 @@ class Tape {
     double value = 0.0;          // Constant: the value; PowInt: the integer exponent
   };
 
-  /// `variables` are the symbols whose values are passed to evaluate(), in that order. Every
-  /// other symbol in `outputs` is an error (std::invalid_argument naming it).
+  /// Compiles `outputs` (any number of expressions) over `variables`, the symbols whose values
+  /// are passed to evaluate(), in that order. Numbers, pi and the like become constants; +, ×,
+  /// powers (a·b⁻¹ as a division, integer and ½ exponents specially) and sin, cos, tan, exp, log,
+  /// asin, acos, atan, atan2, sinh, cosh, tanh and abs are supported. Throws
+  /// std::invalid_argument for any other symbol in `outputs` ("no value for symbol NAME"), a
+  /// complex number, or a function or expression kind it cannot evaluate.
   Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& variables);
 
-  /// Evaluates every output. `workspace` is resized as needed (reuse it between calls).
+  /// Evaluates every output: `variables` holds variable_count() values in the constructor's
+  /// order, `outputs` receives output_count() values in the order of the expressions given.
+  /// `workspace` is resized as needed (reuse it between calls). IEEE arithmetic: a division by
+  /// zero or a log of a negative number gives inf or nan, never an exception.
   void evaluate(const double* variables, double* outputs, std::vector<double>& workspace) const;
 
+  /// Number of instructions after common-subexpression elimination (the cost of one evaluate()).
   std::size_t operations() const { return code_.size(); }
+  /// Number of outputs, as given to the constructor.
   std::size_t output_count() const { return outputs_.size(); }
+  /// Number of variables evaluate() reads.
   std::size_t variable_count() const { return variable_count_; }
 
   /// The instructions after common-subexpression elimination, read-only (code generation).
