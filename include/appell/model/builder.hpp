@@ -71,8 +71,11 @@ class Expr {
   /// The same expression, located at `origin` (readers).
   Expr at(Origin origin) const;
 
+  /// Whether it is text (a double is text too: its decimal spelling).
   bool is_text() const { return std::holds_alternative<std::string>(value_); }
+  /// The text; std::bad_variant_access when it is a GiNaC expression.
   const std::string& text() const { return std::get<std::string>(value_); }
+  /// The GiNaC expression; std::bad_variant_access when it is text.
   const GiNaC::ex& value() const { return std::get<GiNaC::ex>(value_); }
   const Origin& origin() const { return origin_; }
 
@@ -100,7 +103,7 @@ class Rotation {
   /// The identity.
   Rotation() = default;
   /// A rotation written in the model language: rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a)
-  /// or a product of them.
+  /// or a product of them (parsed, and checked, when the builder receives it).
   Rotation(const char* text);
   Rotation(std::string text);
   /// About the parent's x, y or z axis by `angle` (radians).
@@ -110,8 +113,9 @@ class Rotation {
   /// About a constant axis (parent components; numbers and parameters only, any non-zero
   /// length: it is normalised) by `angle`.
   static Rotation about(const Expr3& axis, const Expr& angle);
-  /// A parent-from-child rotation matrix given by its rows. When its entries are numbers it must
-  /// be orthonormal with determinant +1.
+  /// A parent-from-child rotation matrix given by its rows. The builder checks that it is
+  /// orthonormal with determinant +1 (tolerance 1e-9): as given when its entries are numbers,
+  /// and at three sample states (parameters at their defaults) when they are not.
   static Rotation matrix(const std::array<Expr3, 3>& rows);
 
   /// This rotation followed by `then` (in the frame turned by this one).
@@ -119,6 +123,7 @@ class Rotation {
   /// The same rotation, located at `origin` (readers).
   Rotation at(Origin origin) const;
 
+  /// One factor as given, for the builder to check and convert.
   struct Part {
     enum class Kind { Text, Axis, Matrix };
     Kind kind = Kind::Text;
@@ -138,7 +143,9 @@ class Inertia {
  public:
   /// None (a point mass).
   Inertia() = default;
-  /// A symmetric 3×3 matrix by rows.
+  /// A symmetric 3×3 matrix by rows (kg·m²). The builder checks that it is symmetric and, at the
+  /// parameters' defaults, positive semi-definite with principal moments that satisfy the
+  /// triangle inequality (I1 ≤ I2 + I3); every form below is checked the same way.
   static Inertia matrix(const std::array<Expr3, 3>& rows);
   /// The tensor's entries [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] (Ixy = −∫xy dm, the tensor's own entry).
   static Inertia entries(const Expr& ixx, const Expr& iyy, const Expr& izz, const Expr& ixy = 0,
@@ -146,7 +153,8 @@ class Inertia {
   /// Homogeneous shapes, their axis "x", "y" or "z": a thin rod (m L²/12 transverse), a thin
   /// disk (m r²/2 axial, m r²/4 transverse), a solid cylinder (m r²/2 axial, m (3r² + L²)/12
   /// transverse), a box of edges a, b, c along x, y, z (Ixx = m (b² + c²)/12 ...), a solid sphere
-  /// (2/5 m r²).
+  /// (2/5 m r²); m is the body's mass. Lengths and radii may use numbers and parameters only; an
+  /// axis other than "x", "y", "z" is a ModelError when the builder receives it.
   static Inertia rod(const Expr& length, const Name& axis);
   static Inertia disk(const Expr& radius, const Name& axis);
   static Inertia cylinder(const Expr& radius, const Expr& length, const Name& axis);
@@ -155,6 +163,7 @@ class Inertia {
   /// The same inertia, located at `origin` (readers).
   Inertia at(Origin origin) const;
 
+  /// Which form was given, with its values() in the order of the factory's arguments.
   enum class Kind { None, Matrix, Entries, Rod, Disk, Cylinder, Box, Sphere };
   Kind kind() const { return kind_; }
   const std::vector<Expr>& values() const { return values_; }
@@ -168,12 +177,16 @@ class Inertia {
   Origin origin_;
 };
 
+/// A frame placed in its parent: origin at `translation`, axes turned by `rotation`; both may
+/// depend on coordinates, prescribed functions, inputs and t (positions in m, angles in rad).
 struct FrameSpec {
   Name parent = "world";
   Expr3 translation{0, 0, 0};  // origin in the parent, parent components
   Rotation rotation{};         // R_parent_child
 };
 
+/// A rigid body moving with `frame`. The mass (kg; numbers and parameters) must be positive at
+/// the parameters' defaults; the default 0 is rejected.
 struct BodySpec {
   Name frame = "world";
   Expr mass = 0;
@@ -181,18 +194,22 @@ struct BodySpec {
   Inertia inertia{};   // about the centre of mass
 };
 
+/// A point mass fixed in `frame`; the mass as for a body.
 struct ParticleSpec {
   Name frame = "world";
   Expr mass = 0;
   Expr3 position{0, 0, 0};  // in the frame
 };
 
-/// A point fixed in a frame, or in a body's frame (then its components are in that frame too).
+/// A point fixed in a frame, or in a body's frame (then its components are in that frame too, and
+/// measured from the frame's origin, not from the centre of mass).
 struct PointSpec {
   Name on = "world";  // a frame or a body
   Expr3 point{0, 0, 0};
 };
 
+/// A force (N) at a point: at the centre of mass of body `on`, or the origin of frame `on`, unless
+/// `at` is given. Components may depend on anything an expression may (q, q̇, t, inputs).
 struct ForceSpec {
   Expr3 force{0, 0, 0};
   Name on = "world";          // a frame or a body (acting at its centre of mass by default)
@@ -200,18 +217,22 @@ struct ForceSpec {
   std::optional<Name> in{};   // frame of the force's components (default world)
 };
 
+/// A moment (N·m) on a frame, or on a body's frame.
 struct TorqueSpec {
   Expr3 torque{0, 0, 0};
   Name on = "world";         // the frame (or body's frame) that receives the moment
   std::optional<Name> in{};  // frame of the components (default world)
 };
 
+/// A linear spring between two points: stiffness k (N/m), rest length L0 (m); potential
+/// ½ k (d − L0)², d the distance of the points.
 struct SpringSpec {
   PointSpec from{}, to{};
   Expr stiffness = 0;
   Expr rest_length = 0;
 };
 
+/// A linear damper between two points: force c ḋ (c in N·s/m) along the line joining them.
 struct DamperSpec {
   PointSpec from{}, to{};
   Expr coefficient = 0;
@@ -226,11 +247,15 @@ struct NodeSelectionSpec {
   SourceLocation where{};
 };
 
+/// A box meshed with 8-node hexahedra: x in [0, L], y in [−b/2, b/2], z in [−h/2, h/2] of the
+/// frame (sizes positive, m; divisions whole numbers ≥ 1).
 struct BoxMeshInput {
   Expr3 size{1, 1, 1};                     // L, b, h
   std::array<long, 3> divisions{1, 1, 1};  // elements along x, y, z
   std::array<SourceLocation, 3> divisions_where{};
 };
+/// A beam along the frame's x axis from 0 to `length` (m), `elements` Euler–Bernoulli elements;
+/// section area A (m²), second moments Iy, Iz and torsion constant J (m⁴), all positive.
 struct BeamMeshInput {
   Expr length = 1;
   long elements = 1;
@@ -239,22 +264,30 @@ struct BeamMeshInput {
   std::optional<Expr> Iy{}, J{};  // required unless planar
   bool planar = false;
 };
+/// A Gmsh MSH 4.1 ASCII file (fem/mesh.hpp, read_gmsh), node positions in m in the frame.
 struct GmshMeshInput {
   std::string path{};  // relative paths are resolved against the model's source file
 };
 
+/// A force (N, frame components, expressions of t and parameters) on each node of `at`, or, with
+/// `at` empty, a force per unit volume (N/m³) on the whole body.
 struct FlexibleLoadSpec {
   std::optional<NodeSelectionSpec> at{};  // nullopt: a body force per unit volume
   Expr3 force{0, 0, 0};
   SourceLocation where{};
 };
 
+/// A displacement (m, frame components, expressions of t and parameters) imposed on nodes.
 struct PrescribedDisplacementSpec {
   NodeSelectionSpec at{};
   Expr3 displacement{0, 0, 0};
   SourceLocation where{};
 };
 
+/// A flexible body (MODEL_FORMAT.md, "Flexible bodies"): a mesh on a floating frame of the model,
+/// an isotropic linear material (E > 0 in Pa, ν in (−1, 0.5), ρ > 0 in kg/m³), supports
+/// (`clamp`), prescribed displacements, loads, geometric stiffening and Rayleigh damping
+/// (α, β ≥ 0).
 struct FlexibleSpec {
   Name frame = "world";
   std::variant<BoxMeshInput, BeamMeshInput, GmshMeshInput> mesh{};
@@ -269,13 +302,21 @@ struct FlexibleSpec {
 };
 
 /// Builds and validates a model::Model. Every adding call checks what it is given at once and
-/// throws model::ModelError; build() checks what needs the whole model and returns it.
+/// throws model::ModelError; build() checks what needs the whole model and returns it. Common
+/// to the adding calls: a name must be valid ([A-Za-z][A-Za-z0-9_]*), not reserved (t, pi, world,
+/// the functions of the language) and not used before by any parameter, coordinate, prescribed
+/// function, input, frame, body or particle (constraints and flexible bodies have their own
+/// names); an expression may use only the names added before it, and only what its place allows
+/// (Dependence: numbers and parameters for masses, inertias, initial values and axes; also t for
+/// prescribed functions and gravity; anything elsewhere). Any adding call after build() throws
+/// ModelError.
 class ModelBuilder {
  public:
   /// `source` is the file a reader read the model from ("" in code): relative mesh paths are
   /// resolved against its folder.
   explicit ModelBuilder(const std::string& name, const std::string& source = "");
 
+  /// A free text describing the model (Model::description).
   ModelBuilder& description(const std::string& text);
 
   /// Checks, in the order given, that each name is valid ([A-Za-z][A-Za-z0-9_]*), not reserved,
@@ -284,10 +325,12 @@ class ModelBuilder {
   /// check their own name the same way.
   void declare_names(const std::vector<Name>& names);
 
-  /// A parameter with its default value (numbers, pi and earlier parameters). Returns its symbol.
+  /// A parameter with its default value (numbers, pi and earlier parameters; it must evaluate to
+  /// a finite real number). Returns its symbol.
   GiNaC::symbol parameter(const Name& name, const Expr& value);
-  /// A generalized coordinate q(t) with its initial value and rate (numbers and parameters, at
-  /// their defaults). Returns the symbol of q.
+  /// A generalized coordinate q(t) with its initial value and rate (numbers and parameters,
+  /// evaluated at their defaults to finite reals). Coordinates are numbered in the order added:
+  /// that is the order of q in every vector and matrix. Returns the symbol of q.
   GiNaC::symbol coordinate(const Name& name, const Expr& initial = 0, const Expr& velocity = 0);
   /// Where the list of coordinates was written (for "at least one generalized coordinate").
   void coordinates_at(const SourceLocation& where);
@@ -295,47 +338,71 @@ class ModelBuilder {
   /// wherever it is used), or unspecified (nullopt: its value comes with the values bound at
   /// evaluation). Returns what the name stands for in expressions.
   GiNaC::ex prescribed(const Name& name, const std::optional<Expr>& expression_of_t = std::nullopt);
-  /// An input (a control given at run time). Returns its symbol.
+  /// An input (a control given at run time, 0 unless given a value). Returns its symbol.
   GiNaC::symbol input(const Name& name);
-  /// A frame; frames may be added in any order (parents are resolved once all are known).
+  /// A frame; frames may be added in any order (parents are resolved once all are known: an
+  /// unknown parent or a cycle is reported by the first call that needs the frame tree, at the
+  /// latest build()). A rotation matrix that is not a rotation throws at once.
   ModelBuilder& frame(const Name& name, const FrameSpec& spec);
-  /// The carrier frame of relative motion (seed 003): its motion must depend on t and prescribed
-  /// functions only.
+  /// The carrier frame of relative motion (seed 003): not world, and neither it nor any frame
+  /// above it may move with a coordinate (its motion depends on t and prescribed functions only).
+  /// Checked against the frames and coordinates added so far: add them first.
   ModelBuilder& relative_to(const Name& frame);
+  /// A rigid body; its frame must have been added (BodySpec, Inertia give the checks).
   ModelBuilder& body(const Name& name, const BodySpec& spec);
+  /// A point mass; its frame must have been added.
   ModelBuilder& particle(const Name& name, const ParticleSpec& spec);
-  /// Gravity's acceleration, world components (expressions of t and parameters).
+  /// Gravity's acceleration (m/s²), world components (expressions of t and parameters), e.g.
+  /// {0, "-g", 0}. Acts at every body's centre of mass and every particle.
   ModelBuilder& gravity(const Expr3& g);
+  /// A force (ForceSpec). `where` locates the load in errors (readers); in code, errors name
+  /// it "loads[K]", K its index among the loads. `on` must name a frame or body, `in` a frame,
+  /// already added. The same holds for torque, spring, damper, generalized_force and potential.
   ModelBuilder& force(const ForceSpec& spec, const SourceLocation& where = {});
+  /// A moment on a frame or body (TorqueSpec).
   ModelBuilder& torque(const TorqueSpec& spec, const SourceLocation& where = {});
+  /// A linear spring (SpringSpec).
   ModelBuilder& spring(const SpringSpec& spec, const SourceLocation& where = {});
+  /// A linear damper (DamperSpec).
   ModelBuilder& damper(const DamperSpec& spec, const SourceLocation& where = {});
-  /// A generalized force Q on one coordinate.
+  /// A generalized force Q on one coordinate (already added), added to its equation's forcing.
   ModelBuilder& generalized_force(const Name& coordinate, const Expr& value,
                                   const SourceLocation& where = {});
   /// A potential energy V(q, t): its generalized force −∂V/∂q.
   ModelBuilder& potential(const Expr& potential, const SourceLocation& where = {});
-  /// A holonomic constraint f(q, t) = 0.
+  /// A holonomic constraint f(q, t) = 0 (no velocities, no accelerations), its multiplier
+  /// lambda_NAME. Constraint names are their own namespace: unique among constraints.
   ModelBuilder& holonomic_constraint(const Name& name, const Expr& expression,
                                      const SourceLocation& where = {});
-  /// A nonholonomic constraint a(q, t)·q̇ + a0(q, t) = 0 (linear in the velocities).
+  /// A nonholonomic constraint a(q, t)·q̇ + a0(q, t) = 0 (linear in the velocities, no
+  /// accelerations; anything else throws).
   ModelBuilder& nonholonomic_constraint(const Name& name, const Expr& expression,
                                         const SourceLocation& where = {});
   /// The coordinates whose speeds are independent (one per degree of freedom the constraints
-  /// leave), so that the minimal form can be formed; add the constraints first.
+  /// leave: n − m of them, each once), so that the minimal form can be formed; add the
+  /// constraints first. Throws ModelError for an unknown or repeated coordinate, a wrong count,
+  /// or a choice whose dependent block of the constraint Jacobian is singular at the initial
+  /// state (parameters at defaults, t = 0, inputs and unspecified functions 0).
   ModelBuilder& independent(const std::vector<Name>& coordinates, const SourceLocation& where = {});
-  /// A flexible body meshed with finite elements on a floating frame (fem/).
+  /// A flexible body meshed with finite elements on a floating frame (fem/); FlexibleSpec gives
+  /// the checks. Its name is unique among flexible bodies. A Gmsh file is only read later
+  /// (fem::build_flexible_body).
   ModelBuilder& flexible(const Name& name, const FlexibleSpec& spec,
                          const SourceLocation& where = {});
 
   /// The symbol of t.
   GiNaC::symbol time() const;
-  /// d^order/dt^order of a coordinate, prescribed function or input added before.
+  /// d^order/dt^order (order ≥ 0) of a coordinate, prescribed function or input added before:
+  /// its derivative symbol (dot(q) for order 1), or the derivative of a prescribed expression.
+  /// Throws ModelError located at "derivative" for any other name or a negative order.
   GiNaC::ex derivative(const std::string& name, int order = 1);
-  /// Parses an expression in the model language with the names added so far.
+  /// Parses an expression in the model language with the names added so far (anything
+  /// allowed). Throws ModelError located at "expression, character K".
   GiNaC::ex parse(const std::string& text) const;
 
-  /// Checks what needs the whole model and returns it. The builder may not be used after.
+  /// Checks what needs the whole model (every frame's parent exists, no cycle; at least one
+  /// coordinate unless the model has flexible bodies) and returns it. Any adding call after
+  /// build() throws ModelError.
   std::shared_ptr<const Model> build();
 
  private:

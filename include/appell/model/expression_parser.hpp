@@ -50,10 +50,14 @@ class ExpressionScope {
     bool has_expression = false;  // a prescribed function given by an expression of t
   };
 
+  /// An empty scope over the model's time functions (Model::time_functions).
   explicit ExpressionScope(std::shared_ptr<sym::TimeFunctions> functions);
 
+  /// Adds (or replaces) a parameter standing for `symbol`. The add_ calls never check the name:
+  /// the builder does.
   void add_parameter(const std::string& name, const GiNaC::symbol& symbol);
-  /// Declares q(t) in the time functions (TimeFunctionKind::Coordinate).
+  /// Declares q(t) in the time functions (TimeFunctionKind::Coordinate); std::logic_error if the
+  /// name is already a time function of the other kind.
   void add_coordinate(const std::string& name);
   /// A prescribed function given by an expression of t (substituted wherever the name is used)
   /// or, without one, an unspecified function of time (TimeFunctionKind::Prescribed).
@@ -64,8 +68,11 @@ class ExpressionScope {
 
   /// nullptr if the name is not (yet) known.
   const Name* find(const std::string& name) const;
-  /// d^order/dt^order of a coordinate, prescribed function or input.
+  /// d^order/dt^order of a coordinate, prescribed function or input (order ≥ 0): its derivative
+  /// symbol, or for a prescribed expression that expression differentiated `order` times.
+  /// Throws std::out_of_range for a name not in the scope.
   GiNaC::ex derivative(const std::string& name, int order);
+  /// The symbol of t.
   const GiNaC::symbol& time() const { return functions_->time(); }
 
  private:
@@ -78,24 +85,29 @@ class ExpressionScope {
 /// written (the reader knows how YAML quoting and line folding moved it).
 using TextLocator = std::function<SourceLocation(std::size_t offset)>;
 
-/// The locator of a text written on one line, its first character at `start`.
+/// The locator of a text written on one line, its first character at `start`: offset k is
+/// column start.column + k of the same line.
 TextLocator locate_on_one_line(SourceLocation start);
 
-/// Parses one expression. Throws ModelError at the offending character: an unknown name,
-/// a name not allowed by `allowed`, a syntax error, a function with the wrong number of
-/// arguments, or an undefined value such as 1/0.
+/// Parses one expression of the language (the grammar above; numbers exact, names looked up in
+/// `scope`, dot(x)/ddot(x) of a coordinate, prescribed function or input). Throws ModelError at
+/// the offending character (located by `locate`): an unknown name, a name not allowed by
+/// `allowed`, a syntax error, a function with the wrong number of arguments, a number out of
+/// range (beyond 10^±1000), nesting deeper than 500 levels, or an undefined value such as 1/0.
 GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
                            const TextLocator& locate, Dependence allowed = Dependence::Anything);
 
-/// Parses a frame rotation `rot_z(a)*rot_x(b)*...` into its factors, in order. Axes of rot(...)
-/// may use only parameters; they are normalised, and a zero axis is an error.
+/// Parses a frame rotation `rot_z(a)*rot_x(b)*...` into its factors, in order (R_parent_child is
+/// their product in that order). Angles may use anything an expression may; axes of rot(...)
+/// only numbers and parameters; they are normalised, and a zero axis is an error. Throws
+/// ModelError as parse_expression does.
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate);
 
 /// A rotation axis divided by its length (kept as written when that is 1); nullopt for a zero axis.
 std::optional<Vector3> normalized_axis(const Vector3& axis);
 
-/// [A-Za-z][A-Za-z0-9_]*
+/// Whether `name` is [A-Za-z][A-Za-z0-9_]*.
 bool is_valid_name(const std::string& name);
 /// t, pi, world, the functions of the language, dot, ddot and the rotations.
 bool is_reserved_name(const std::string& name);

@@ -15,16 +15,19 @@
 
 namespace appell::model {
 
+/// A box of 8-node hexahedra, x in [0, L], y in [−b/2, b/2], z in [−h/2, h/2] (fem::box_mesh).
 struct BoxMeshSpec {
-  std::array<GiNaC::ex, 3> size;  // L, b, h (parameters allowed)
-  std::array<int, 3> divisions{1, 1, 1};
+  std::array<GiNaC::ex, 3> size;          // L, b, h in m (parameters allowed)
+  std::array<int, 3> divisions{1, 1, 1};  // elements along x, y, z
 };
+/// `elements` equal Euler–Bernoulli beam elements along x from 0 to `length` (fem::beam_mesh).
 struct BeamMeshSpec {
-  GiNaC::ex length;
+  GiNaC::ex length;  // m
   int elements = 1;
-  GiNaC::ex area, Iy, Iz, J;
-  bool planar = false;  // Beam2D in the x–y plane
+  GiNaC::ex area, Iy, Iz, J;  // m², m⁴; Iy and J unset (0) for a planar beam that omits them
+  bool planar = false;        // Beam2D in the x–y plane
 };
+/// A Gmsh MSH 4.1 ASCII file (fem::read_gmsh).
 struct GmshMeshSpec {
   std::string path;  // resolved against the model file's folder
 };
@@ -55,12 +58,13 @@ struct FlexibleLoad {
   SourceLocation where;
 };
 
+/// A flexible body as the builder validated it; fem::build_flexible_body makes it numeric.
 struct FlexibleBody {
   std::string name;
   std::string frame;  // floating frame
   MeshSpec mesh;
   SourceLocation mesh_where;
-  GiNaC::ex youngs_modulus, poisson_ratio, density;
+  GiNaC::ex youngs_modulus, poisson_ratio, density;  // E (Pa), ν in (−1, 0.5), ρ (kg/m³)
   SourceLocation material_where;
   std::vector<NodeSelection> clamp;
   std::vector<PrescribedDisplacement> prescribed;

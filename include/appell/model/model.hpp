@@ -1,6 +1,8 @@
 // The Model value: what a mechanical system is (MODEL_FORMAT.md), as GiNaC expressions.
 //
-// A Model is built once (by io::read_model or by hand) and never mutated by an algorithm.
+// A Model is built once (by model::ModelBuilder, which io::read_model_file uses) and never
+// mutated by an algorithm, except that its shared time_functions table gains higher derivative
+// symbols (dddot(q) ...) as differentiation asks for them.
 // Expressions refer to the symbols of `time_functions` (t, coordinates and their derivatives,
 // unspecified prescribed functions, inputs) and to the parameters' symbols. A prescribed
 // function given by an expression of t is already substituted wherever it was used.
@@ -25,26 +27,35 @@ namespace appell::model {
 /// Three components along some frame's axes.
 using Vector3 = std::array<GiNaC::ex, 3>;
 
+/// A named constant of the model (a length, a mass ...), SI units by convention: appell itself
+/// never converts units, so numbers must only be consistent.
 struct Parameter {
   std::string name;
-  GiNaC::symbol symbol;
+  GiNaC::symbol symbol;     // a plain GiNaC symbol named like the parameter
   GiNaC::ex default_value;  // a number or an expression of earlier parameters
-  SourceLocation where;
+  SourceLocation where;     // where defined; in code, its place ("parameters.m", line 0)
 };
 
+/// A generalized coordinate q_j(t). Its symbols q, dot(q), ddot(q) ... are in
+/// Model::time_functions (Model::coordinate_symbol); its index j in Model::coordinates is the
+/// row and column of M, f and every vector of q, q̇, q̈.
 struct Coordinate {
   std::string name;
-  double initial = 0.0;   // q(0)
+  double initial = 0.0;   // q(0), radians or metres
   double velocity = 0.0;  // dot(q)(0)
   SourceLocation where;
 };
 
+/// A function of time the model prescribes: by an expression of t and the parameters (already
+/// substituted wherever it is used), or unspecified, its values given at evaluation
+/// (model::Values) like an input's.
 struct Prescribed {
   std::string name;
   std::optional<GiNaC::ex> expression;  // nullopt: unspecified function of time (dot/ddot kept)
   SourceLocation where;
 };
 
+/// An input: a control u(t) given at evaluation (model::Values), 0 when not given.
 struct Input {
   std::string name;
   SourceLocation where;
@@ -59,6 +70,8 @@ struct RotationFactor {
   GiNaC::matrix matrix;  // Kind::Matrix: parent-from-child 3×3
 };
 
+/// A reference frame, placed relative to its parent by a translation and a rotation that may
+/// depend on the coordinates, prescribed functions and t.
 struct Frame {
   std::string name;
   std::string parent = "world";
@@ -67,52 +80,62 @@ struct Frame {
   SourceLocation where;
 };
 
+/// A rigid body fixed in a frame: mass (positive), centre of mass and inertia about it.
 struct Body {
   std::string name;
-  std::string frame;
+  std::string frame;  // the frame the body moves with ("world" or a frame's name)
   GiNaC::ex mass;
   Vector3 com{0, 0, 0};   // in the frame
   GiNaC::matrix inertia;  // 3×3 about the centre of mass, frame axes
   SourceLocation where;
 };
 
+/// A point mass fixed in a frame.
 struct Particle {
   std::string name;
   std::string frame;
   GiNaC::ex mass;
-  Vector3 position{0, 0, 0};
+  Vector3 position{0, 0, 0};  // in the frame
   SourceLocation where;
 };
 
 /// A point fixed in a frame.
 struct PointRef {
-  std::string frame;
-  Vector3 point{0, 0, 0};
+  std::string frame;       // "world" or a frame's name
+  Vector3 point{0, 0, 0};  // in the frame, frame components
 };
 
+/// A force F (N) applied at a point: virtual work F·δr.
 struct ForceLoad {
   Vector3 force;
   PointRef at;               // application point (frame of `on`)
   std::string in = "world";  // frame of the force components
 };
+/// A moment M (N·m) applied to a frame: virtual work M·δθ of the frame's rotation.
 struct TorqueLoad {
   Vector3 torque;
   std::string on;  // frame that receives the moment
   std::string in = "world";
 };
+/// A linear spring between two points, force k (d − L0) along the line joining them (potential
+/// ½ k (d − L0)², principles/potential_energy.hpp).
 struct SpringLoad {
   PointRef from, to;
-  GiNaC::ex stiffness;
-  GiNaC::ex rest_length = 0;
+  GiNaC::ex stiffness;        // k, N/m
+  GiNaC::ex rest_length = 0;  // L0, m
 };
+/// A linear damper between two points: force c ḋ along the line joining them, opposing the rate
+/// of change of their distance.
 struct DamperLoad {
   PointRef from, to;
-  GiNaC::ex coefficient;
+  GiNaC::ex coefficient;  // c, N·s/m
 };
+/// A generalized force Q added to one coordinate's equation.
 struct GeneralizedLoad {
   std::size_t coordinate = 0;  // index into Model::coordinates
   GiNaC::ex value;
 };
+/// A potential energy V(q, t): generalized forces −∂V/∂q_j.
 struct PotentialLoad {
   GiNaC::ex potential;
 };
@@ -120,6 +143,7 @@ struct PotentialLoad {
 using LoadKind =
     std::variant<ForceLoad, TorqueLoad, SpringLoad, DamperLoad, GeneralizedLoad, PotentialLoad>;
 
+/// One load of the model and where it was written.
 struct Load {
   LoadKind kind;
   SourceLocation where;
@@ -142,6 +166,9 @@ struct MassPoint {
   PointRef point;
 };
 
+/// What a mechanical system is. Every vector of numbers appell takes or returns for a model
+/// (q, q̇, q̈, f, the rows and columns of M) is in the order of `coordinates`; every vector of
+/// multipliers in the order of `constraints`.
 struct Model {
   std::string name;
   std::string description;
@@ -170,21 +197,26 @@ struct Model {
   /// Flexible bodies meshed with finite elements, each on a floating frame (fem/).
   std::vector<FlexibleBody> flexible;
 
+  /// n, the number of generalized coordinates.
   std::size_t dof() const { return coordinates.size(); }
-  /// q_j, dot(q_j), ddot(q_j), ... for coordinate j.
+  /// q_j, dot(q_j), ddot(q_j), ... for coordinate j (order 0, 1, 2, ...), created in
+  /// time_functions if that order is new. Throws std::out_of_range when j ≥ dof().
   GiNaC::symbol coordinate_symbol(std::size_t j, int order = 0) const;
   /// Index of a frame in `frames`, or -1 for world; nullopt if no such frame.
   std::optional<int> frame_index(const std::string& name) const;
+  /// The parameter called `name`, or nullptr.
   const Parameter* find_parameter(const std::string& name) const;
   /// The centres of mass of the bodies, then the particles.
   std::vector<MassPoint> mass_points() const;
 
   /// Numeric parameter values: defaults evaluated in order, `overrides` taking precedence (a
   /// shorthand for bind(*this, overrides).parameters, model/values.hpp, with parameters only).
-  /// Throws ModelError naming an override that is not a parameter, or a non-numeric value.
+  /// Throws ModelError naming an override that is not a parameter ("unknown parameter", located
+  /// at Values::default_location()) or not finite, or at a parameter whose default is not a
+  /// real number.
   std::map<std::string, double> parameter_values(
       const std::map<std::string, double>& overrides = {}) const;
-  /// The same values as a substitution parameter symbol -> number.
+  /// The same values as a substitution parameter symbol -> number; throws as parameter_values.
   GiNaC::exmap parameter_substitution(const std::map<std::string, double>& overrides = {}) const;
 };
 

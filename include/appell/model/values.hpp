@@ -42,6 +42,7 @@ class Values {
   /// Every entry a number, located at default_location(). Implicit, so that a map of numbers
   /// (e.g. `{{"m", 2.0}}` or a parsed `--set` list) is accepted wherever Values is expected.
   Values(const std::map<std::string, double>& numbers);  // NOLINT(google-explicit-constructor)
+  /// The same from a braced list: `Values{{"m", 2.0}, {"u", 0.5}}`.
   Values(std::initializer_list<std::pair<const std::string, double>> numbers);
 
   /// Where a value is located when the caller gives no place: {"values", 0, 0}.
@@ -60,7 +61,9 @@ class Values {
   /// std::map::operator[] does: `values["m"] = 2.0`.
   double& operator[](const std::string& name);
 
-  /// Adds every value of `other`, each replacing one of the same name and kind here.
+  /// Adds every value of `other` with its location, each replacing one of the same name and
+  /// kind here (a number replaces a number, an expression an expression; a name that ends up
+  /// with both is what bind() rejects). Returns *this.
   Values& merge(const Values& other);
 
   /// The numbers given, by name.
@@ -117,7 +120,8 @@ struct BoundValues {
 /// gives an expression); a number that is not finite (nan, inf); an expression for a parameter
 /// or a derivative name; an expression with a symbol other than t and the parameters; a function
 /// given both a number (for itself or a derivative) and an expression. Throws ModelError at the
-/// parameter's place in the model when its default is not a real number.
+/// parameter's place in the model when its default is not a real number. A number for a
+/// derivative order the model's time table does not have (e.g. "d7(u)") is accepted and unused.
 BoundValues bind(const Model& model, const Values& values);
 
 }  // namespace appell::model
