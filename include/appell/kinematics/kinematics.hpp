@@ -21,35 +21,47 @@
 
 namespace appell::kin {
 
+/// The motion of one frame, as expressions of the model's symbols.
 struct FrameState {
   GiNaC::matrix rotation{3, 3};  // world components of the frame's axes (R_world_frame)
   GiNaC::matrix origin{3, 1};    // world components
   GiNaC::matrix omega{3, 1};     // angular velocity, frame components
 };
 
+/// The kinematics of one model, formed with one Differentiator (whose counts then include them).
+/// Frame rotations, origins and angular velocities are formed in the constructor; velocities,
+/// accelerations and angular accelerations on first request and cached (returned references
+/// stay valid as long as the Kinematics). 3-vectors are 3×1 GiNaC matrices.
 class Kinematics {
  public:
+  /// `differentiator` must outlive the Kinematics and work on model->time_functions. Throws
+  /// model::ModelError when a frame comes before its parent in Model::frames (the builder never
+  /// makes such a model).
   Kinematics(std::shared_ptr<const model::Model> model, sym::Differentiator& differentiator);
 
   const model::Model& model() const { return *model_; }
   sym::Differentiator& differentiator() { return differentiator_; }
 
-  /// Frame by index into Model::frames, or -1 for world.
+  /// Frame by index into Model::frames, or -1 for world (std::out_of_range beyond the frames).
   const FrameState& frame(int index) const;
+  /// Frame by name ("world" included); std::logic_error for an unknown name.
   const FrameState& frame(const std::string& name) const;
-  /// Angular acceleration of a frame, frame components.
+  /// Angular acceleration ε = dω/dt of a frame (index as for frame()), frame components.
   const GiNaC::matrix& epsilon(int index);
 
-  /// A point fixed in a frame: world position, velocity and acceleration.
+  /// The world position r = r_F + R_0F p of a point p fixed in frame F (world components).
   GiNaC::matrix position(const model::PointRef& point) const;
+  /// Its velocity dr/dt and acceleration d²r/dt² (world components), by total time derivative.
+  /// std::logic_error for a point in an unknown frame.
   const GiNaC::matrix& velocity(const model::PointRef& point);
   const GiNaC::matrix& acceleration(const model::PointRef& point);
 
-  /// ∂v/∂q̇_j of a point (= ∂r/∂q_j) and ∂ω/∂q̇_j of a frame (frame components).
+  /// ∂v/∂q̇_j of a point (= ∂r/∂q_j, world components) for coordinate j < n.
   GiNaC::matrix partial_velocity(const model::PointRef& point, std::size_t j);
+  /// ∂ω/∂q̇_j of a frame (frame components) for coordinate j < n.
   GiNaC::matrix partial_angular_velocity(int frame_index, std::size_t j);
 
-  /// Components of a vector given in frame `from` expressed in frame `to`.
+  /// Components of a 3×1 vector given in frame `from` expressed in frame `to` (R_0toᵀ R_0from v).
   GiNaC::matrix transform(const GiNaC::matrix& v, const std::string& from,
                           const std::string& to) const;
 
@@ -74,7 +86,8 @@ class Kinematics {
   std::map<std::pair<int, GiNaC::ex>, PointCache, PointKeyLess> points_;
 };
 
-/// Rotation matrix of one factor (Rodrigues' formula for an axis).
+/// Rotation matrix of one factor: R = cos a·1 + sin a·[u]× + (1 − cos a) u uᵀ for a unit axis u
+/// and angle a (Rodrigues' formula), or the factor's matrix.
 GiNaC::matrix rotation_matrix(const model::RotationFactor& factor);
 /// R_parent_child of a whole rotation (product of factors; identity when empty).
 GiNaC::matrix rotation_matrix(const std::vector<model::RotationFactor>& factors);
