@@ -12,6 +12,7 @@ packages=(
   libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format
+  dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies
 )
 
 missing=()
