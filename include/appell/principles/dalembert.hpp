@@ -8,6 +8,9 @@
 
 namespace appell::principles {
 
+/// M q̈ = f (n×n, n×1; with constraints also A, b) by D'Alembert–Lagrange, residuals
+/// E_j = (left side − Q_j) split as M_jk = ∂E_j/∂q̈_k, f_j = −E_j|q̈=0. Method::Dalembert; use
+/// derive(), which also rejects a model without coordinates.
 Equations dalembert(std::shared_ptr<const model::Model> model);
 
 }  // namespace appell::principles

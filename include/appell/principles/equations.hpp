@@ -12,6 +12,7 @@
 
 namespace appell::principles {
 
+/// The principles appell forms equations by (one file each in principles/).
 enum class Method { Lagrange, GibbsAppell, Dalembert, Gauss, Nielsen };
 
 /// Every method, in the order `appell verify` lists them.
@@ -33,6 +34,10 @@ struct DerivationCost {
   double simplify_seconds = 0.0;     // simplifying (0 if not simplified)
 };
 
+/// M(q, t) q̈ = f(q, q̇, t), the SymPy convention: f holds every force (gravity, the loads and
+/// the velocity-dependent inertia terms) on the right. n = dof() = model->dof(); rows and columns
+/// in the model's coordinate order. Expressions of the model's symbols (time_functions and
+/// parameters): parameters stay symbols until values are bound (model::bind).
 struct Equations {
   std::shared_ptr<const model::Model> model;
   Method method = Method::GibbsAppell;
@@ -47,7 +52,9 @@ struct Equations {
   bool simplified = false;
   DerivationCost cost;
 
+  /// n, the rows of M.
   std::size_t dof() const { return mass_matrix.rows(); }
+  /// m, the number of constraints (0 without).
   std::size_t constraint_count() const { return multipliers.size(); }
   /// M row by row, then f, then (with constraints) A row by row and b: every expression.
   GiNaC::exvector entries() const {
@@ -61,7 +68,8 @@ struct Equations {
     }
     return all;
   }
-  /// Replaces every expression, in the order of entries().
+  /// Replaces every expression, in the order of entries(); std::out_of_range when `all` has
+  /// fewer.
   void set_entries(const GiNaC::exvector& all) {
     std::size_t k = 0;
     for (unsigned i = 0; i < mass_matrix.rows(); ++i)

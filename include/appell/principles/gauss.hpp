@@ -13,9 +13,14 @@
 
 namespace appell::principles {
 
-/// The compulsion Z (terms free of q̈ included as far as they come from the accelerations).
+/// The compulsion Z of the file comment for the model of `kinematics` (terms free of q̈ included
+/// as far as they come from the accelerations; gravity inside |a − g|², the other loads through
+/// −Σ Q'_j q̈_j).
 GiNaC::ex compulsion(kin::Kinematics& kinematics);
 
+/// M q̈ = f (n×n, n×1; with constraints also A, b) from ∂Z/∂q̈_j = 0: M_jk = ∂²Z/∂q̈_j∂q̈_k,
+/// f_j = −∂Z/∂q̈_j|q̈=0. Method::Gauss; use derive(), which also rejects a model without
+/// coordinates.
 Equations gauss(std::shared_ptr<const model::Model> model);
 
 }  // namespace appell::principles

@@ -10,9 +10,12 @@
 
 namespace appell::principles {
 
+/// Whether generalized_forces() includes gravity (Gauss's compulsion holds it in |a − g|²).
 enum class Gravity { Included, Excluded };
 
-/// Q (n×1) of every load and, unless excluded, of gravity.
+/// Q (n×1, coordinate order) of every load of the model and, unless excluded, of gravity: forces
+/// F·∂v_P/∂q̇_j, torques M·∂ω/∂q̇_j, springs k (d − L0) and dampers c ḋ along the line of their
+/// points, generalized loads on their coordinate, potentials −∂V/∂q_j.
 GiNaC::matrix generalized_forces(kin::Kinematics& kinematics, Gravity gravity = Gravity::Included);
 
 }  // namespace appell::principles

@@ -9,9 +9,13 @@
 
 namespace appell::principles {
 
-/// The first-order acceleration energy S of every body and particle.
+/// The first-order acceleration energy S of every body and particle (the formula above, a_C the
+/// world acceleration of each centre of mass and particle), S⁽¹⁾ of
+/// higher_order_gibbs_appell.hpp.
 GiNaC::ex acceleration_energy(kin::Kinematics& kinematics);
 
+/// M q̈ = f (n×n, n×1; with constraints also A, b), Method::GibbsAppell, order 1: the same as
+/// gibbs_appell_of_order(model, 1). Use derive(), which also rejects a model without coordinates.
 Equations gibbs_appell(std::shared_ptr<const model::Model> model);
 
 }  // namespace appell::principles

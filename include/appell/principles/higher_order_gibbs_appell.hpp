@@ -17,11 +17,13 @@
 
 namespace appell::principles {
 
-/// S⁽ᵐ⁾ of every body and particle (m ≥ 1).
+/// S⁽ᵐ⁾ of every body and particle (m ≥ 1; m = 1 is acceleration_energy()).
 GiNaC::ex acceleration_energy_of_order(kin::Kinematics& kinematics, int order);
 
-/// M q⁽ᵐ⁺¹⁾ = f⁽ᵐ⁾; Equations::order = m. Throws model::ModelError for a constrained model
-/// when m > 1.
+/// M q⁽ᵐ⁺¹⁾ = f⁽ᵐ⁾ (M n×n, f n×1, coordinate order); Equations::order = m. Throws
+/// std::invalid_argument when m < 1 and model::ModelError (at the first constraint) for a
+/// constrained model when m > 1. derive_gibbs_appell() also rejects a model without
+/// coordinates.
 Equations gibbs_appell_of_order(std::shared_ptr<const model::Model> model, int order);
 
 }  // namespace appell::principles

@@ -8,10 +8,13 @@
 
 namespace appell::principles {
 
-/// Kinetic energy T of every body and particle.
+/// Kinetic energy T = Σ ½ m v_C·v_C + Σ_bodies ½ ωᵀ I ω of every body (v_C of its centre of
+/// mass, ω and I in body components) and particle.
 GiNaC::ex kinetic_energy(kin::Kinematics& kinematics);
 
-/// Forms the equations by Lagrange II; the cost record counts kinematics and energy derivatives.
+/// Forms M q̈ = f (n×n, n×1; with constraints also A, b) by Lagrange II, Method::Lagrange; the
+/// cost record counts kinematics and energy derivatives. Use derive(), which also rejects a
+/// model without coordinates.
 Equations lagrange(std::shared_ptr<const model::Model> model);
 
 }  // namespace appell::principles

@@ -13,8 +13,8 @@
 
 namespace appell::principles {
 
-/// V of gravity, springs and `potential` loads; forces, torques, dampers and generalized loads
-/// have no potential and are left out.
+/// V of gravity, springs and `potential` loads (J, an expression of q, t and parameters);
+/// forces, torques, dampers and generalized loads have no potential and are left out.
 GiNaC::ex potential_energy(kin::Kinematics& kinematics);
 
 }  // namespace appell::principles

@@ -22,6 +22,8 @@
 
 namespace appell::principles {
 
+/// The inertial forces of a carrier frame's motion (file comment), expressions of q, q̇ and t;
+/// n = model dof, coordinate order.
 struct InertialForces {
   GiNaC::ex relative_kinetic_energy;  // T_r
   GiNaC::ex transport_potential;      // Π_o
@@ -30,7 +32,8 @@ struct InertialForces {
   GiNaC::matrix gyroscopic;           // Γ, n×1
 };
 
-/// The inertial forces of the model's carrier frame (Model::relative_to must be set).
+/// The inertial forces of the model's carrier frame. Throws std::logic_error when
+/// Model::relative_to is not set.
 InertialForces inertial_forces(kin::Kinematics& kinematics);
 
 /// The acceleration energy of the relative motion (seed 003 eq. 10, with eq. 17's rigid-body
