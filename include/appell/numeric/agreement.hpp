@@ -9,15 +9,25 @@
 
 namespace appell::num {
 
+/// The outcome of a comparison of two sets of equations.
 struct Agreement {
-  bool symbolic = false;           // readable(M_a − M_b) and readable(f_a − f_b) are all 0
-  double max_numeric_error = 0.0;  // over the random states, relative to max(1, |value|)
-  std::size_t states = 0;
-  std::string first_difference;  // e.g. "M(1,2)" when they differ
+  /// The readable differences of M, f (and A, b) are all 0; stays false when the symbolic
+  /// comparison was not asked for.
+  bool symbolic = false;
+  double max_numeric_error = 0.0;  // over the random states, relative (see compare()); inf when
+                                   // the sizes differ or no state could be drawn
+  std::size_t states = 0;          // states compared numerically
+  /// The first entry that differs symbolically ("M(1,2)", "f(2)", "A(1,3)", "b(1)"; 1-based),
+  /// else the one with the largest numeric difference when that exceeds 1e-12; empty otherwise.
+  std::string first_difference;
 };
 
-/// Compares symbolically (the difference simplified to zero) and numerically at `states` random
-/// states with q, q̇ in [−2, 2] and t in [0, 3] (fixed seed, so reruns agree).
+/// Compares symbolically (the difference simplified by principles::simplify to zero) and
+/// numerically at `states` random states with q, q̇ in [−2, 2] and t in [0, 3] (fixed seed, so
+/// reruns agree), parameters at their defaults and inputs 0: every entry of M, f, A and b, each
+/// difference relative to max(1, the largest |entry| of `a` at that state). Equations of a
+/// different size (n or m) are reported as different (first_difference "number of coordinates
+/// or constraints"), not thrown. Throws what CompiledEquations throws.
 Agreement compare(const principles::Equations& a, const principles::Equations& b,
                   std::size_t states = 20, bool symbolic = true);
 
@@ -25,8 +35,9 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
 /// model): symbolically, M̃ = BᵀMB and f̃ = Bᵀ(f − Mγ) with the dependent speeds of f replaced
 /// (the projection of M q̈ = f + Aᵀλ on the null space of A, which B spans); numerically, q̈ =
 /// B u̇ + γ against the multiplier form's q̈ at `states` random states (q, u in [−2, 2], t in
-/// [0, 3]; the dependent speeds from the constraints), relative to max(1, |q̈|). A state where
-/// either form is singular is drawn again.
+/// [0, 3]; the dependent speeds from the constraints), relative to max(1, max |q̈|). A state where
+/// either form is singular is drawn again, up to 20·states draws in all (then first_difference
+/// is "no state where both forms are regular").
 Agreement compare_minimal(const principles::Equations& multipliers,
                           const principles::MinimalEquations& minimal, std::size_t states = 20,
                           bool symbolic = true);

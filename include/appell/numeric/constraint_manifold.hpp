@@ -24,26 +24,35 @@ namespace appell::num {
 /// How far a state is from the manifold: max |φ| over the holonomic constraints, and max |φ̇|
 /// and |g| over all constraints at velocity level.
 struct ConstraintViolation {
-  double position = 0.0;
-  double velocity = 0.0;
+  double position = 0.0;  // max |φ_i| (0 without holonomic constraints)
+  double velocity = 0.0;  // max |φ̇_i| and |g_i| (0 without constraints)
 };
 
+/// The constraints of one model, compiled. States are t and q, q̇ with n values each in
+/// coordinate order (sizes not checked). The methods are const but share internal buffers: one
+/// object per thread.
 class ConstraintManifold {
  public:
   /// `values` replaces every symbol of the constraints other than t, q and q̇ (parameters by
-  /// numbers, inputs by expressions of t); a symbol left over throws model::ModelError at the
-  /// constraint that holds it.
+  /// numbers, inputs by expressions of t: e.g. model::BoundValues::substitution()). A symbol left
+  /// over (or an expression the tape cannot evaluate) throws model::ModelError located at the
+  /// model's first constraint and naming it, whichever constraint holds the symbol; the message
+  /// names the symbol.
   ConstraintManifold(const model::Model& model, const GiNaC::exmap& values);
 
+  /// m, every constraint.
   std::size_t constraint_count() const { return count_; }
+  /// The holonomic ones among them (φ(q, t) = 0).
   std::size_t holonomic_count() const { return holonomic_; }
 
+  /// How far (t, q, q̇) is from the manifold; zeros without constraints.
   ConstraintViolation violation(double t, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const;
 
   /// Moves q onto φ(q, t) = 0 by the smallest steps (Gauss–Newton with the pseudo-inverse of
-  /// Φ_q) until max |φ| ≤ tolerance. Returns false when that is not reached within the
-  /// iteration limit (q then holds the last iterate).
+  /// Φ_q) until max |φ| ≤ tolerance. Returns false when that is not reached within 25
+  /// iterations or φ, Φ_q stop being finite (q then holds the last iterate); true at once
+  /// without holonomic constraints.
   bool project_positions(double t, Eigen::VectorXd& q, double tolerance) const;
   /// Moves q̇ onto the velocity-level constraints at (q, t) by the smallest change (exact: they
   /// are linear in q̇).

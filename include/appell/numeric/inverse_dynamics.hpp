@@ -25,6 +25,8 @@
 
 namespace appell::num {
 
+/// The driving forces of one set of equations. Not for concurrent use from several threads (it
+/// reuses buffers); make one per thread.
 class InverseDynamics {
  public:
   /// `values` as for CompiledEquations (model::bind): parameter overrides, inputs and
@@ -32,11 +34,17 @@ class InverseDynamics {
   explicit InverseDynamics(const principles::Equations& equations,
                            const model::Values& values = {});
 
+  /// n, the number of coordinates.
   std::size_t dof() const { return compiled_.dof(); }
-  /// Q = M(q, t) q̈ − f(q, q̇, t). Vectors of the wrong size throw std::invalid_argument.
+  /// Q = M(q, t) q̈ − f(q, q̇, t) (n values, coordinate order; N or N·m as the coordinate is a
+  /// length or an angle) at time t for q, q̇, q̈ of n values each. Vectors of the wrong size
+  /// throw std::invalid_argument. The constraint rows A, b are not used: with constraints Q is
+  /// the whole generalized force the motion needs, the constraints' reactions Aᵀλ included.
+  /// Non-finite numbers are returned as they come, not thrown.
   Eigen::VectorXd driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  const Eigen::VectorXd& qdd) const;
 
+  /// The compiled equations it evaluates.
   const CompiledEquations& compiled() const { return compiled_; }
 
  private:
@@ -62,9 +70,12 @@ class Trajectory {
   /// the trajectory uses no other value.
   Trajectory(const std::string& text, const model::Model& model, const model::Values& values = {});
 
+  /// n, the number of coordinates of the model.
   std::size_t dof() const { return positions_.size(); }
-  /// q, q̇, q̈ at time t (resized to dof()).
+  /// q, q̇, q̈ at time t (each resized to dof(), coordinate order), q̇ and q̈ exact derivatives of
+  /// the expressions. Not for concurrent use (shared buffers).
   void evaluate(double t, Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::VectorXd& qdd) const;
+  /// The same as a TrajectorySample at t.
   TrajectorySample sample(double t) const;
 
   /// The expressions, in coordinate order, for reading or printing.

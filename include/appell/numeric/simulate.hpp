@@ -33,14 +33,16 @@ std::string integrator_name(Integrator integrator);
 /// Parses an integrator name; nullopt if unknown.
 std::optional<Integrator> parse_integrator(const std::string& name);
 
+/// What simulate() integrates and how (times in s). Each field is checked by simulate() and a bad
+/// one is a model::ModelError located at the field's name.
 struct SimulationOptions {
   double t_start = 0.0;
-  double t_end = 1.0;
-  double output_step = 0.01;  // rows at t_start, t_start + H, ..., and always at t_end
-  double rtol = 1e-8;
-  double atol = 1e-8;
-  Integrator integrator = Integrator::Bdf;
-  std::vector<double> q0, qd0;  // empty: the model's initial values
+  double t_end = 1.0;         // > t_start, finite
+  double output_step = 0.01;  // H > 0: rows at t_start, t_start + H, ..., and always at t_end
+  double rtol = 1e-8;         // CVODE's relative tolerance, > 0
+  double atol = 1e-8;         // CVODE's absolute tolerance (every component of q and q̇), > 0
+  Integrator integrator = Integrator::Bdf;  // with constraints, Bdf only
+  std::vector<double> q0, qd0;              // n values each; empty: the model's initial values
   /// As for CompiledEquations (model::bind): parameter overrides, constant values of inputs
   /// and unspecified prescribed functions (and of their derivatives, e.g. "dot(u)"), and those
   /// driven by an expression of t and parameters (Values::drive, see parse_time_function).
@@ -52,22 +54,26 @@ struct SimulationOptions {
 };
 
 /// One output row: the state, the energies, the accelerations and (with constraints) the
-/// Lagrange multipliers at time t.
+/// Lagrange multipliers at time t. Vectors have n entries in coordinate order; they refer to the
+/// integrator's buffers and are valid only during the callback (copy what you keep).
 struct SimulationRow {
   double t = 0.0;
   const Eigen::VectorXd& q;
   const Eigen::VectorXd& qd;
-  double kinetic = 0.0;
-  double potential = 0.0;
-  double total = 0.0;
+  double kinetic = 0.0;    // T (J)
+  double potential = 0.0;  // V of gravity, springs and potentials (J)
+  double total = 0.0;      // E = T + V
+  /// q̈ at the row; NaN (with λ) at a row where M is singular, the last before SimulationError.
   const Eigen::VectorXd& qdd;
   const Eigen::VectorXd& lambda;  // one per constraint, in the model's order; empty without
 };
+/// Receives each row; what it throws propagates out of simulate().
 using RowCallback = std::function<void(const SimulationRow&)>;
 
+/// What an integration did.
 struct SimulationResult {
-  double t_reached = 0.0;
-  std::size_t rows = 0;
+  double t_reached = 0.0;    // time of the last row delivered
+  std::size_t rows = 0;      // rows delivered
   long steps = 0;            // internal integrator steps
   long rhs_evaluations = 0;  // right-hand side evaluations, finite-difference Jacobians included
   double initial_energy = 0.0;
@@ -88,7 +94,8 @@ struct SimulationResult {
 };
 
 /// The integration stopped before t_end (integrator failure, singular mass matrix, ...). The rows
-/// up to time_reached() were delivered; partial() holds the statistics up to there.
+/// up to time_reached() were delivered; partial() holds the statistics up to there. what() is
+/// "integration stopped at t = T: REASON".
 class SimulationError : public model::ComputationError {
  public:
   SimulationError(double time_reached, std::string reason, SimulationResult partial);
@@ -103,8 +110,10 @@ class SimulationError : public model::ComputationError {
 };
 
 /// Parses an expression of t and the model's parameters (what drives an input: Values::drive).
-/// Throws model::ModelError located at "input" (line 1, the column within `text`) for an unknown
-/// name or a syntax error.
+/// Throws model::ModelError located at "input" for an unknown name (coordinates, inputs and
+/// prescribed functions included), a syntax error or an undefined value; the location has line
+/// 0 and column 1 + the offset within `text`, so what() shows only "input: ..." (the CLI
+/// relocates it at its option).
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text);
 
 /// Integrates from options.t_start to options.t_end, calling `on_row` at every output time (the
@@ -115,9 +124,11 @@ GiNaC::ex parse_time_function(const model::Model& model, const std::string& text
 /// option's name in SimulationOptions: "t_end", "output_step", "rtol", "atol", "q0", "qd0",
 /// "integrator") and bad values (what model::bind throws:
 /// an unknown name, a non-finite number, a name given both a number and an expression) throw
-/// model::ModelError before anything is integrated; a failed integration throws SimulationError
+/// model::ModelError before anything is integrated; so does a constraint that still has a symbol
+/// without a value. Initial coordinates that cannot be brought onto the constraints throw
+/// model::ComputationError before the first row. A failed integration throws SimulationError
 /// after the rows reached so far were delivered. M, f, the constraints and the energies all see
-/// the same values.
+/// the same values. Returns the statistics of the whole run.
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row);
 

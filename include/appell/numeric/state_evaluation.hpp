@@ -12,6 +12,7 @@
 
 namespace appell::num {
 
+/// The equations at one state, every vector in coordinate order (n coordinates, m constraints).
 struct StateEvaluation {
   double t = 0.0;
   Eigen::VectorXd q, qd;              // the state, n each
@@ -27,8 +28,9 @@ struct StateEvaluation {
 };
 
 /// M, f, A, b, q̈ and λ of `compiled` at time t and the state q, q̇ (n values each, coordinate
-/// order; other sizes throw std::invalid_argument). Throws model::ComputationError when M is
-/// singular at the state or redundant constraints are inconsistent there.
+/// order; other sizes throw std::invalid_argument). Throws model::ComputationError when M, f, A
+/// or b is not finite at the state, M is singular (not positive definite) there, or redundant
+/// constraints are inconsistent there.
 StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 

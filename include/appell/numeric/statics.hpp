@@ -24,22 +24,29 @@
 
 namespace appell::num {
 
+/// What solve_statics() evaluates and where it starts.
 struct StaticsOptions {
   /// Parameters, inputs and unspecified prescribed functions as for CompiledEquations
   /// (model::bind); a driven function takes its expression's value at `t`.
   model::Values values;
-  double t = 0.0;
-  /// Starting points of the Newton iterations; the model's initial values are always tried
-  /// first, then these, then `random_starts` points with every coordinate in [−π, π].
+  double t = 0.0;  // the time at which Q (and φ) are evaluated, s
+  /// Starting points of the Newton iterations, n values each in coordinate order (the size is
+  /// not checked); the model's initial values are always tried first, then these, then
+  /// `random_starts` points with every coordinate in [−π, π] (a fixed seed: reruns agree).
+  /// Multipliers start at 0.
   std::vector<Eigen::VectorXd> guesses;
   int random_starts = 8;
-  double tolerance = 1e-10;  // on max |Q_j|
+  double tolerance = 1e-10;  // on max |Q_j + (Φ_qᵀλ)_j| and |φ_i|: what counts as converged
 };
 
+/// One equilibrium. Coordinates on which Q and φ are 2π-periodic (angles) are reported in
+/// [−π, π); two starts that reach the same point (within 1e-6) give one equilibrium.
 struct Equilibrium {
-  Eigen::VectorXd q;
+  Eigen::VectorXd q;  // n values, coordinate order
   /// The multipliers of the holonomic constraints, in the model's order (empty without).
   Eigen::VectorXd lambda;
+  /// Every stiffness eigenvalue is positive (above 1e-9·max(1, max |K_ij|)); also true when the
+  /// constraints leave no motion at all.
   bool stable = false;
   /// Of the symmetric part of K = −∂Q/∂q, ascending; with constraints, of K restricted to the
   /// motions they allow (an orthonormal basis of the null space of Φ_q).
@@ -48,14 +55,16 @@ struct Equilibrium {
 };
 
 struct StaticsResult {
-  GiNaC::matrix generalized_forces;  // n×1, Q(q) at rest, unsimplified
-  std::vector<Equilibrium> equilibria;
-  double best_residual = 0.0;  // smallest max |Q_j| reached, also when nothing converged
+  GiNaC::matrix generalized_forces;     // n×1, Q(q) at rest, unsimplified, values not substituted
+  std::vector<Equilibrium> equilibria;  // in the order of the starts that found them
+  double best_residual = 0.0;  // smallest max residual reached, also when nothing converged
 };
 
-/// Throws model::ComputationError when no start converges (with the smallest residual reached),
-/// model::ModelError for bad values (what model::bind throws: an unknown name, a non-finite
-/// number, ...).
+/// The generalized forces at rest (q̇ = q̈ = 0) and every equilibrium found from the starts of
+/// `options`, each with its stability. Throws model::ComputationError when no start converges
+/// (with the smallest residual reached), model::ModelError for bad values (what model::bind
+/// throws: an unknown name, a non-finite number, ...), std::invalid_argument when Q or φ holds
+/// a symbol no value reaches (sym::Tape).
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options);
 

@@ -71,10 +71,11 @@ struct VerificationReport {
 };
 
 /// Derives `model`'s equations by every principle (and its minimal form with independent
-/// speeds), simplifies each to measure its readable size, and compares each with the first.
+/// speeds), simplifies each to measure its readable size, and compares each with the first
+/// (num::compare, num::compare_minimal; the first row compares Lagrange II with itself).
 /// options.states == 0 leaves the symbolic comparison alone. Throws model::ModelError for a model
-/// a principle cannot handle (as principles::derive). A disagreement is a result (all_agree
-/// false, first_disagreement), not an exception.
+/// a principle cannot handle (as principles::derive and principles::minimal_form). A
+/// disagreement is a result (all_agree false, first_disagreement), not an exception.
 VerificationReport verify(std::shared_ptr<const model::Model> model,
                           const VerifyOptions& options = {});
 
