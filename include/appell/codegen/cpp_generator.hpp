@@ -15,6 +15,7 @@
 
 namespace appell::codegen {
 
+/// What generate_cpp_header() writes besides the equations.
 struct CodegenOptions {
   /// Namespace of the generated code, possibly nested ("robots::arm"); empty: from the model's
   /// name (default_namespace).
@@ -33,16 +34,19 @@ struct GeneratedField {
   double default_value = 0.0;
 };
 
+/// The members of the generated `Parameters` and `Inputs` structs, in declaration order.
 struct GeneratedLayout {
   std::vector<GeneratedField> parameters;  // every parameter, in the model's order
-  /// Inputs, then unspecified prescribed functions, each followed by the derivatives of it that
-  /// the equations use.
+  /// Inputs, then unspecified prescribed functions (those not driven by an expression), each
+  /// followed by the derivatives of it that the equations use.
   std::vector<GeneratedField> inputs;
 };
 
-/// The members the generated structs will have, with `values` as their defaults. Throws
+/// The members the generated structs will have, with `values` as their defaults (a parameter's
+/// default evaluated from the others' is not recomputed in the generated code). Throws
 /// model::ModelError for bad values (what model::bind throws: an unknown name, a non-finite
-/// number, ...).
+/// number, ...) and std::invalid_argument when the equations hold a symbol that is neither
+/// t, q, q̇, a parameter nor an input (e.g. q̈ in Gibbs–Appell equations of order m > 1).
 GeneratedLayout generated_layout(const principles::Equations& equations,
                                  const model::Values& values = {});
 
@@ -51,8 +55,13 @@ bool is_valid_namespace(const std::string& name);
 /// The model's name made a namespace: "planar-2r" -> "planar_2r".
 std::string default_namespace(const std::string& model_name);
 
-/// The whole header. Throws std::invalid_argument for an invalid namespace or equations with
-/// constraints (not implemented), model::ModelError for bad options.values (model::bind).
+/// The whole header: `dof`, the structs `Parameters` and `Inputs`, and inline functions of
+/// (t, q, qd, Parameters, Inputs) with q, qd arrays of dof doubles in coordinate order:
+/// mass_matrix (M row-major dof×dof), forcing (f), mass_matrix_and_forcing, forward_dynamics
+/// (solves M qdd = f + Q by Cholesky, false when M is not positive definite) and
+/// inverse_dynamics (Q = M qdd − f). Throws std::invalid_argument for an invalid namespace,
+/// equations with constraints (not implemented) or a symbol the generated code has no value for
+/// (as generated_layout), model::ModelError for bad options.values (model::bind).
 /// Deterministic: the same equations give the same text.
 std::string generate_cpp_header(const principles::Equations& equations,
                                 const CodegenOptions& options = {});
