@@ -25,16 +25,21 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 class BlockPattern {
  public:
   BlockPattern() = default;
+  /// The pattern of `mesh`'s elements.
   explicit BlockPattern(const Mesh& mesh);
 
-  /// A matrix with the pattern and all values zero (d dofs per node).
+  /// A matrix with the pattern and all values zero (d dofs per node: nodes·d square).
   SparseMatrix zero_matrix(int d) const;
-  /// Adds the dense element matrix `ke` (node-major element dofs) of the element with `nodes`.
+  /// Adds the dense element matrix `ke` (nodes.size()·d square, node-major element dofs) of the
+  /// element with `nodes` to `target`, a matrix made by zero_matrix(d). Throws std::logic_error
+  /// when two of the nodes are not neighbours in the pattern.
   void add(SparseMatrix& target, int d, const std::vector<int>& nodes,
            const Eigen::MatrixXd& ke) const;
-  /// Index into the values of entry (a, i)–(b, j); the nodes must be neighbours.
+  /// Index into the values of entry (a, i)–(b, j); the nodes must be neighbours
+  /// (std::logic_error otherwise).
   std::size_t position(int d, int a, int i, int b, int j) const;
 
+  /// Number of nodes of the mesh it was made from.
   std::size_t node_count() const { return ptr_.size() - 1; }
   /// Stored entries of a matrix with d dofs per node.
   std::size_t entries(int d) const { return rows_.size() * std::size_t(d * d); }
@@ -44,7 +49,8 @@ class BlockPattern {
   std::vector<int> rows_;  // sorted, each node its own neighbour
 };
 
-/// The constant matrices of a flexible body: everything the moving-frame terms need.
+/// The constant matrices of a flexible body: everything the moving-frame terms need (all dofs,
+/// frame components, SI units).
 struct AssembledBody {
   int dofs_per_node = 3;
   BlockPattern pattern;
@@ -56,22 +62,26 @@ struct AssembledBody {
   std::vector<SparseMatrix> inertia;
   Eigen::MatrixXd first_moment;             // dofs×3: m_Oi
   std::array<Eigen::VectorXd, 9> position;  // s_kl
-  double volume = 0.0;
-  double total_mass = 0.0;
+  double volume = 0.0;                      // m³ (total_mass / ρ)
+  double total_mass = 0.0;                  // kg
 
+  /// Number of dofs, nodes × dofs_per_node.
   std::size_t dof_count() const { return std::size_t(stiffness.rows()); }
-  /// Σ_kl W_kl J_kl = ∫ρ Nᵀ W N dV with the stiffness pattern: c = 2·combine([ω]),
-  /// k(ε) = combine([ε]), k(ω) = combine([ω][ω]).
+  /// Σ_kl W_kl J_kl = ∫ρ Nᵀ W N dV with the stiffness pattern (W in frame components): c =
+  /// 2·combine([ω]), k(ε) = combine([ε]), k(ω) = combine([ω][ω]).
   SparseMatrix combine(const Eigen::Matrix3d& W) const;
   /// Σ_kl W_kl s_kl = ∫ρ Nᵀ W x dV: q_i(ε) = load([ε]), q_i(ω) = load([ω][ω]).
   Eigen::VectorXd load(const Eigen::Matrix3d& W) const;
 };
 
-/// Integrates and assembles every element.
+/// Integrates and assembles every element of `mesh` (section required for a beam mesh). Throws
+/// what element_integrals throws, and std::logic_error for a mesh without elements or mixing
+/// beams and solids.
 AssembledBody assemble(const Mesh& mesh, const Material& material,
                        const std::optional<BeamSection>& section);
 
-/// The geometric stiffness of the whole body about the displacement `u` (all dofs).
+/// The geometric stiffness of the whole body about the displacement `u` (all dofs, dof_count()
+/// entries), with the stiffness pattern. Throws what geometric_stiffness throws.
 SparseMatrix assemble_geometric_stiffness(const Mesh& mesh, const AssembledBody& body,
                                           const Material& material,
                                           const std::optional<BeamSection>& section,

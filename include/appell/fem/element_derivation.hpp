@@ -39,7 +39,9 @@
 
 namespace appell::fem {
 
+/// The element kinds derived symbolically (the file comment describes each).
 enum class ElementKind { Bar, Beam2D, Beam3D, Hex8 };
+/// The two principles compared: Lagrange's equations or Gibbs–Appell's.
 enum class Route { Lagrange, GibbsAppell };
 
 /// "bar", "beam2d", "beam3d", "hex8" / "lagrange", "gibbs-appell".
@@ -77,12 +79,14 @@ struct ElementChain {
   std::map<std::string, GiNaC::symbol> parameters;
   std::vector<GiNaC::symbol> parameter_order;
 
-  /// a_O in frame components.
+  /// a_O = v̇_O + ω×v_O in frame components (3×1).
   GiNaC::matrix origin_acceleration() const;
+  /// The parameter called `name`; std::logic_error when this kind has none of that name.
   const GiNaC::symbol& parameter(const std::string& name) const;
 };
 
-/// The symbols of a chain of `elements` ≥ 1 elements of `kind`.
+/// The symbols of a chain of `elements` ≥ 1 elements of `kind` (std::invalid_argument for
+/// fewer), with a time table of its own.
 ElementChain make_chain(ElementKind kind, int elements);
 
 /// What a route cost.
@@ -96,6 +100,7 @@ struct RouteCost {
   double seconds() const { return energy_seconds + differentiation_seconds; }
 };
 
+/// The equations of one chain by one route: one residual per dof, node-major.
 struct ElementDerivation {
   Route route = Route::GibbsAppell;
   GiNaC::ex energy;          // T (Lagrange) or S (Gibbs–Appell)
@@ -105,7 +110,8 @@ struct ElementDerivation {
   RouteCost cost;
 };
 
-/// The equations of `chain` by `route` (a fresh Differentiator: its counts are this route's).
+/// The equations of `chain` by `route` (a fresh Differentiator: its counts are this route's),
+/// residual r_j = 0 for every dof j (the file comment's formulas).
 ElementDerivation derive_element(const ElementChain& chain, Route route);
 
 /// m δ̈ + c δ̇ + (k + k(ε) + k(ω)) δ + q_i(ε) + q_i(ω) + m_Oi a_O = 0, read off a residual.
@@ -120,7 +126,9 @@ struct ElementMatrices {
   GiNaC::matrix first_moment;   // m_Oi = ∂r/∂v̇_O                (dofs × 3)
 };
 
-/// The matrices of `residual` (from derive_element on `chain`), every entry expanded.
+/// The matrices of `residual` (from derive_element on `chain`; one entry per dof), every entry
+/// expanded. The residual must be of the form above (linear in δ, δ̇, δ̈, v̇_O and ε once
+/// expanded); what is left over is not reported.
 ElementMatrices extract_matrices(const ElementChain& chain, const GiNaC::exvector& residual);
 
 /// m δ̈ + c δ̇ + ... + m_Oi a_O rebuilt from the matrices: equals the residual it came from.
@@ -136,6 +144,7 @@ MatrixSymmetry symmetry_of(const GiNaC::matrix& m);
 /// (ρAL/6·(ω_y² + ω_z²) rather than two terms). Zero stays zero.
 GiNaC::ex readable_entry(const GiNaC::ex& e);
 
+/// Both routes on one chain and whether they agree.
 struct ElementComparison {
   ElementChain chain;
   ElementDerivation lagrange, gibbs_appell;
@@ -144,7 +153,9 @@ struct ElementComparison {
   double compare_seconds = 0.0;
 };
 
-/// Both routes on one chain, and whether their residuals are symbolically identical.
+/// Both routes on a chain of `elements` elements of `kind` (make_chain), and whether their
+/// residuals are symbolically identical (each difference expanded, then normalised, to 0).
+/// Throws as make_chain. The comparison's time is compare_seconds; each route's cost is its own.
 ElementComparison compare_routes(ElementKind kind, int elements);
 
 }  // namespace appell::fem

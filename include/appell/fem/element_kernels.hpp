@@ -29,25 +29,32 @@ void fill_solid_inertia(const Eigen::Ref<const Eigen::MatrixXd>& scalar_mass,
 
 // --- Hex8: trilinear, 2×2×2 Gauss, Wilson–Taylor incompatible modes condensed. ---
 
+/// The integrals of element.hpp for one element from its node positions (rows, Gmsh order).
 ElementIntegrals hex8_integrals(const Hex8Nodes& x, const Material& material, std::size_t element);
 /// The stiffness alone; `incompatible_modes = false` gives the plain (bending-locking) trilinear
 /// element, kept to show what the modes buy.
 Eigen::Matrix<double, 24, 24> hex8_stiffness(const Hex8Nodes& x, const Matrix6d& D,
                                              std::size_t element, bool incompatible_modes = true);
+/// The geometric stiffness (24×24) about the element displacements u (24, node-major), D from
+/// isotropic_elasticity().
 Eigen::MatrixXd hex8_geometric_stiffness(const Hex8Nodes& x, const Matrix6d& D,
                                          const Eigen::VectorXd& u, std::size_t element);
+/// The stress (Voigt order) at the element's centre.
 Vector6d hex8_centre_stress(const Hex8Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
                             std::size_t element);
 
 // --- Tet4: linear, constant strain, exact integration. ---
 
+/// The same three for the 4-node tetrahedron (12 dofs; its stress is constant).
 ElementIntegrals tet4_integrals(const Tet4Nodes& x, const Material& material, std::size_t element);
 Eigen::MatrixXd tet4_geometric_stiffness(const Tet4Nodes& x, const Matrix6d& D,
                                          const Eigen::VectorXd& u, std::size_t element);
 Vector6d tet4_stress(const Tet4Nodes& x, const Matrix6d& D, const Eigen::VectorXd& u,
                      std::size_t element);
 
-// --- Tet10: quadratic, isoparametric, Gmsh node order; collapsed Gauss rule of degree 5. ---
+// --- Tet10: quadratic, isoparametric, Gmsh node order; the mass by a collapsed Gauss rule (exact
+// to degree 5), the stiffness, geometric stiffness and stresses by the symmetric 4-point rule. ---
+/// The same for the 10-node tetrahedron (30 dofs).
 ElementIntegrals tet10_integrals(const Tet10Nodes& x, const Material& material,
                                  std::size_t element);
 Eigen::MatrixXd tet10_geometric_stiffness(const Tet10Nodes& x, const Matrix6d& D,
@@ -58,6 +65,9 @@ Vector6d tet10_mean_stress(const Tet10Nodes& x, const Matrix6d& D, const Eigen::
 
 // --- Beams: Euler–Bernoulli between nodes a and b; planar = Beam2D (u, v, θz per node). ---
 
+/// The integrals of a beam between node positions a and b (12 dofs for Beam3D, 6 for Beam2D),
+/// its geometric stiffness about element displacements u, and its axial force. A zero length,
+/// or a planar beam not in the x–y plane, is a model::ComputationError.
 ElementIntegrals beam_integrals(const Eigen::Vector3d& a, const Eigen::Vector3d& b, bool planar,
                                 const Material& material, const BeamSection& section,
                                 std::size_t element);

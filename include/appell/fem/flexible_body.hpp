@@ -18,13 +18,16 @@
 
 namespace appell::fem {
 
-/// The loads and prescribed displacements of the body as numbers at time t.
+/// The loads and prescribed displacements of the body as numbers at time t, every vector over all
+/// dofs (frame components, N and m).
 struct BodyLoads {
   Eigen::VectorXd force;         // all dofs: nodal forces + body forces (∫Nᵀ b dV)
-  Eigen::VectorXd displacement;  // prescribed dofs: value, velocity, acceleration
+  Eigen::VectorXd displacement;  // prescribed dofs: value, velocity, acceleration (0 elsewhere)
   Eigen::VectorXd velocity, acceleration;
 };
 
+/// A flexible body made numeric (build_flexible_body). It points at its model's FlexibleBody
+/// (`spec`): keep the model alive while it is used.
 struct FlexibleBodyInstance {
   const model::FlexibleBody* spec = nullptr;
   Mesh mesh;
@@ -39,24 +42,33 @@ struct FlexibleBodyInstance {
   std::vector<int> prescribed_dofs;  // subset of the fixed dofs that move with time
   bool has_supports() const { return free_dofs.size() < std::size_t(assembled.dof_count()); }
 
-  /// Nodal loads, body forces and prescribed displacements at t (compiled expressions of t).
+  /// Nodal loads, body forces and prescribed displacements at t (s; compiled expressions of t).
   BodyLoads loads_at(double t) const;
 
   // Compiled pieces of loads_at: outputs are per-dof contributions.
   std::shared_ptr<num::Tape> load_tape;
-  std::vector<std::pair<int, int>> load_targets;       // (dof, tape output), summed
+  // (dof, tape output), summed; dof −1 − k: component k of a body force per unit volume
+  std::vector<std::pair<int, int>> load_targets;
   std::vector<std::array<int, 3>> prescribed_outputs;  // per prescribed dof: d, ḋ, d̈ outputs
 };
 
-/// Builds body `index` of `model->flexible` with the parameters of `values` (model::bind):
+/// Builds body `index` of `model.flexible` with the parameters of `values` (model::bind):
 /// meshes (reading Gmsh files), selects nodes, integrates and assembles. Bad values throw what
 /// bind throws (model::ModelError naming an unknown name, ...); bad input (a selection that
-/// matches no node, a node index out of range, an unknown Gmsh group) throws model::ModelError at
-/// its place in the model file.
+/// matches no node, a node index out of range, an unknown Gmsh group, a material or size that is
+/// not positive at these values, loads or prescribed displacements that use anything but t and
+/// parameters, a planar beam given a z displacement, every dof fixed) throws model::ModelError at
+/// its place in the model file; so does an unreadable or invalid Gmsh file (fem::read_gmsh). A
+/// degenerate element is a model::ComputationError (element_integrals); an `index` beyond
+/// model.flexible std::out_of_range.
 FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
                                          const model::Values& values);
 
-/// The nodes a selection picks (sorted); throws model::ModelError when it picks none.
+/// The nodes a selection picks (sorted): on every plane given (within 1e-6 of the mesh's extent),
+/// among the listed indices and in the named group, all that are given. `numbers` gives the
+/// planes' parameters (model::BoundValues::numbers). Throws model::ModelError at the selection
+/// when it picks none, lists an index out of range, names a group the mesh lacks, or a plane is
+/// not a real number.
 std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& selection,
                               const GiNaC::exmap& numbers);
 

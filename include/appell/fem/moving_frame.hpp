@@ -25,19 +25,24 @@
 
 namespace appell::fem {
 
-/// The body's matrices at one instant, all dofs.
+/// The body's matrices at one instant, all dofs (fixed ones included; free_block() selects).
 struct InstantMatrices {
   SparseMatrix damping;    // C_R + c
   SparseMatrix stiffness;  // k + k(ε) + k(ω) + k_G
   Eigen::VectorXd force;   // q + q* − q_i(ε) − q_i(ω) − m_Oi a_O
 };
 
+/// The pre-stress of the steady inertial load and its geometric stiffness k_G, for one body.
+/// Keeps a reference to `body`, which must outlive it.
 class CentrifugalPrestress {
  public:
-  /// Factorizes k on the free dofs; the body must have supports.
+  /// Factorizes k on the free dofs and solves for the nine unit loads. Throws
+  /// model::ComputationError when k is singular there (the body needs supports that stop its
+  /// rigid motion).
   explicit CentrifugalPrestress(const FlexibleBodyInstance& body);
   ~CentrifugalPrestress();
-  /// The pre-stress displacement (all dofs) of the steady inertial load at `frame`.
+  /// The pre-stress displacement (all dofs, 0 on fixed ones) of the steady inertial load
+  /// −q_i(ω) − m_Oi a_O at `frame` (gravity and the loads are not part of it).
   Eigen::VectorXd displacement(const FrameState& frame) const;
   /// Its geometric stiffness (all dofs).
   SparseMatrix geometric_stiffness(const FrameState& frame) const;
@@ -47,13 +52,15 @@ class CentrifugalPrestress {
   std::array<Eigen::VectorXd, 9> unit_;  // ([ω][ω])_kl for k ≤ l (6), then a_O,k (3)
 };
 
-/// The matrices and the force at an instant (k_G only when `prestress` is given).
+/// The matrices and the force at an instant t (s) for the frame's state there (k_G only when
+/// `prestress` is given; C_R only when the body has Rayleigh damping).
 InstantMatrices instant_matrices(const FlexibleBodyInstance& body, const FrameState& frame,
                                  double t, const CentrifugalPrestress* prestress);
 /// Only the force q + q* − q_i(ε) − q_i(ω) − m_Oi a_O (cheap: no matrix is formed).
 Eigen::VectorXd instant_force(const FlexibleBodyInstance& body, const FrameState& frame, double t);
 
-/// The rows and columns of the free dofs of a matrix (all dofs).
+/// The rows and columns of the free dofs of a matrix (all dofs), in FlexibleBodyInstance::
+/// free_dofs order.
 SparseMatrix free_block(const FlexibleBodyInstance& body, const SparseMatrix& full);
 /// The free-by-prescribed block (rows free, columns the prescribed dofs, in their order).
 SparseMatrix free_prescribed_block(const FlexibleBodyInstance& body, const SparseMatrix& full);

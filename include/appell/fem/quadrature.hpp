@@ -6,13 +6,15 @@
 
 namespace appell::fem {
 
+/// `count` points in [−1, 1] and their weights (summing to 2); entries past `count` are 0.
 struct GaussRule {
   int count = 0;
   std::array<double, 5> points{};
   std::array<double, 5> weights{};
 };
 
-/// The n-point rule (1 ≤ n ≤ 5), exact for polynomials of degree 2n − 1.
+/// The n-point rule (1 ≤ n ≤ 5), exact for polynomials of degree 2n − 1. Throws
+/// std::invalid_argument for another n.
 inline const GaussRule& gauss_legendre(int n) {
   static const std::array<GaussRule, 5> rules = {{
       {1, {0.0}, {2.0}},
