@@ -9,7 +9,11 @@
 
 namespace appell::io {
 
+/// The equations as text: a header, the dependent speeds and accelerations, one line per
+/// independent speed, M̃ and f̃ entry by entry, then the cost.
 std::string write_text(const principles::MinimalEquations& equations);
+/// The same as a LaTeX align block (no preamble). Both throw std::length_error when an
+/// expression is too large to print (io::expression_text).
 std::string write_latex(const principles::MinimalEquations& equations);
 /// A JSON object (indented by 2): model, method, form ("minimal"), coordinates, independent,
 /// dependent, dependent_speeds and dependent_accelerations (name → expression), mass_matrix and

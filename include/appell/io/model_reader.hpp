@@ -21,12 +21,15 @@
 
 namespace appell::io {
 
-/// Reads and validates the model file at `path`. Throws model::ModelError if the file cannot be
-/// read or the model is invalid.
+/// Reads and validates the model file at `path` (Model::source = path). Throws model::ModelError
+/// located at `path` if the file does not exist, is a directory or cannot be read, and at
+/// FILE:LINE:COLUMN if it is not valid YAML, has a wrong shape or key, or the model is invalid
+/// (whatever model::ModelBuilder rejects).
 std::shared_ptr<const model::Model> read_model_file(const std::string& path);
 
 /// Parses and validates a model given as YAML text; `source_name` is the file name used in
-/// error messages and stored as Model::source.
+/// error messages and stored as Model::source (relative Gmsh paths are resolved against its
+/// folder). Throws model::ModelError as read_model_file does for the text.
 std::shared_ptr<const model::Model> parse_model(const std::string& yaml_text,
                                                 const std::string& source_name);
 
