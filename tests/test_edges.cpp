@@ -106,4 +106,31 @@ TEST(Edges, ASymbolicRotationMatrixMustBeARotation) {
       head + "[[cos(q), -sin(q), 0], [sin(q), cos(q), 0], [0, 0, 1]]}\n", "m.yaml"));
 }
 
+TEST(Edges, AnUnclosedQuoteIsLocatedWhereItOpens) {
+  for (const char quote : {'"', '\''}) {
+    const auto e =
+        error_of(std::string("name: m\ncoordinates: [q]\nparameters:\n  a: ") + quote + "1 + 2\n");
+    EXPECT_EQ(e.where().line, 4) << e.what();
+    EXPECT_EQ(e.where().column, 6) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unclosed quote"), std::string::npos) << e.what();
+  }
+  // Escaped and doubled quotes inside closed strings are fine.
+  EXPECT_NO_THROW(
+      io::parse_model("name: \"a \\\" b\"\ndescription: 'it''s'\ncoordinates: [q]\n", "m.yaml"));
+}
+
+TEST(Edges, AnExpressionSplitAtACommaGetsAHintToQuoteIt) {
+  auto e = error_of(
+      "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: rot_z(q)}\nparticles:\n"
+      "  p: {frame: arm, mass: 1, position: [1, 0, 0]}\nloads:\n  - {potential: atan2(q, 1)}\n");
+  EXPECT_EQ(e.where().line, 8) << e.what();
+  EXPECT_NE(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
+  e = error_of("name: m\ncoordinates: [q]\ngravity: [0, -atan2(1, 2), 0]\n");
+  EXPECT_EQ(e.where().line, 3) << e.what();
+  EXPECT_NE(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
+  // No hint where no expression was split.
+  e = error_of("name: m\ncoordinates: [q]\ngravity: [0, 1]\n");
+  EXPECT_EQ(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
+}
+
 }  // namespace

@@ -155,6 +155,7 @@ class ModelReader {
     } catch (const YAML::Exception& e) {
       throw ModelError(source_.at(e.mark), "malformed YAML: " + e.msg);
     }
+    check_quotes_closed(root);
     const Item model_item{root, "", source_.at(root.Mark())};
     if (root.IsNull() || !root.IsDefined())
       fail(model_item.where, "empty model: expected a map with at least name and coordinates");
@@ -192,6 +193,65 @@ class ModelReader {
 
  private:
   // -- errors and YAML shapes -----------------------------------------------------------------
+
+  /// yaml-cpp ends a quoted scalar whose closing quote is missing at the end of the file without
+  /// a word; the rest of the file would silently become part of one string.
+  void check_quotes_closed(const YAML::Node& node) const {
+    if (node.IsMap() || node.IsSequence()) {
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        if (node.IsMap()) {
+          check_quotes_closed(it->first);
+          check_quotes_closed(it->second);
+        } else {
+          check_quotes_closed(*it);
+        }
+      }
+      return;
+    }
+    if (!node.IsScalar() || node.Mark().is_null()) return;
+    const std::string& text = source_.text();
+    std::size_t i = static_cast<std::size_t>(node.Mark().pos);
+    // A tag or an anchor may precede the value: "!!str 5", "&a 5".
+    while (i < text.size() && (text[i] == '!' || text[i] == '&')) {
+      while (i < text.size() && !is_blank(text[i])) ++i;
+      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    }
+    if (i >= text.size() || (text[i] != '"' && text[i] != '\'')) return;
+    const char quote = text[i];
+    for (std::size_t k = i + 1; k < text.size(); ++k) {
+      if (quote == '"' && text[k] == '\\') {
+        ++k;  // an escape: the next character is not the closing quote
+      } else if (text[k] == quote) {
+        if (quote == '\'' && k + 1 < text.size() && text[k + 1] == '\'') {
+          ++k;  // '' inside single quotes is one quote
+        } else {
+          return;
+        }
+      }
+    }
+    fail(source_.at(node.Mark()), "unclosed quote: the string that starts here never ends",
+         std::string(1, quote));
+  }
+
+  /// A hint for YAML that split an expression at a comma: in a flow map or list ({..} or [..]) an
+  /// unquoted "atan2(y, x)" becomes two items.
+  static std::string comma_hint(const YAML::Node& node) {
+    auto unbalanced = [](const YAML::Node& n) {
+      if (!n.IsScalar()) return false;
+      int depth = 0;
+      for (char c : n.Scalar()) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      return depth != 0;
+    };
+    bool split = false;
+    if (node.IsMap())
+      for (auto it = node.begin(); it != node.end(); ++it)
+        split = split || unbalanced(it->first) || unbalanced(it->second);
+    if (node.IsSequence())
+      for (const auto& element : node) split = split || unbalanced(element);
+    return split ? "; an expression with a comma inside {..} or [..] must be quoted, e.g. "
+                   "\"atan2(y, x)\""
+                 : "";
+  }
 
   [[noreturn]] static void fail(const SourceLocation& where, const std::string& message,
                                 const std::string& offending = "") {
@@ -241,7 +301,9 @@ class ModelReader {
         : map_(map), entries_(reader.entries(map, "keys for " + what)) {
       for (const auto& e : entries_)
         if (std::find(allowed.begin(), allowed.end(), e.key) == allowed.end())
-          fail(e.key_where, "unknown key in " + what + "; expected " + join_alternatives(allowed),
+          fail(e.key_where,
+               "unknown key in " + what + "; expected " + join_alternatives(allowed) +
+                   comma_hint(map.node),
                e.key);
     }
 
@@ -280,7 +342,8 @@ class ModelReader {
 
   model::Expr3 expr3(const Item& value) const {
     if (!value.node.IsSequence() || value.node.size() != 3)
-      fail(value.where, "expected a vector of 3 components [x, y, z]", value.key);
+      fail(value.where, "expected a vector of 3 components [x, y, z]" + comma_hint(value.node),
+           value.key);
     const auto components = list(value, "components");
     return {expr(components[0]), expr(components[1]), expr(components[2])};
   }
