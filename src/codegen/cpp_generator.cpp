@@ -595,7 +595,7 @@ std::string generate_cpp_header(const principles::Equations& eq, const CodegenOp
   h << "#pragma once\n\n#include <cmath>\n#include <limits>\n\n"
     << "namespace " << ns << " {\n\n"
     << "constexpr int dof = " << n << ";\n\n"
-    << "/// The model's parameters, defaults as the model (and --set) gave them.\n"
+    << "/// The model's parameters, defaults as the model (and the values bound) gave them.\n"
     << "struct Parameters {\n";
   for (std::size_t i = 0; i < plan.parameters.size(); ++i) {
     const auto& field = plan.parameters[i];
