@@ -14,11 +14,9 @@
 #include <iostream>
 #include <memory>
 
-#include "appell/model/builder.hpp"
-#include "appell/numeric/agreement.hpp"
-#include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/simulate.hpp"
-#include "appell/principles/derive.hpp"
+// The whole public API: appell::model (ModelBuilder), appell::principles (derive),
+// appell::num (compare, CompiledEquations, simulate) ...
+#include "appell/appell.hpp"
 
 namespace {
 
