@@ -36,20 +36,12 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
     throw usage_error("--minimal",
                       "the minimal form is formed by --method gibbs-appell (quasi-accelerations)",
                       o.method);
-  const std::size_t n = m.dof(), p = m.independent.size();
-  Eigen::VectorXd u(static_cast<Eigen::Index>(p));
-  std::vector<double> given;
-  if (!o.qd.empty()) given = parse_list("--qd", o.qd);
-  if (!o.qd.empty() && given.size() != n && given.size() != p)
-    throw usage_error("--qd",
-                      "expected " + std::to_string(p) + " independent speeds or " +
-                          std::to_string(n) + " speeds (one per coordinate), got " +
-                          std::to_string(given.size()),
-                      o.qd);
-  for (std::size_t k = 0; k < p; ++k) {
-    const std::size_t j = m.independent[k];
-    u[static_cast<Eigen::Index>(k)] =
-        given.empty() ? m.coordinates[j].velocity : given[given.size() == p ? k : j];
+  const std::size_t n = m.dof();
+  Eigen::VectorXd u;
+  try {
+    u = num::independent_speeds(m, o.qd.empty() ? std::vector<double>{} : parse_list("--qd", o.qd));
+  } catch (const model::ModelError& e) {
+    throw at_option(e, {{"speeds", "--qd"}});
   }
   const auto equations = principles::minimal_form(model);
   const num::CompiledMinimalForm compiled(equations, parse_assignments(o.set));

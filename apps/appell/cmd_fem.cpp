@@ -12,6 +12,7 @@
 #include "appell/fem/frame_motion.hpp"
 #include "appell/fem/modal_analysis.hpp"
 #include "appell/fem/response.hpp"
+#include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/vtk_writer.hpp"
 #include "cli_support.hpp"
@@ -45,28 +46,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 std::vector<double> components(const Eigen::Vector3d& v) { return {v.x(), v.y(), v.z()}; }
-
-// Nodes reported by --response: those listed, or the node farthest from the frame's origin
-// (the tip of a cantilever along x).
-std::vector<int> report_nodes(const fem::FlexibleBodyInstance& body, const std::string& list) {
-  std::vector<int> nodes;
-  if (list.empty()) {
-    int farthest = 0;
-    for (std::size_t n = 0; n < body.mesh.nodes.size(); ++n)
-      if (body.mesh.nodes[n].norm() > body.mesh.nodes[std::size_t(farthest)].norm() + 1e-12)
-        farthest = int(n);
-    return {farthest};
-  }
-  for (double value : parse_list("--nodes", list)) {
-    if (value != std::floor(value) || value < 0 || value >= double(body.mesh.nodes.size()))
-      throw usage_error("--nodes",
-                        "node index out of range: the mesh has " +
-                            std::to_string(body.mesh.nodes.size()) + " nodes",
-                        std::to_string(value));
-    nodes.push_back(int(value));
-  }
-  return nodes;
-}
 
 int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
               const fem::FlexibleBodyInstance& body, double assembly_seconds,
@@ -134,7 +113,13 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   if (!(o.t_end > 0)) throw usage_error("--t-end", "must be positive");
   if (!(o.step > 0) || o.step > o.t_end) throw usage_error("--step", "must be in (0, t_end]");
   if (o.vtu_every < 1) throw usage_error("--vtu-every", "must be at least 1");
-  const std::vector<int> nodes = report_nodes(body, o.nodes);
+  std::vector<int> nodes;
+  try {
+    nodes = fem::response_nodes(
+        body.mesh, o.nodes.empty() ? std::vector<double>{} : parse_list("--nodes", o.nodes));
+  } catch (const model::ModelError& e) {
+    throw at_option(e, {{"nodes", "--nodes"}});
+  }
   const fem::FrameMotion motion(model, body.spec->frame, values, o.t_end, o.step, body.spec->where);
   fem::ResponseOptions options;
   options.t_end = o.t_end;
@@ -147,22 +132,13 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
     if (!file) throw usage_error("--csv", "cannot write the file", o.csv);
   }
   std::ostream& out = o.csv.empty() ? std::cout : file;
-  out << "t";
-  const char* axes[] = {"ux", "uy", "uz"};
-  const int translational = body.mesh.elements.front().type == fem::ElementType::Beam2D ? 2 : 3;
-  for (int n : nodes)
-    for (int k = 0; k < translational; ++k) out << ",n" << n << "_" << axes[k];
-  out << "\n" << std::setprecision(10);
+  out << io::response_csv_header(body, nodes) << "\n";
   if (!o.vtu.empty()) std::filesystem::create_directories(o.vtu);
   std::vector<std::pair<double, std::string>> series;
   long index = 0;
-  const int d = body.assembled.dofs_per_node;
   const fem::ResponseResult result =
       fem::elastic_response(body, motion, options, [&](const fem::ResponseStep& s) {
-        out << s.t;
-        for (int n : nodes)
-          for (int k = 0; k < translational; ++k) out << "," << s.u(n * d + k);
-        out << "\n";
+        io::write_response_csv_row(out, body, nodes, s);
         if (!o.vtu.empty() && index % o.vtu_every == 0) {
           const std::string name =
               body.spec->name + "_" + std::to_string(index / o.vtu_every) + ".vtu";

@@ -36,6 +36,7 @@
 
 // principles/: one file per principle; relative motion, constraints, minimal form
 #include "appell/principles/dalembert.hpp"
+#include "appell/principles/derivation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/equations.hpp"
 #include "appell/principles/gauss.hpp"
@@ -78,6 +79,7 @@
 
 // io/: the model reader; text, LaTeX, JSON, CSV and VTK writers
 #include "appell/io/csv_writer.hpp"
+#include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/minimal_form_writer.hpp"
 #include "appell/io/model_reader.hpp"

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "appell/fem/moving_frame.hpp"
 #include "appell/model/source_location.hpp"
@@ -28,6 +30,28 @@ Eigen::VectorXd gather(const std::vector<int>& dofs, const Eigen::VectorXd& full
 }
 
 }  // namespace
+
+int farthest_node(const Mesh& mesh) {
+  if (mesh.nodes.empty()) throw std::invalid_argument("a mesh without nodes");
+  int farthest = 0;
+  for (std::size_t n = 0; n < mesh.nodes.size(); ++n)
+    if (mesh.nodes[n].norm() > mesh.nodes[std::size_t(farthest)].norm() + 1e-12) farthest = int(n);
+  return farthest;
+}
+
+std::vector<int> response_nodes(const Mesh& mesh, const std::vector<double>& listed) {
+  if (listed.empty()) return {farthest_node(mesh)};
+  std::vector<int> nodes;
+  for (double value : listed) {
+    if (value != std::floor(value) || value < 0 || value >= double(mesh.nodes.size()))
+      throw model::ModelError(
+          model::SourceLocation{"nodes", 0, 0},
+          "node index out of range: the mesh has " + std::to_string(mesh.nodes.size()) + " nodes",
+          std::to_string(value));
+    nodes.push_back(int(value));
+  }
+  return nodes;
+}
 
 ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMotion& motion,
                                 const ResponseOptions& options,

@@ -3,6 +3,8 @@
 #include <iomanip>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace appell::io {
@@ -111,6 +113,40 @@ std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& mode
                                      const std::vector<num::TrajectorySample>& samples) {
   return write_driving_forces_csv(out, model, inverse, samples.size(),
                                   [&](std::size_t k) { return samples[k]; });
+}
+
+// ----- the elastic response of a flexible body -------------------------------------------------
+
+namespace {
+
+// The translational displacements of a node: ux, uy (planar beams), ux, uy, uz (otherwise).
+int translational_components(const fem::FlexibleBodyInstance& body) {
+  return body.mesh.elements.front().type == fem::ElementType::Beam2D ? 2 : 3;
+}
+
+}  // namespace
+
+std::string response_csv_header(const fem::FlexibleBodyInstance& body,
+                                const std::vector<int>& nodes) {
+  const char* axes[] = {"ux", "uy", "uz"};
+  std::string header = "t";
+  for (int n : nodes) {
+    if (n < 0 || std::size_t(n) >= body.mesh.nodes.size())
+      throw std::out_of_range("node " + std::to_string(n) + " is not in the mesh");
+    for (int k = 0; k < translational_components(body); ++k)
+      header += ",n" + std::to_string(n) + "_" + axes[k];
+  }
+  return header;
+}
+
+void write_response_csv_row(std::ostream& out, const fem::FlexibleBodyInstance& body,
+                            const std::vector<int>& nodes, const fem::ResponseStep& step) {
+  const int d = body.assembled.dofs_per_node;
+  const int components = translational_components(body);
+  out << std::setprecision(10) << step.t;
+  for (int n : nodes)
+    for (int k = 0; k < components; ++k) out << ',' << step.u(n * d + k);
+  out << '\n';
 }
 
 }  // namespace appell::io

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "appell/model/values.hpp"
+#include "appell/principles/derivation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "cost_json.hpp"
@@ -20,14 +21,7 @@
 namespace appell::io {
 
 sym::ReadableContext readable_context(const model::Model& model) {
-  std::vector<std::string> functions;
-  for (const auto& coordinate : model.coordinates) functions.push_back(coordinate.name);
-  for (const auto& prescribed : model.prescribed)
-    if (!prescribed.expression) functions.push_back(prescribed.name);
-  std::vector<GiNaC::symbol> parameters;
-  for (const auto& parameter : model.parameters) parameters.push_back(parameter.symbol);
-  return sym::ReadableContext::for_functions(*model.time_functions, functions,
-                                             std::move(parameters));
+  return principles::readable_context(model);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #include "appell/numeric/compiled_minimal_form.hpp"
 
+#include <charconv>
 #include <sstream>
+#include <string>
 
 #include "appell/model/source_location.hpp"
 #include "tape_layout.hpp"
@@ -74,6 +76,31 @@ CompiledMinimalForm::State CompiledMinimalForm::solve(double t, const Eigen::Vec
   s.speed_matrix = B;
   s.acceleration_offset = gamma;
   return s;
+}
+
+Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds) {
+  const std::size_t n = model.dof(), p = model.independent.size();
+  if (!speeds.empty() && speeds.size() != n && speeds.size() != p) {
+    std::string written;
+    for (double v : speeds) {
+      char buffer[32];
+      const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+      written += (written.empty() ? "" : ",") + std::string(buffer, end);
+    }
+    throw model::ModelError(model::SourceLocation{"speeds", 0, 0},
+                            "expected " + std::to_string(p) + " independent speeds or " +
+                                std::to_string(n) + " speeds (one per coordinate), got " +
+                                std::to_string(speeds.size()),
+                            written);
+  }
+  Eigen::VectorXd u(static_cast<Eigen::Index>(p));
+  for (std::size_t k = 0; k < p; ++k) {
+    const std::size_t j = model.independent[k];
+    u[static_cast<Eigen::Index>(k)] = speeds.empty()       ? model.coordinates[j].velocity
+                                      : speeds.size() == p ? speeds[k]
+                                                           : speeds[j];
+  }
+  return u;
 }
 
 }  // namespace appell::num

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "appell/principles/dalembert.hpp"
+#include "appell/principles/derivation.hpp"
 #include "appell/principles/gauss.hpp"
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/principles/higher_order_gibbs_appell.hpp"
@@ -71,14 +72,7 @@ Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int ord
 }
 
 GiNaC::exvector readable_entries(const model::Model& m, const GiNaC::exvector& entries) {
-  std::vector<std::string> functions;
-  for (const auto& c : m.coordinates) functions.push_back(c.name);
-  for (const auto& p : m.prescribed)
-    if (!p.expression) functions.push_back(p.name);
-  std::vector<GiNaC::symbol> parameters;
-  for (const auto& p : m.parameters) parameters.push_back(p.symbol);
-  const auto context =
-      sym::ReadableContext::for_functions(*m.time_functions, functions, std::move(parameters));
+  const auto context = readable_context(m);
   // Every expression in one column, so that work on nodes they share is done once.
   GiNaC::matrix all(static_cast<unsigned>(entries.size()), 1);
   for (std::size_t k = 0; k < entries.size(); ++k) all(static_cast<unsigned>(k), 0) = entries[k];

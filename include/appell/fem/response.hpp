@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <vector>
 
 #include "appell/fem/flexible_body.hpp"
 #include "appell/fem/frame_motion.hpp"
@@ -33,6 +34,17 @@ struct ResponseResult {
   bool stiffened = false;
   double seconds = 0.0;  // stepping only (assembly excluded)
 };
+
+/// The node farthest from the origin of the body's frame (the tip of a cantilever along x): the
+/// first of those within 1e-12 of the largest distance |x|. Throws std::invalid_argument for a
+/// mesh without nodes.
+int farthest_node(const Mesh& mesh);
+
+/// The nodes whose displacements a response reports: `listed` (indices into mesh.nodes, as
+/// numbers read from text), or {farthest_node(mesh)} when `listed` is empty. Throws
+/// model::ModelError located at {"nodes", 0, 0} ("node index out of range: the mesh has N
+/// nodes"), naming the first entry that is not a whole number in [0, N).
+std::vector<int> response_nodes(const Mesh& mesh, const std::vector<double>& listed);
 
 /// Throws model::ComputationError when the effective matrix is singular.
 ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMotion& motion,

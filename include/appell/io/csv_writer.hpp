@@ -1,5 +1,6 @@
-// CSV writers of the numeric results: the simulation's rows (num::simulate) and the driving
-// forces of inverse dynamics (num::InverseDynamics).
+// CSV writers of the numeric results: the simulation's rows (num::simulate), the driving forces
+// of inverse dynamics (num::InverseDynamics) and the elastic response of a flexible body
+// (fem::elastic_response).
 //
 // Numbers are written with 17 significant digits (max_digits10 of double), so that reading a
 // file back gives the same doubles. A file whose rows stop early ends with one comment line
@@ -15,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "appell/fem/flexible_body.hpp"
+#include "appell/fem/response.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
@@ -102,5 +105,19 @@ std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& mode
 std::size_t write_driving_forces_csv(std::ostream& out, const model::Model& model,
                                      const num::InverseDynamics& inverse,
                                      const std::vector<num::TrajectorySample>& samples);
+
+// ----- the elastic response of a flexible body -------------------------------------------------
+
+/// The header of an elastic-response CSV (fem::elastic_response): t, then for each node n of
+/// `nodes` (indices into body.mesh.nodes, e.g. from fem::response_nodes) its translational
+/// displacements n<n>_ux,n<n>_uy (planar beams) or n<n>_ux,n<n>_uy,n<n>_uz (solids, 3-D beams).
+/// Throws std::out_of_range for a node not in the mesh.
+std::string response_csv_header(const fem::FlexibleBodyInstance& body,
+                                const std::vector<int>& nodes);
+
+/// One row: t and the displacements of the header's columns at `step` (10 significant digits),
+/// ending in '\n'. `nodes` as given to response_csv_header.
+void write_response_csv_row(std::ostream& out, const fem::FlexibleBodyInstance& body,
+                            const std::vector<int>& nodes, const fem::ResponseStep& step);
 
 }  // namespace appell::io

@@ -21,7 +21,7 @@
 namespace appell::io {
 
 /// The printing/simplification context of a model: its coordinates and unspecified prescribed
-/// functions (their dot and ddot symbols), its parameters in order.
+/// functions (their dot and ddot symbols), its parameters in order: principles::readable_context.
 sym::ReadableContext readable_context(const model::Model& model);
 
 /// `e` in the model-file expression language (MODEL_FORMAT.md: + - * / ^, sin, cos, sqrt, ...,

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "appell/model/values.hpp"
 #include "appell/numeric/tape.hpp"
@@ -44,5 +45,14 @@ class CompiledMinimalForm {
   mutable std::vector<double> variables_, outputs_, workspace_;
   std::vector<std::size_t> independent_;
 };
+
+/// The independent speeds u of `model` (one per entry of Model::independent, in that order) out
+/// of `speeds`, which holds either u itself (p = independent.size() values) or every speed, one
+/// per coordinate (n = dof() values), of which those of the independent coordinates are taken
+/// (the dependent ones follow from the constraints and are not used). Empty `speeds`: the
+/// model's initial velocities of the independent coordinates. When p = n, `speeds` is u itself.
+/// Throws model::ModelError located at {"speeds", 0, 0} when `speeds` has neither p nor n values
+/// ("expected p independent speeds or n speeds (one per coordinate), got k", naming the values).
+Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds);
 
 }  // namespace appell::num

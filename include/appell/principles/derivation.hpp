@@ -1,0 +1,120 @@
+// The equations a person asks to read: M q̈ = f by a principle (or Gibbs–Appell of order m, or the
+// minimal form in the independent speeds), with given numbers substituted, made readable or left
+// as formed, and on request what stands beside them: Gauss's compulsion Z (seed 003 eq. 11) or
+// the inertial forces of a carrier frame's motion (seed 003 eqs. 31–34) in the form of the
+// relative-motion equations that belongs to the principle (seed 003 eqs. 55–57).
+//
+//   principles::DerivationRequest request;
+//   request.method = principles::Method::Gauss;
+//   request.compulsion = true;
+//   request.values.set("m", 2.0);
+//   const principles::Derivation d = principles::derive(model, request);
+//   std::cout << io::write_text(d);  // io/derivation_writer.hpp
+//
+// The numeric path never goes through here: it derives (derive.hpp) and binds values at
+// evaluation (model::bind), keeping the shared DAG as formed.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
+#include "appell/principles/equations.hpp"
+#include "appell/principles/minimal_form.hpp"
+#include "appell/sym/readable.hpp"
+
+namespace appell::principles {
+
+/// The form of the equations of relative motion (seed 003): Appell's ∂S_r/∂q̈_s (eq. 55),
+/// Lagrange's d/dt ∂T_r/∂q̇_s − ∂T_r/∂q_s (eq. 56), Nielsen's ∂Ṫ_r/∂q̇_s − 2 ∂T_r/∂q_s (eq. 57),
+/// each = Q_s − ∂(Π_o + Π_ω)/∂q_s + Q^ω̇_s + Γ_s.
+enum class RelativeForm { Appell, Lagrange, Nielsen };
+
+/// The relative-motion form of a principle: Gibbs–Appell → Appell, Lagrange → Lagrange,
+/// Nielsen → Nielsen; nullopt for the others (D'Alembert, Gauss).
+std::optional<RelativeForm> relative_form(Method method);
+/// "appell", "lagrange", "nielsen".
+std::string relative_form_name(RelativeForm form);
+
+/// What to form.
+struct DerivationRequest {
+  Method method = Method::GibbsAppell;
+  /// m ≥ 1: Gibbs–Appell equations of order m (M q⁽ᵐ⁺¹⁾ = f); m > 1 only with GibbsAppell.
+  int order = 1;
+  /// The minimal form in the model's independent speeds (MinimalEquations) instead of
+  /// M q̈ = f (+ Aᵀλ): only with GibbsAppell, order 1, and a model with `independent:` speeds.
+  bool minimal = false;
+  /// Made readable for people (simplify(), sym::readable) or left as formed.
+  bool readable = true;
+  /// Numbers substituted into everything formed (see with_values()); the names model::bind
+  /// accepts. Expressions of t (Values::drive) are not substituted here.
+  model::Values values;
+  /// Also Gauss's compulsion Z: only with Method::Gauss.
+  bool compulsion = false;
+  /// Also the inertial forces of the carrier frame: only for a model with `relative_to` and a
+  /// method that has a relative-motion form (relative_form()).
+  bool inertial_forces = false;
+};
+
+/// The inertial forces of the carrier frame's motion, named and in the order they are shown:
+/// S_r (Appell's form only), T_r, Tdot_r (Nielsen's form only), Pi_o, Pi_omega, then
+/// Q_omegadot_<q> and Gamma_<q> for each coordinate q in model order (seed 003 eqs. 31–34;
+/// relative_motion.hpp).
+struct InertialForceTerms {
+  std::string carrier;  // Model::relative_to
+  RelativeForm form = RelativeForm::Lagrange;
+  std::vector<std::pair<std::string, GiNaC::ex>> terms;
+};
+
+/// What derive(model, request) formed. Exactly one of `equations` and `minimal` is set.
+struct Derivation {
+  std::shared_ptr<const model::Model> model;
+  std::optional<Equations> equations;       // M q̈ = f (+ Aᵀλ), unless request.minimal
+  std::optional<MinimalEquations> minimal;  // M̃ u̇ = f̃, when request.minimal
+  std::optional<GiNaC::ex> compulsion;      // Z, when request.compulsion
+  std::optional<InertialForceTerms> inertial_forces;  // when request.inertial_forces
+};
+
+/// Forms what `request` asks for, in this order: the equations (derive(), derive_gibbs_appell()
+/// or minimal_form()), the given numbers substituted (with_values()), made readable when
+/// request.readable (simplify(); Z and each inertial-force term by sym::readable on its own).
+///
+/// Throws model::ModelError, before anything is formed, located at the request's field that is
+/// at fault ({"inertial_forces"}, {"compulsion"}, {"order"}, {"method"}, {"minimal"}; line and
+/// column 0) for: inertial forces of a model without `relative_to` (naming the model); the
+/// compulsion with another method than Gauss (naming the method); order < 1 (naming it); order
+/// > 1 with another method than Gibbs–Appell (naming the method); inertial forces with a method
+/// without a relative-motion form (naming the method); the minimal form of a model without
+/// independent speeds (naming its file, or its name when built in code), by another method
+/// (naming it) or of order > 1 (naming it). Then whatever forming throws (derive(),
+/// minimal_form(): ModelError for models a method cannot handle) and model::bind's ModelError
+/// for a bad value, located where the value was given.
+/// (Name the request's type: derive(model, {}) is derive(model, Method{}), Lagrange's equations.)
+Derivation derive(std::shared_ptr<const model::Model> model, const DerivationRequest& request);
+
+/// The printing context of a model's expressions: its coordinates, then its unspecified
+/// prescribed functions (their dot and ddot symbols), and its parameters in model order — the
+/// context every readable form of the model uses.
+sym::ReadableContext readable_context(const model::Model& model);
+
+/// The numbers of `values` that were given (model::BoundValues::given: parameter overrides and
+/// constant values of inputs and unspecified prescribed functions, nothing defaulted), symbol ->
+/// number. A whole number below 10¹⁵ in magnitude becomes an exact integer, so that equations
+/// printed after substitution keep rational coefficients (1/2*m, not 0.5*m). Throws what
+/// model::bind throws.
+GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& values);
+
+/// The equations with printed_numbers() substituted into every entry (M, f, and the constraint
+/// rows A, b alike); unchanged when `values` is empty (then nothing is bound). Throws what
+/// model::bind throws.
+Equations with_values(const Equations& equations, const model::Values& values);
+/// The same for the minimal form (M̃, f̃, B, β, γ).
+MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values);
+
+}  // namespace appell::principles

@@ -1,0 +1,137 @@
+#include "appell/io/derivation_writer.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "appell/io/equation_writer.hpp"
+#include "appell/io/minimal_form_writer.hpp"
+
+namespace appell::io {
+
+namespace {
+
+using principles::RelativeForm;
+
+const model::Model& model_of(const principles::Derivation& d) {
+  if (!d.model) throw std::invalid_argument("a derivation without a model");
+  return *d.model;
+}
+
+// Seed 003 eqs. 55–57: the left-hand side of each form; the right-hand side is common.
+const char* form_text(RelativeForm form) {
+  switch (form) {
+    case RelativeForm::Appell:
+      return "dS_r/d(ddot q)";
+    case RelativeForm::Lagrange:
+      return "d/dt dT_r/d(dot q) - dT_r/dq";
+    case RelativeForm::Nielsen:
+      return "dTdot_r/d(dot q) - 2 dT_r/dq";
+  }
+  return "?";
+}
+
+const char* form_latex(RelativeForm form) {
+  switch (form) {
+    case RelativeForm::Appell:
+      return "\\frac{\\partial S_r}{\\partial \\ddot{q}_s}";
+    case RelativeForm::Lagrange:
+      return "\\frac{d}{dt}\\frac{\\partial T_r}{\\partial \\dot{q}_s} - "
+             "\\frac{\\partial T_r}{\\partial q_s}";
+    case RelativeForm::Nielsen:
+      return "\\frac{\\partial \\dot{T}_r}{\\partial \\dot{q}_s} - "
+             "2\\frac{\\partial T_r}{\\partial q_s}";
+  }
+  return "?";
+}
+
+const char* const right_side = " = Q - d(Pi_o + Pi_omega)/dq + Q_omegadot + Gamma";
+
+// Q_omegadot_q1 -> Q\_omegadot\_q1 inside \mathrm{}.
+std::string latex_name(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '_') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string equations_text(const principles::Derivation& d) {
+  if (d.minimal) return write_text(*d.minimal);
+  if (d.equations) return write_text(*d.equations);
+  throw std::invalid_argument("a derivation without equations");
+}
+
+}  // namespace
+
+std::string write_text(const principles::Derivation& d) {
+  const model::Model& model = model_of(d);
+  const auto context = readable_context(model);
+  std::ostringstream out;
+  out << equations_text(d);
+  if (d.compulsion) out << "\ncompulsion Z = " << expression_text(*d.compulsion, context) << "\n";
+  if (d.inertial_forces) {
+    const auto& f = *d.inertial_forces;
+    out << "\ninertial forces of the carrier " << f.carrier << " (relative motion in "
+        << principles::relative_form_name(f.form) << " form: " << form_text(f.form) << right_side
+        << "):\n";
+    for (const auto& [name, e] : f.terms)
+      out << "  " << name << " = " << expression_text(e, context) << "\n";
+  }
+  return out.str();
+}
+
+std::string write_latex(const principles::Derivation& d) {
+  const model::Model& model = model_of(d);
+  const auto context = readable_context(model);
+  std::ostringstream out;
+  if (d.minimal)
+    out << write_latex(*d.minimal);
+  else if (d.equations)
+    out << write_latex(*d.equations);
+  else
+    throw std::invalid_argument("a derivation without equations");
+  if (d.compulsion)
+    out << "\\begin{equation}\nZ = " << expression_latex(*d.compulsion, context)
+        << "\n\\end{equation}\n";
+  if (d.inertial_forces) {
+    const auto& f = *d.inertial_forces;
+    out << "% relative motion in " << principles::relative_form_name(f.form)
+        << " form\n\\begin{equation}\n  " << form_latex(f.form)
+        << " = Q_s - \\frac{\\partial (\\Pi_o + \\Pi_\\omega)}{\\partial q_s} + "
+           "Q^{\\dot{\\omega}}_s + \\Gamma_s\n\\end{equation}\n";
+    out << "\\begin{align}\n";
+    for (std::size_t k = 0; k < f.terms.size(); ++k)
+      out << "  \\mathrm{" << latex_name(f.terms[k].first)
+          << "} &= " << expression_latex(f.terms[k].second, context)
+          << (k + 1 < f.terms.size() ? " \\\\" : "") << "\n";
+    out << "\\end{align}\n";
+  }
+  return out.str();
+}
+
+std::string write_json(const principles::Derivation& d) {
+  const model::Model& model = model_of(d);
+  const auto context = readable_context(model);
+  nlohmann::ordered_json json;
+  if (d.minimal)
+    json = nlohmann::ordered_json::parse(write_json(*d.minimal));
+  else if (d.equations)
+    json = nlohmann::ordered_json::parse(write_json(*d.equations));
+  else
+    throw std::invalid_argument("a derivation without equations");
+  if (d.compulsion) json["compulsion"] = expression_text(*d.compulsion, context);
+  if (d.inertial_forces) {
+    const auto& f = *d.inertial_forces;
+    nlohmann::ordered_json forces = nlohmann::ordered_json::object();
+    forces["carrier"] = f.carrier;
+    forces["form"] = principles::relative_form_name(f.form);
+    forces["equation"] = std::string(form_text(f.form)) + right_side;
+    for (const auto& [name, e] : f.terms) forces[name] = expression_text(e, context);
+    json["inertial_forces"] = forces;
+  }
+  return json.dump(2);
+}
+
+}  // namespace appell::io

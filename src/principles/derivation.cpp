@@ -1,0 +1,188 @@
+#include "appell/principles/derivation.hpp"
+
+#include <cmath>
+
+#include "appell/kinematics/kinematics.hpp"
+#include "appell/principles/derive.hpp"
+#include "appell/principles/gauss.hpp"
+#include "appell/principles/relative_motion.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+
+namespace appell::principles {
+
+namespace {
+
+model::ModelError request_error(const std::string& field, const std::string& message,
+                                const std::string& offending) {
+  return model::ModelError(model::SourceLocation{field, 0, 0}, message, offending);
+}
+
+// Every check of the request, in one place and before anything is formed.
+void check(const model::Model& model, const DerivationRequest& request) {
+  const std::string method = method_name(request.method);
+  if (request.inertial_forces && !model.relative_to)
+    throw request_error("inertial_forces",
+                        "inertial forces need a carrier frame (relative_to: FRAME)", model.name);
+  if (request.compulsion && request.method != Method::Gauss)
+    throw request_error("compulsion", "the compulsion belongs to method gauss", method);
+  if (request.order < 1)
+    throw request_error("order", "the order is at least 1", std::to_string(request.order));
+  if (request.order > 1 && request.method != Method::GibbsAppell)
+    throw request_error("order", "higher orders belong to method gibbs-appell", method);
+  if (request.inertial_forces && !relative_form(request.method))
+    throw request_error("method",
+                        "the equations of relative motion have Appell's (gibbs-appell), "
+                        "Lagrange's (lagrange) and Nielsen's (nielsen) forms",
+                        method);
+  if (request.minimal) {
+    if (model.independent.empty())
+      throw request_error("minimal", "the model lists no independent speeds (independent: [..])",
+                          model.source.empty() ? model.name : model.source);
+    if (request.method != Method::GibbsAppell)
+      throw request_error(
+          "minimal", "the minimal form is formed by method gibbs-appell with quasi-accelerations",
+          method);
+    if (request.order > 1)
+      throw request_error("minimal", "the minimal form is of order 1",
+                          std::to_string(request.order));
+  }
+}
+
+// `e` with the given numbers substituted, then readable or as formed.
+GiNaC::ex shown(const GiNaC::ex& e, const model::Model& model, const DerivationRequest& request,
+                const sym::ReadableContext& context) {
+  const GiNaC::ex given =
+      request.values.empty() ? e : sym::substitute(e, printed_numbers(model, request.values));
+  return request.readable ? sym::readable(given, context) : given;
+}
+
+// Seed 003 eqs. 31–34 and what each form's left-hand side is made of (eqs. 55–57).
+InertialForceTerms inertial_force_terms(std::shared_ptr<const model::Model> model,
+                                        const DerivationRequest& request) {
+  const model::Model& m = *model;
+  sym::Differentiator d(m.time_functions);
+  kin::Kinematics kin(model, d);
+  const auto forces = inertial_forces(kin);
+  InertialForceTerms out;
+  out.carrier = *m.relative_to;
+  out.form = *relative_form(request.method);
+  auto& terms = out.terms;
+  // Appell's form needs the relative acceleration energy, Nielsen's the rate of T_r; T_r, the
+  // energy of the relative motion, is shown in every form.
+  if (out.form == RelativeForm::Appell)
+    terms.emplace_back("S_r", relative_acceleration_energy(kin));
+  terms.emplace_back("T_r", forces.relative_kinetic_energy);
+  if (out.form == RelativeForm::Nielsen)
+    terms.emplace_back("Tdot_r", d.time_derivative(forces.relative_kinetic_energy));
+  terms.emplace_back("Pi_o", forces.transport_potential);
+  terms.emplace_back("Pi_omega", forces.centrifugal_potential);
+  for (std::size_t s = 0; s < m.dof(); ++s)
+    terms.emplace_back("Q_omegadot_" + m.coordinates[s].name,
+                       forces.rotational(static_cast<unsigned>(s), 0));
+  for (std::size_t s = 0; s < m.dof(); ++s)
+    terms.emplace_back("Gamma_" + m.coordinates[s].name,
+                       forces.gyroscopic(static_cast<unsigned>(s), 0));
+  const auto context = readable_context(m);
+  for (auto& term : terms) term.second = shown(term.second, m, request, context);
+  return out;
+}
+
+}  // namespace
+
+std::optional<RelativeForm> relative_form(Method method) {
+  switch (method) {
+    case Method::GibbsAppell:
+      return RelativeForm::Appell;
+    case Method::Lagrange:
+      return RelativeForm::Lagrange;
+    case Method::Nielsen:
+      return RelativeForm::Nielsen;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string relative_form_name(RelativeForm form) {
+  switch (form) {
+    case RelativeForm::Appell:
+      return "appell";
+    case RelativeForm::Lagrange:
+      return "lagrange";
+    case RelativeForm::Nielsen:
+      return "nielsen";
+  }
+  return "?";
+}
+
+Derivation derive(std::shared_ptr<const model::Model> model, const DerivationRequest& request) {
+  check(*model, request);
+  Derivation result;
+  result.model = model;
+  // The minimal form in the independent accelerations, or M q̈ = f (+ Aᵀλ).
+  if (request.minimal) {
+    const auto formed = with_values(minimal_form(model), request.values);
+    result.minimal = request.readable ? simplify(formed) : formed;
+  } else {
+    const auto formed = with_values(request.order > 1 ? derive_gibbs_appell(model, request.order)
+                                                      : derive(model, request.method),
+                                    request.values);
+    result.equations = request.readable ? simplify(formed) : formed;
+  }
+  // Gauss's compulsion Z, whose stationarity in q̈ gave the equations (seed 003 eq. 11).
+  if (request.compulsion) {
+    sym::Differentiator d(model->time_functions);
+    kin::Kinematics kin(model, d);
+    result.compulsion = shown(compulsion(kin), *model, request, readable_context(*model));
+  }
+  if (request.inertial_forces) result.inertial_forces = inertial_force_terms(model, request);
+  return result;
+}
+
+sym::ReadableContext readable_context(const model::Model& model) {
+  std::vector<std::string> functions;
+  for (const auto& coordinate : model.coordinates) functions.push_back(coordinate.name);
+  for (const auto& prescribed : model.prescribed)
+    if (!prescribed.expression) functions.push_back(prescribed.name);
+  std::vector<GiNaC::symbol> parameters;
+  for (const auto& parameter : model.parameters) parameters.push_back(parameter.symbol);
+  return sym::ReadableContext::for_functions(*model.time_functions, functions,
+                                             std::move(parameters));
+}
+
+GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& values) {
+  GiNaC::exmap numbers;
+  for (const auto& [symbol, number] : model::bind(model, values).given) {
+    const double value = GiNaC::ex_to<GiNaC::numeric>(number).to_double();
+    const double whole = std::round(value);
+    numbers[symbol] = whole == value && std::abs(whole) < 1e15
+                          ? GiNaC::numeric(static_cast<long>(whole))
+                          : GiNaC::numeric(value);
+  }
+  return numbers;
+}
+
+namespace {
+
+template <typename Formed>
+Formed substituted(const Formed& equations, const model::Values& values) {
+  if (values.empty()) return equations;
+  const GiNaC::exmap numbers = printed_numbers(*equations.model, values);
+  GiNaC::exvector entries = equations.entries();
+  for (auto& e : entries) e = sym::substitute(e, numbers);
+  Formed result = equations;
+  result.set_entries(entries);
+  return result;
+}
+
+}  // namespace
+
+Equations with_values(const Equations& equations, const model::Values& values) {
+  return substituted(equations, values);
+}
+
+MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values) {
+  return substituted(equations, values);
+}
+
+}  // namespace appell::principles
