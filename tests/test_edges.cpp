@@ -5,8 +5,11 @@
 
 #include <string>
 
+#include "appell/fem/mesh.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/model/builder.hpp"
+#include "appell/numeric/simulate.hpp"
+#include "appell/principles/derive.hpp"
 
 namespace {
 
@@ -131,6 +134,67 @@ TEST(Edges, AnExpressionSplitAtACommaGetsAHintToQuoteIt) {
   // No hint where no expression was split.
   e = error_of("name: m\ncoordinates: [q]\ngravity: [0, 1]\n");
   EXPECT_EQ(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
+}
+
+// -- bounded work ------------------------------------------------------------------------------
+
+std::shared_ptr<const model::Model> pendulum() {
+  return io::parse_model(
+      "name: p\nparameters: {g: 9.81}\ncoordinates: [q]\nframes:\n  arm: {rotation: rot_z(q)}\n"
+      "particles:\n  bob: {frame: arm, mass: 1, position: [1, 0, 0]}\ngravity: [0, -g, 0]\n",
+      "p.yaml");
+}
+
+TEST(Edges, ASimulationThatAsksForTooManyRowsIsRefusedBeforeIntegrating) {
+  const auto eq = principles::derive(pendulum(), principles::Method::GibbsAppell);
+  std::size_t rows = 0;
+  const auto count = [&](const num::SimulationRow&) { ++rows; };
+  for (const auto& [t_end, step] : {std::pair{1e300, 0.01}, std::pair{1.0, 1e-10}}) {
+    num::SimulationOptions options;
+    options.t_end = t_end;
+    options.output_step = step;
+    try {
+      num::simulate(eq, options, count);
+      ADD_FAILURE() << "no error";
+    } catch (const model::ModelError& e) {
+      EXPECT_EQ(e.where().str(), "output_step") << e.what();
+      EXPECT_NE(std::string(e.what()).find("more than the limit of 10000000"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(rows, 0u);
+  // The limit is the caller's to raise or lower.
+  num::SimulationOptions options;
+  options.t_end = 1.0;
+  options.output_step = 0.01;
+  options.max_rows = 50;
+  EXPECT_THROW(num::simulate(eq, options, count), model::ModelError);
+  options.max_rows = 101;
+  EXPECT_NO_THROW(num::simulate(eq, options, count));
+  EXPECT_EQ(rows, 101u);
+}
+
+TEST(Edges, TheOrderOfGibbsAppellEquationsIsBounded) {
+  for (int order : {0, -3, 13, 1000000}) {
+    try {
+      principles::derive_gibbs_appell(pendulum(), order);
+      ADD_FAILURE() << "no error for order " << order;
+    } catch (const model::ModelError& e) {
+      EXPECT_EQ(e.offending(), std::to_string(order));
+      EXPECT_NE(std::string(e.what()).find("from 1 to 12"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(principles::derive_gibbs_appell(pendulum(), 3).order, 3);
+}
+
+TEST(Edges, AMeshFileThatIsADeviceIsRefused) {
+  try {
+    fem::read_gmsh("/dev/zero", model::SourceLocation{"m.yaml", 7, 12});
+    ADD_FAILURE() << "no error";
+  } catch (const model::ModelError& e) {
+    EXPECT_EQ(e.where().line, 7);
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -24,7 +25,7 @@ namespace {
 
 struct SimulateOptions {
   std::string model, t_end, q0, qd0, rtol = "1e-8", atol = "1e-8", output_step = "0.01",
-                                     integrator = "bdf", out;
+                                     integrator = "bdf", out, max_rows = "10000000";
   std::vector<std::string> inputs, set;
 };
 
@@ -104,6 +105,10 @@ int run_simulate(const SimulateOptions& o) {
   options.rtol = parse_number("--rtol", o.rtol);
   options.atol = parse_number("--atol", o.atol);
   options.output_step = parse_number("--output-step", o.output_step);
+  const double max_rows = parse_number("--max-rows", o.max_rows);
+  if (!(max_rows >= 1 && max_rows <= 1e12 && max_rows == std::floor(max_rows)))
+    throw usage_error("--max-rows", "expected a whole number from 1 to 1e12", o.max_rows);
+  options.max_rows = static_cast<long>(max_rows);
   if (!o.q0.empty()) options.q0 = parse_list("--q0", o.q0);
   if (!o.qd0.empty()) options.qd0 = parse_list("--qd0", o.qd0);
   const auto integrator = num::parse_integrator(o.integrator);
@@ -197,6 +202,9 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   s->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, or a constant input or prescribed function; "
                 "repeatable");
+  s->add_option("--max-rows", o->max_rows,
+                "the most output rows a run may ask for (default 1e7): more is refused before "
+                "integrating");
   s->add_option("--out", o->out,
                 "CSV file: t,<q..>,dot(<q>)..,T,V,E (then lambda_<constraint>.. with constraints)")
       ->required();

@@ -634,6 +634,16 @@ Mesh read_gmsh(const std::string& path, const model::SourceLocation& referenced_
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw ModelError(referenced_from, "the mesh file '" + path + "' is a directory", path);
+  // A device or a pipe (/dev/zero) would be read without end; a file of gigabytes is no mesh this
+  // dense solver-free reader should swallow whole.
+  if (std::filesystem::exists(path, ignored) && !std::filesystem::is_regular_file(path, ignored))
+    throw ModelError(referenced_from, "the mesh file '" + path + "' is not a regular file", path);
+  constexpr std::uintmax_t kLargestMesh = 2'000'000'000;  // bytes
+  if (const auto size = std::filesystem::file_size(path, ignored); !ignored && size > kLargestMesh)
+    throw ModelError(referenced_from,
+                     "the mesh file '" + path + "' is larger than " +
+                         std::to_string(kLargestMesh / 1'000'000) + " MB",
+                     path);
   std::ifstream file(path, std::ios::binary);
   if (!file) throw ModelError(referenced_from, "cannot open the mesh file '" + path + "'", path);
   std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());

@@ -49,7 +49,14 @@ ex acceleration_energy_of_order(kin::Kinematics& kin, int order) {
 }
 
 Equations gibbs_appell_of_order(std::shared_ptr<const model::Model> model, int order) {
-  if (order < 1) throw std::invalid_argument("the order of Gibbs–Appell equations is at least 1");
+  // Each order differentiates every position once more in time: the expressions grow
+  // geometrically, and past a handful of orders no one reads or evaluates them.
+  constexpr int kHighestOrder = 12;
+  if (order < 1 || order > kHighestOrder)
+    throw model::ModelError(model::SourceLocation{"order"},
+                            "the order of Gibbs–Appell equations is a whole number from 1 to " +
+                                std::to_string(kHighestOrder),
+                            std::to_string(order));
   if (order > 1 && !model->constraints.empty())
     throw model::ModelError(model->constraints.front().where,
                             "constraints with Gibbs-Appell equations of order > 1 are not "

@@ -51,6 +51,10 @@ struct SimulationOptions {
   std::map<std::string, GiNaC::ex> inputs;
   /// CVODE's limit on internal steps between two output rows.
   long max_steps_per_output = 500000;
+  /// The most output rows (t_end − t_start)/output_step + 1 a run may ask for: more is refused
+  /// with a ModelError before anything is integrated (a step of 1e-10 over a second would write
+  /// gigabytes).
+  long max_rows = 10'000'000;
 };
 
 /// One output row: the state, the energies, the accelerations and (with constraints) the
