@@ -425,4 +425,10 @@ TEST(ModelBuilderErrors, TheReaderReportsTheSameMessageAtItsLine) {
   }
 }
 
+TEST(ModelBuilderErrors, AnUnknownPlaceIsLeftOutOfTheMessage) {
+  EXPECT_EQ(std::string(model::ModelError({}, "no place", "x").what()), "no place (x)");
+  EXPECT_EQ(std::string(model::ModelError({"m.yaml", 2, 3}, "a place", "x").what()),
+            "m.yaml:2:3: a place (x)");
+}
+
 }  // namespace

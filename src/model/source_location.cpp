@@ -10,7 +10,9 @@ std::string SourceLocation::str() const {
 namespace {
 std::string compose(const SourceLocation& where, const std::string& message,
                     const std::string& offending) {
-  std::string text = where.str() + ": " + message;
+  // A place nobody knows (a model built in code, no file) is left out rather than shown as "".
+  const std::string place = where.str();
+  std::string text = place.empty() ? message : place + ": " + message;
   if (!offending.empty()) text += " (" + offending + ")";
   return text;
 }
