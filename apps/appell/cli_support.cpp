@@ -1,6 +1,9 @@
 #include "cli_support.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 
@@ -30,24 +33,47 @@ model::ModelError at_option(const model::ModelError& error,
   return model::ModelError(where, message, error.offending());
 }
 
-double parse_number(const std::string& option, const std::string& text) {
+namespace {
+
+// Any double as written, nan and inf included (model::bind names a non-finite --set value).
+double parse_double(const std::string& option, const std::string& text) {
   double value = 0.0;
   const char* begin = text.data();
   const char* end = begin + text.size();
   while (begin < end && *begin == ' ') ++begin;
   if (begin < end && *begin == '+') ++begin;
   auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc::result_out_of_range && ptr == end && begin != end) {
+    // from_chars reports an overflow and an underflow alike; 1e-400 is 0, 1e400 is no number.
+    const double magnitude = std::strtod(std::string(begin, end).c_str(), nullptr);
+    if (std::isinf(magnitude)) throw usage_error(option, "not a finite number", text);
+    return magnitude;
+  }
   if (ec != std::errc() || ptr != end || begin == end)
     throw usage_error(option, "not a number", text);
   return value;
 }
 
+}  // namespace
+
+double parse_number(const std::string& option, const std::string& text) {
+  const double value = parse_double(option, text);
+  if (!std::isfinite(value)) throw usage_error(option, "not a finite number", text);
+  return value;
+}
+
 std::vector<double> parse_list(const std::string& option, const std::string& text) {
   std::vector<double> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) values.push_back(parse_number(option, item));
-  return values;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.find_first_not_of(' ') == std::string::npos)
+      throw usage_error(option, "expected numbers V1,V2,.. with no empty item", text);
+    values.push_back(parse_number(option, item));
+    if (comma == std::string::npos) return values;
+    start = comma + 1;
+  }
 }
 
 model::Values parse_assignments(const std::vector<std::string>& items) {
@@ -56,7 +82,7 @@ model::Values parse_assignments(const std::vector<std::string>& items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw usage_error("--set", "expected NAME=VALUE", item);
     // Located at the option: model::bind reports a bad name or number there.
-    values.set(item.substr(0, eq), parse_number("--set", item.substr(eq + 1)),
+    values.set(item.substr(0, eq), parse_double("--set", item.substr(eq + 1)),
                model::SourceLocation{"--set", 0, 0});
   }
   return values;
@@ -76,6 +102,81 @@ principles::Method method_option(const std::string& name) {
     throw usage_error("--method",
                       "unknown method (lagrange, gibbs-appell, dalembert, gauss, nielsen)", name);
   return *m;
+}
+
+void apply_option_rules(CLI::App& app) {
+  const CLI::Validator not_empty(
+      [](std::string& value) { return value.empty() ? std::string("an empty value") : ""; }, "");
+  const CLI::Validator finite(
+      [](std::string& value) {
+        // strtod reads nan, inf and an overflow (1e999 -> inf) as CLI11 will.
+        char* end = nullptr;
+        const double number = std::strtod(value.c_str(), &end);
+        const bool whole = end == value.c_str() + value.size();
+        return whole && !std::isfinite(number) ? "not a finite number (" + value + ")"
+                                               : std::string();
+      },
+      "");
+  std::vector<CLI::App*> apps{&app};
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
+  for (CLI::App* a : apps)
+    for (CLI::Option* option : a->get_options()) {
+      if (option->get_items_expected_max() == 0) continue;  // a flag
+      // A vector option would otherwise take every following word, the model's path included.
+      if (option->get_items_expected_max() > 1) option->allow_extra_args(false);
+      option->check(not_empty);
+      if (option->get_type_name() == "FLOAT") option->check(finite);
+    }
+}
+
+namespace {
+
+// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
+// neighbours each cost one ("derve" -> "derive" 1, "dervie" -> "derive" 1).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  const std::string given = argv[1];
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->check_name(given)) return "";
+    names.push_back(sub->get_name());
+  }
+  // A unique command the word begins ("sim"), else the nearest within a third of its length
+  // (at least one edit: "derve", "evla"), so that a short word is not "corrected" to anything.
+  std::string closest;
+  std::vector<std::string> prefixed;
+  for (const auto& name : names)
+    if (name.rfind(given, 0) == 0) prefixed.push_back(name);
+  if (prefixed.size() == 1) closest = prefixed.front();
+  std::size_t best = std::string::npos;
+  for (const auto& name : names) {
+    if (!closest.empty()) break;
+    const std::size_t distance = edit_distance(given, name);
+    if (distance <= std::max<std::size_t>(1, name.size() / 3) && distance < best) best = distance;
+  }
+  for (const auto& name : names)
+    if (closest.empty() && best != std::string::npos && edit_distance(given, name) == best)
+      closest = name;
+  if (!closest.empty()) return "unknown command '" + given + "'; did you mean '" + closest + "'?";
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return "unknown command '" + given + "' (commands: " + list + ")";
 }
 
 std::string format_seconds(double s) {

@@ -42,9 +42,10 @@ model::ModelError usage_error(const std::string& option, const std::string& mess
 /// error located anywhere else (a model file, an option already) is returned as it is.
 model::ModelError at_option(const model::ModelError& error,
                             const std::map<std::string, std::string>& options);
-/// A whole number as written (no trailing characters), or usage_error.
+/// A finite number as written (no trailing characters), or usage_error: "not a number", or "not
+/// a finite number" for nan, inf and what overflows a double (1e999).
 double parse_number(const std::string& option, const std::string& text);
-/// "V1,V2,.." as numbers.
+/// "V1,V2,.." as numbers (parse_number each); an empty item ("1,,2", "1,", "") is a usage_error.
 std::vector<double> parse_list(const std::string& option, const std::string& text);
 /// --set NAME=VALUE items, each located at "--set" for model::bind's errors.
 model::Values parse_assignments(const std::vector<std::string>& items);
@@ -54,6 +55,15 @@ void reject_constraints(const model::Model& model, const std::string& command);
 principles::Method method_option(const std::string& name);
 /// "a, b and c".
 std::string join_names(const std::vector<std::string>& names);
+/// What every command's options share, set once all commands are registered: each occurrence of
+/// an option takes one value (`--set a=1 --set b=2`, so that `--set a=1 MODEL` leaves MODEL to
+/// the command); a value is never empty; a FLOAT option's value is a finite number.
+void apply_option_rules(CLI::App& app);
+/// The subcommand `argv[1]` names when it names none, or an empty string: for `appell derve`,
+/// "unknown command 'derve'; did you mean 'derive'?" (the one command the word begins, else the
+/// first nearest by edit distance within a third of the command's length, at least one edit),
+/// else "unknown command 'x' (commands: a, b, ..)".
+std::string unknown_command(const CLI::App& app, int argc, char** argv);
 /// "1.23 ms", "45.6 us", "2.345 s".
 std::string format_seconds(double seconds);
 

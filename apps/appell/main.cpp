@@ -4,6 +4,7 @@
 // usage, reported as FILE:LINE:COLUMN: message (name).
 #include <iostream>
 
+#include "appell/appell.hpp"  // APPELL_VERSION_STRING
 #include "cli_support.hpp"
 
 int main(int argc, char** argv) {
@@ -20,11 +21,18 @@ int main(int argc, char** argv) {
   cli::add_verify_command(app, commands);
   cli::add_statics_command(app, commands);
   cli::add_fem_command(app, commands);
+  cli::apply_option_rules(app);
+  app.set_version_flag("--version", "appell " APPELL_VERSION_STRING);
 
+  if (const std::string unknown = cli::unknown_command(app, argc, argv); !unknown.empty()) {
+    std::cerr << "appell: " << unknown << "\n"
+              << "Run 'appell --help' for usage.\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& h) {
-    return app.exit(h);
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
   } catch (const CLI::ParseError& err) {
     std::cerr << "appell: " << err.what() << "\n"
               << "Run 'appell --help' for usage.\n";

@@ -229,9 +229,32 @@ model::Values all_values(const SimulationOptions& options) {
   return values;
 }
 
-// Why E = T + V need not be constant, or "" when it must be.
-std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols) {
+// A load that the bound values make vanish does no work: a force input left at 0, a damper of
+// coefficient 0, a generalized force tau - b*dot(q) with tau unset and b = 0.
+bool load_vanishes(const model::Load& load, const GiNaC::exmap& numbers) {
+  auto zero = [&](const ex& e) {
+    const ex value = sym::substitute(e, numbers);
+    return value.is_zero() || value.expand().is_zero();
+  };
+  auto all_zero = [&](const model::Vector3& v) { return zero(v[0]) && zero(v[1]) && zero(v[2]); };
+  return std::visit(
+      [&](const auto& l) {
+        using T = std::decay_t<decltype(l)>;
+        if constexpr (std::is_same_v<T, model::ForceLoad>) return all_zero(l.force);
+        if constexpr (std::is_same_v<T, model::TorqueLoad>) return all_zero(l.torque);
+        if constexpr (std::is_same_v<T, model::DamperLoad>) return zero(l.coefficient);
+        if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return zero(l.value);
+        return false;
+      },
+      load.kind);
+}
+
+// Why E = T + V need not be constant, or "" when it must be. `symbols`: those of the energies
+// and equations with every value bound (`numbers`, model::BoundValues::substitution()).
+std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols,
+                                    const GiNaC::exmap& numbers) {
   for (const auto& load : m.loads) {
+    if (load_vanishes(load, numbers)) continue;
     const char* kind = std::visit(
         [](const auto& l) -> const char* {
           using T = std::decay_t<decltype(l)>;
@@ -331,23 +354,23 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
 
   sym::Differentiator differentiator(m.time_functions);
   kin::Kinematics kinematics(equations.model, differentiator);
+  const GiNaC::exmap numbers = bound.substitution();
   const GiNaC::exvector energies{
-      sym::substitute(principles::kinetic_energy(kinematics), bound.driven),
-      sym::substitute(principles::potential_energy(kinematics), bound.driven)};
+      sym::substitute(principles::kinetic_energy(kinematics), numbers),
+      sym::substitute(principles::potential_energy(kinematics), numbers)};
+  // What E may depend on once every value is bound: an input left at 0 or set to a constant is
+  // no dependence on time.
   GiNaC::exvector everything = energies;
-  for (const auto& e : equations.entries()) everything.push_back(sym::substitute(e, bound.driven));
+  for (const auto& e : equations.entries()) everything.push_back(sym::substitute(e, numbers));
   const SymbolSet symbols = symbols_of(everything);
 
-  const GiNaC::exmap numbers = bound.substitution();
   std::vector<GiNaC::symbol> state_symbols{m.time_functions->time()};
   for (int order = 0; order <= 1; ++order)
     for (std::size_t j = 0; j < n; ++j) state_symbols.push_back(m.coordinate_symbol(j, order));
-  const Tape energy_tape(
-      {sym::substitute(energies[0], numbers), sym::substitute(energies[1], numbers)},
-      state_symbols);
+  const Tape energy_tape({energies[0], energies[1]}, state_symbols);
 
   SimulationResult result;
-  result.not_conservative_because = non_conservative_reason(m, symbols);
+  result.not_conservative_because = non_conservative_reason(m, symbols, numbers);
   result.conservative = result.not_conservative_because.empty();
   result.constraints = m.constraints.size();
 

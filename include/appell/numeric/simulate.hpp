@@ -82,8 +82,10 @@ struct SimulationResult {
   long rhs_evaluations = 0;  // right-hand side evaluations, finite-difference Jacobians included
   double initial_energy = 0.0;
   double energy_drift = 0.0;  // max |E − E(t_start)| over the rows
-  /// E = T + V must stay constant: no force, torque, damper or generalized load, and neither the
-  /// equations nor the energies depend on t or on an input or unspecified prescribed function.
+  /// E = T + V must stay constant: no force, torque, damper or generalized load that the values
+  /// leave nonzero (an input left at 0 or a damper of coefficient 0 does no work), and, with
+  /// every value bound, neither the equations nor the energies depend on t or on an input or
+  /// unspecified prescribed function (one given a constant number does not vary).
   bool conservative = false;
   std::string not_conservative_because;  // empty when conservative
   /// With constraints: the state is projected back onto them after every step (and the initial
