@@ -700,6 +700,11 @@ ModelBuilder& ModelBuilder::gravity(const Expr3& g) {
 // ---------------------------------------------------------------------------------------------
 // Loads
 
+/// The place of the load about to be added, "loads[k]", for messages.
+std::string ModelBuilder::next_load_item() const {
+  return "loads[" + std::to_string(model_->loads.size()) + "]";
+}
+
 /// The frame a load acts on (a body acts through its frame) and its default point.
 PointRef ModelBuilder::attachment(const Name& name, const std::string& item) {
   ordered_frames();
@@ -719,7 +724,7 @@ PointRef ModelBuilder::point(const PointSpec& p, const std::string& item) {
 
 ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   ForceLoad f;
   f.force = vector3(spec.force, Dependence::Anything, item + ".force");
   f.at = attachment(spec.on, item + ".on");
@@ -731,7 +736,7 @@ ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& w
 
 ModelBuilder& ModelBuilder::torque(const TorqueSpec& spec, const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   TorqueLoad t;
   t.torque = vector3(spec.torque, Dependence::Anything, item + ".torque");
   t.on = attachment(spec.on, item + ".on").frame;
@@ -742,7 +747,7 @@ ModelBuilder& ModelBuilder::torque(const TorqueSpec& spec, const SourceLocation&
 
 ModelBuilder& ModelBuilder::spring(const SpringSpec& spec, const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   SpringLoad s;
   s.from = point(spec.from, item + ".from");
   s.to = point(spec.to, item + ".to");
@@ -754,7 +759,7 @@ ModelBuilder& ModelBuilder::spring(const SpringSpec& spec, const SourceLocation&
 
 ModelBuilder& ModelBuilder::damper(const DamperSpec& spec, const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   DamperLoad d;
   d.from = point(spec.from, item + ".from");
   d.to = point(spec.to, item + ".to");
@@ -766,7 +771,7 @@ ModelBuilder& ModelBuilder::damper(const DamperSpec& spec, const SourceLocation&
 ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr& value,
                                               const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   const auto& all = model_->coordinates;
   const auto found = std::find_if(all.begin(), all.end(),
                                   [&](const Coordinate& c) { return c.name == coordinate.text; });
@@ -781,7 +786,7 @@ ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr
 
 ModelBuilder& ModelBuilder::potential(const Expr& potential, const SourceLocation& where) {
   check_usable();
-  const std::string item = "loads[" + std::to_string(model_->loads.size()) + "]";
+  const std::string item = next_load_item();
   PotentialLoad p{expression(potential, Dependence::Anything, item + ".potential")};
   model_->loads.push_back(Load{p, place(where, item)});
   return *this;

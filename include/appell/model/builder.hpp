@@ -426,6 +426,7 @@ class ModelBuilder {
                      const std::string& body, const std::string& item) const;
   const std::vector<Frame>& ordered_frames();
   std::string frame_name(const Name& name, const std::string& item);
+  std::string next_load_item() const;
   PointRef attachment(const Name& name, const std::string& item);
   PointRef point(const PointSpec& p, const std::string& item);
   void constraint(const Name& name, Constraint::Kind kind, const Expr& expression,
