@@ -55,6 +55,9 @@ step "the installed appell"
 "$prefix/bin/appell" derive "$prefix/$docdir/examples/planar_2r.yaml" >"$work_dir/derive.txt" ||
   fail "installed appell derive failed"
 head -n 3 "$work_dir/derive.txt"
+version=$("$prefix/bin/appell" --version) || fail "installed appell --version failed"
+echo "$version"
+case "$version" in "appell $soversion".*) ;; *) fail "appell --version says '$version'" ;; esac
 
 step "pkg-config --cflags --libs appell"
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
