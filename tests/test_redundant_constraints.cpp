@@ -100,4 +100,17 @@ TEST(RedundantConstraints, InconsistentRedundantConstraintsAreAComputationError)
   }
 }
 
+TEST(CompiledEquationsSizes, AStateOfTheWrongSizeIsRefused) {
+  const num::CompiledEquations compiled(
+      principles::derive(pendulum(false), principles::Method::GibbsAppell));
+  Eigen::MatrixXd M;
+  Eigen::VectorXd f;
+  EXPECT_THROW(compiled.evaluate(0.0, Eigen::VectorXd::Zero(2), Eigen::VectorXd::Zero(3), M, f),
+               std::invalid_argument);
+  EXPECT_THROW(compiled.evaluate(0.0, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(4), M, f),
+               std::invalid_argument);
+  EXPECT_NO_THROW(compiled.evaluate(0.0, Eigen::VectorXd::Zero(3), Eigen::VectorXd::Zero(3), M, f));
+  EXPECT_EQ(M.rows(), 3);
+}
+
 }  // namespace

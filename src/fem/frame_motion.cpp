@@ -29,7 +29,9 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
     : dof_(model->dof()) {
   sym::Differentiator differentiator(model->time_functions);
   kin::Kinematics kinematics(model, differentiator);
-  const int index = *model->frame_index(frame);
+  const auto found = model->frame_index(frame);
+  if (!found) throw model::ModelError(where, "unknown frame", frame);
+  const int index = *found;
   const kin::FrameState& state = kinematics.frame(index);
   const GiNaC::matrix acceleration = kinematics.acceleration(model::PointRef{frame, {0, 0, 0}});
   GiNaC::matrix gravity(3, 1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "appell/model/source_location.hpp"
@@ -76,6 +77,11 @@ CompiledEquations::CompiledEquations(const principles::Equations& eq, const mode
 
 void CompiledEquations::evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  Eigen::MatrixXd& M, Eigen::VectorXd& f) const {
+  // Eigen does not check sizes in a release build: a short vector would be read past its end.
+  if (q.size() != static_cast<Eigen::Index>(n_) || qd.size() != static_cast<Eigen::Index>(n_))
+    throw std::invalid_argument("CompiledEquations::evaluate: expected " + std::to_string(n_) +
+                                " coordinates and speeds, got " + std::to_string(q.size()) +
+                                " and " + std::to_string(qd.size()));
   variables_[0] = t;
   for (std::size_t j = 0; j < n_; ++j) {
     variables_[1 + j] = q[static_cast<Eigen::Index>(j)];

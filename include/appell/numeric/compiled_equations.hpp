@@ -38,7 +38,7 @@ class CompiledEquations {
   /// n, the number of coordinates.
   std::size_t dof() const { return n_; }
   /// Evaluates M (resized to n×n) and f (resized to n) at time t and the state q, q̇. q and qd
-  /// must have n entries each (not checked here; num::evaluate_state checks).
+  /// must have n entries each: other sizes throw std::invalid_argument.
   void evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
                 Eigen::VectorXd& f) const;
   /// Solves M q̈ = f (M n×n, f n) by Cholesky; returns q̈ (n). Throws model::ComputationError
