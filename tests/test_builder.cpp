@@ -210,7 +210,7 @@ TEST(ModelBuilderErrors, ExpressionsAndNumbers) {
         const auto q = b.coordinate("q");
         b.gravity({0, q, 0});
       },
-      "gravity[1]", "only numbers, pi, parameters and t", "q");
+      "gravity[1]", "only numbers, parameters and t", "q");
 }
 
 TEST(ModelBuilderErrors, FramesAndRotations) {

@@ -49,18 +49,23 @@ class SourceText {
     return SourceLocation{file_, mark.line + 1, mark.column + 1};
   }
 
+  /// The offset of a node's value in the text: past a tag or an anchor ("!!str 5", "&a 5").
+  std::size_t value_start(const YAML::Node& node) const {
+    std::size_t start = static_cast<std::size_t>(node.Mark().pos);
+    while (start < text_.size() && (text_[start] == '!' || text_[start] == '&')) {
+      while (start < text_.size() && !is_blank(text_[start])) ++start;
+      while (start < text_.size() && (text_[start] == ' ' || text_[start] == '\t')) ++start;
+    }
+    return start;
+  }
+
   /// Where each character of a scalar's value was written. Exact for plain and quoted scalars
   /// on one line; follows line folding and block scalars so that it stays right on later lines.
   TextLocator locator(const YAML::Node& scalar) const {
     const YAML::Mark mark = scalar.Mark();
     if (mark.is_null() || static_cast<std::size_t>(mark.pos) >= text_.size())
       return locate_on_one_line(at(mark));
-    std::size_t start = static_cast<std::size_t>(mark.pos);
-    // A tag or an anchor may precede the value: "!!str 5", "&a 5".
-    while (start < text_.size() && (text_[start] == '!' || text_[start] == '&')) {
-      while (start < text_.size() && !is_blank(text_[start])) ++start;
-      while (start < text_.size() && (text_[start] == ' ' || text_[start] == '\t')) ++start;
-    }
+    std::size_t start = value_start(scalar);
     if (start < text_.size() && (text_[start] == '"' || text_[start] == '\'')) {
       ++start;
     } else if (start < text_.size() && (text_[start] == '|' || text_[start] == '>')) {
@@ -210,12 +215,7 @@ class ModelReader {
     }
     if (!node.IsScalar() || node.Mark().is_null()) return;
     const std::string& text = source_.text();
-    std::size_t i = static_cast<std::size_t>(node.Mark().pos);
-    // A tag or an anchor may precede the value: "!!str 5", "&a 5".
-    while (i < text.size() && (text[i] == '!' || text[i] == '&')) {
-      while (i < text.size() && !is_blank(text[i])) ++i;
-      while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    }
+    const std::size_t i = source_.value_start(node);
     if (i >= text.size() || (text[i] != '"' && text[i] != '\'')) return;
     const char quote = text[i];
     for (std::size_t k = i + 1; k < text.size(); ++k) {

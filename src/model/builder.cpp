@@ -1,5 +1,6 @@
 #include "appell/model/builder.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -49,35 +50,6 @@ bool is_rotation(const std::array<std::array<double, 3>, 3>& r) {
                      r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0]) +
                      r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
   return std::abs(det - 1.0) <= kRotationTolerance;
-}
-
-/// The eigenvalues of a symmetric 3×3 matrix in ascending order (the trigonometric solution of
-/// the characteristic cubic).
-std::array<double, 3> symmetric_eigenvalues(const std::array<std::array<double, 3>, 3>& a) {
-  const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
-  const double q = (a[0][0] + a[1][1] + a[2][2]) / 3;
-  std::array<double, 3> e{a[0][0], a[1][1], a[2][2]};
-  if (p1 == 0.0) {
-    std::sort(e.begin(), e.end());
-    return e;
-  }
-  const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) +
-                    (a[2][2] - q) * (a[2][2] - q) + 2 * p1;
-  const double p = std::sqrt(p2 / 6);
-  double b[3][3];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) b[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
-  const double det = b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) -
-                     b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
-                     b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0]);
-  const double r = std::clamp(det / 2, -1.0, 1.0);
-  const double phi = std::acos(r) / 3;
-  const double pi = std::acos(-1.0);
-  e[2] = q + 2 * p * std::cos(phi);
-  e[0] = q + 2 * p * std::cos(phi + 2 * pi / 3);
-  e[1] = 3 * q - e[0] - e[2];
-  std::sort(e.begin(), e.end());
-  return e;
 }
 
 std::string format_number(double value) {
@@ -288,7 +260,7 @@ GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
     const auto& s = GiNaC::ex_to<GiNaC::symbol>(*it);
     if (s.is_equal(scope_.time())) {
       if (allowed == Dependence::Parameters)
-        throw ModelError(where, "only numbers, pi and parameters are allowed here", "t");
+        throw ModelError(where, not_allowed_message(allowed), "t");
       continue;
     }
     bool is_parameter = false;
@@ -296,11 +268,7 @@ GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
     if (is_parameter) continue;
     if (auto function = model_->time_functions->lookup(s)) {
       if (allowed != Dependence::Anything)
-        throw ModelError(where,
-                         allowed == Dependence::Parameters
-                             ? "only numbers, pi and parameters are allowed here"
-                             : "only numbers, pi, parameters and t are allowed here",
-                         s.get_name());
+        throw ModelError(where, not_allowed_message(allowed), s.get_name());
       continue;
     }
     throw ModelError(where,
@@ -662,7 +630,12 @@ void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocat
   const auto numbers = numeric_matrix(at);
   if (!numbers) return;  // depends on something without a default: left to the user's values
   const auto& I = *numbers;
-  const auto moments = symmetric_eigenvalues(I);
+  Eigen::Matrix3d tensor;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) tensor(i, j) = I[i][j];
+  const Eigen::Vector3d moments =
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(tensor, Eigen::EigenvaluesOnly)
+          .eigenvalues();  // ascending
   const double scale = std::max({std::abs(I[0][0]), std::abs(I[1][1]), std::abs(I[2][2]), 1e-300});
   const double tolerance = 1e-9 * scale;
   std::ostringstream principal;

@@ -370,8 +370,7 @@ class Parser {
   }
 
   [[noreturn]] void not_allowed_here(const Token& t) const {
-    fail(t, allowed_ == Dependence::Parameters ? "only numbers and parameters are allowed here"
-                                               : "only numbers, parameters and t are allowed here");
+    fail(t, not_allowed_message(allowed_));
   }
 
   ex name(const Token& t) const {
@@ -503,6 +502,11 @@ class Parser {
 };
 
 }  // namespace
+
+std::string not_allowed_message(Dependence allowed) {
+  return allowed == Dependence::Parameters ? "only numbers and parameters are allowed here"
+                                           : "only numbers, parameters and t are allowed here";
+}
 
 std::optional<Vector3> normalized_axis(const Vector3& axis) {
   const ex norm2 = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).expand();

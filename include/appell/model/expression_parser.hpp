@@ -104,6 +104,10 @@ GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate);
 
+/// What an expression written where `allowed` holds may use, as the message of an error at a
+/// name it may not use ("only numbers and parameters are allowed here").
+std::string not_allowed_message(Dependence allowed);
+
 /// A rotation axis divided by its length (kept as written when that is 1); nullopt for a zero axis.
 std::optional<Vector3> normalized_axis(const Vector3& axis);
 
