@@ -25,6 +25,7 @@
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
+#include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 
@@ -145,6 +146,7 @@ struct RightHandSide {
 int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   auto& rhs = *static_cast<RightHandSide*>(data);
   try {
+    sym::poll_cancellation();  // a Cancelled is kept and rethrown as it is, like bad_alloc
     rhs.load(N_VGetArrayPointer(y));
     double* rate = N_VGetArrayPointer(ydot);
     rhs.accelerations(t);

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 
+#include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 
 namespace appell::sym {
@@ -65,6 +66,7 @@ ex Differentiator::derive(const ex& e, Cache& cache, const GiNaC::symbol* var) {
   const void* key = node_key(e);
   if (auto it = cache.find(key); it != cache.end()) return it->second.result;
   ++derivative_nodes_;
+  poll_cancellation();
 
   ex result = 0;
   if (GiNaC::is_a<GiNaC::add>(e)) {
@@ -144,6 +146,7 @@ class LinearSplitter {
       }
     } else {
       ++visited;
+      poll_cancellation();
       combine(e, parts);
     }
     return cache_.emplace(key, std::move(parts)).first->second;

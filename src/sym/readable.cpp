@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 
 namespace appell::sym {
@@ -276,6 +277,7 @@ ex FourierForm::fourier(const ex& e) {
     return e;
   const void* key = node_key(e);
   if (auto it = fourier_memo_.find(key); it != fourier_memo_.end()) return it->second.result;
+  poll_cancellation();
 
   ex result;
   if (GiNaC::is_a<GiNaC::add>(e)) {

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "appell/sym/cancellation.hpp"
+
 namespace appell::sym {
 
 using GiNaC::ex;
@@ -44,6 +46,7 @@ std::uint32_t Tape::emit(Instruction instruction) {
 std::uint32_t Tape::compile(const ex& e) {
   const void* key = &GiNaC::ex_to<GiNaC::basic>(e);
   if (auto it = visited_.find(key); it != visited_.end()) return it->second.slot;
+  poll_cancellation();
   std::uint32_t slot = 0;
   if (GiNaC::is_a<GiNaC::numeric>(e)) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
