@@ -1,0 +1,314 @@
+"""appell: equations of motion by Lagrange II, Gibbs-Appell, D'Alembert, Gauss and Nielsen.
+
+Python bindings over the C++ library (docs/python.md)::
+
+    import appell
+    model = appell.load("examples/planar_2r.yaml")
+    eq = appell.derive(model, method="gibbs-appell")
+    print(eq.text())                       # or eq in a notebook: typeset
+    M, f = eq.to_sympy()                   # SymPy matrices, SymPy mechanics' conventions
+    c = eq.compile()
+    M, f = c.evaluate([0.3, -0.5], [1.0, 0.0])
+    result = appell.simulate(model, t_end=2.0)
+    result.t, result.q, result.E
+
+Long calls (derive, verify, simulate, statics, fem_modes, compile) release the GIL and stop on
+Ctrl-C with KeyboardInterrupt. Bad input raises ModelError (a ValueError with .file, .line,
+.column, .name); a computation that fails on valid input raises ComputationError.
+"""
+
+from . import _appell
+from ._appell import (  # noqa: F401  (the public names)
+    Compiled,
+    ComputationError,
+    Equations,
+    Model,
+    ModelBuilder,
+    ModelError,
+    codegen,
+    verify,
+)
+
+__version__ = _appell.__version__
+
+__all__ = [
+    "Compiled",
+    "ComputationError",
+    "Equations",
+    "EquilibriaResult",
+    "InverseResult",
+    "Model",
+    "ModelBuilder",
+    "ModelError",
+    "ModesResult",
+    "SimulationResult",
+    "codegen",
+    "derive",
+    "fem_modes",
+    "inverse",
+    "load",
+    "simulate",
+    "statics",
+    "verify",
+]
+
+_METHODS = ("lagrange", "gibbs-appell", "dalembert", "gauss", "nielsen")
+
+
+def _check_type(name, value, types, what):
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+        raise TypeError(f"{name}: expected {what}, got {type(value).__name__}")
+
+
+def _number(name, value, positive=False, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            import numpy
+
+            if isinstance(value, numpy.number) and not isinstance(value, numpy.bool_):
+                value = float(value)
+            else:
+                raise TypeError
+        except TypeError:
+            raise TypeError(f"{name}: expected a number, got {type(value).__name__}") from None
+    value = float(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"{name}: not a finite number ({value})")
+    if positive and not value > 0:
+        raise ValueError(f"{name}: must be > 0, got {value}")
+    return value
+
+
+def _method(method):
+    _check_type("method", method, (str,), "a method name (str)")
+    if method not in _METHODS:
+        raise ValueError(f"method: unknown method {method!r} ({', '.join(_METHODS)})")
+    return method
+
+
+def _model(model, allow_equations=False):
+    kinds = (Model, Equations) if allow_equations else (Model,)
+    if not isinstance(model, kinds):
+        what = "an appell.Model or appell.Equations" if allow_equations else "an appell.Model"
+        raise TypeError(f"model: expected {what}, got {type(model).__name__}")
+    return model
+
+
+# ---------------------------------------------------------------------------------------------
+# Models
+
+
+def load(path):
+    """The model in the file at `path` (YAML, MODEL_FORMAT.md), checked as `appell` checks it.
+
+    Raises ModelError located at the file (file, line, column, name) for a missing file or an
+    invalid model.
+    """
+    import os
+
+    _check_type("path", path, (str, os.PathLike), "a path (str or os.PathLike)")
+    return _appell._load(os.fspath(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Equations
+
+
+def derive(model, method="gibbs-appell", *, order=1, values=None, raw=False, minimal=False,
+           show=None):
+    """The equations of motion M(q, t) q'' = f(q, q', t) of `model`, as `appell derive` forms
+    them.
+
+    method: "lagrange", "gibbs-appell" (default), "dalembert", "gauss" or "nielsen".
+    order: Gibbs-Appell equations of order m >= 1 (the energy of the (m+1)-th derivatives).
+    values: numbers substituted into the printed equations ({"M": 2.0}: parameters, inputs).
+    raw: as formed (fast, for compile()), not made readable.
+    minimal: the minimal form in the model's independent speeds.
+    show: also "compulsion" (Gauss's Z) or "inertial-forces" (of a carrier frame).
+    """
+    _model(model)
+    _method(method)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise TypeError(f"order: expected an int, got {type(order).__name__}")
+    _check_type("raw", raw, (bool,), "True or False")
+    _check_type("minimal", minimal, (bool,), "True or False")
+    if show is not None:
+        _check_type("show", show, (str,), "'compulsion' or 'inertial-forces'")
+    return _appell._derive(model, method, order, values, raw, minimal, show)
+
+
+def _latex_for_notebook(self):
+    # What `appell derive --format latex` prints, without its comment lines: MathJax typesets
+    # the align (and equation) environments as they are.
+    lines = [line for line in self.latex().splitlines() if not line.lstrip().startswith("%")]
+    return "\n".join(lines)
+
+
+def _equations_repr(self):
+    what = "minimal form" if self.minimal else f"{self.method}"
+    if self.order > 1:
+        what += f", order {self.order}"
+    return (f"<appell.Equations of '{self.model.name}' by {what}: {self.dof} coordinates "
+            f"({', '.join(self.coordinates)})>")
+
+
+def _to_sympy(self, constraints=False):
+    from ._sympy import equations_to_sympy
+
+    return equations_to_sympy(self, constraints)
+
+
+Equations._repr_latex_ = _latex_for_notebook
+Equations.__repr__ = _equations_repr
+Equations.__str__ = lambda self: self.text()
+Equations.to_sympy = _to_sympy
+Equations.to_sympy.__doc__ = """(M, f) as SymPy matrices in SymPy mechanics' conventions.
+
+Coordinates are sympy.physics.mechanics.dynamicsymbols (functions of the Symbol t), their
+velocities and accelerations those functions' time derivatives, parameters Symbols of their
+names, inputs and unspecified prescribed functions dynamicsymbols. With constraints=True,
+(M, f, A, b) of M q'' = f + A^T lambda, A q'' = b.
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+class _Result:
+    """A result: numpy arrays and numbers as attributes; repr lists them."""
+
+    _fields = ()
+
+    def __init__(self, data):
+        self.__dict__.update(data)
+
+    def __repr__(self):
+        parts = []
+        for name in self._fields:
+            value = getattr(self, name)
+            shape = getattr(value, "shape", None)
+            parts.append(f"{name}={shape}" if shape is not None else f"{name}={value!r}")
+        return f"<appell.{type(self).__name__} {' '.join(parts)}>"
+
+
+class SimulationResult(_Result):
+    """What appell.simulate integrated: the CSV of `appell simulate` as numpy arrays.
+
+    t (N,); q, qd, qdd (N, n) in the order of .coordinates; T, V, E (N,) the kinetic, potential
+    and total energy; lam (N, m) the multipliers (named by .multipliers) with constraints, (N, 0)
+    without. complete is False when the integrator stopped early (the rows reached are kept and
+    .message says why). stats: steps, rhs_evaluations, energy_drift, conservative, ...
+    """
+
+    _fields = ("t", "q", "complete")
+
+
+class InverseResult(_Result):
+    """Driving forces Q = M q'' - f (N, n) at the times t (N,) along q, qd, qdd (N, n)."""
+
+    _fields = ("t", "Q")
+
+
+class EquilibriaResult(_Result):
+    """generalized_forces (readable text, one per coordinate), equilibria (list of dicts: q,
+    lam, stable, stiffness_eigenvalues, residual) and best_residual."""
+
+    _fields = ("generalized_forces", "equilibria")
+
+
+class ModesResult(_Result):
+    """frequencies_hz (modes,), shapes (dofs, modes), and the mesh: body, elements,
+    element_type, nodes, dofs, free_dofs, mass; the frame's omega at at_time; stiffened, note."""
+
+    _fields = ("body", "frequencies_hz")
+
+
+# ---------------------------------------------------------------------------------------------
+# Solvers: the commands simulate, inverse, statics and fem with their options as arguments
+
+
+def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=None,
+             values=None, inputs=None, *, integrator="bdf", max_rows=10_000_000,
+             method="gibbs-appell"):
+    """Forward dynamics from t = 0 to t_end with SUNDIALS CVODE (`appell simulate`).
+
+    model: a Model (its equations derived by `method`) or Equations (not the minimal form).
+    q0, qd0: initial state (n values each; default the model's). rtol, atol: tolerances.
+    output_step: time between rows (default 0.01; the last row is at t_end).
+    values: {name: number or expression of t (str)} for parameters, inputs and unspecified
+    prescribed functions; inputs: {name: expression of t} (as --input NAME=EXPR).
+    integrator: "bdf" (default) or "adams". Returns a SimulationResult.
+    """
+    _model(model, allow_equations=True)
+    t_end = _number("t_end", t_end)
+    output_step = 0.01 if output_step is None else _number("output_step", output_step)
+    rtol = _number("rtol", rtol)
+    atol = _number("atol", atol)
+    _check_type("integrator", integrator, (str,), "'bdf' or 'adams'")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
+        raise TypeError(f"max_rows: expected an int, got {type(max_rows).__name__}")
+    if inputs is not None:
+        _check_type("inputs", inputs, (dict,), "a dict of name -> expression of t (str)")
+        for name, expression in inputs.items():
+            _check_type(f"inputs[{name!r}]", expression, (str,), "an expression of t (str)")
+    _method(method)
+    data = _appell._simulate(model, t_end, q0, qd0, rtol, atol, output_step, values, inputs,
+                             integrator, max_rows, method)
+    return SimulationResult(data)
+
+
+def inverse(model, trajectory=None, *, t_end=None, output_step=None, from_csv=None, t=None,
+            q=None, qd=None, qdd=None, values=None, method="gibbs-appell"):
+    """Driving forces Q = M q'' - f along a prescribed motion (`appell inverse`).
+
+    The motion is one of: trajectory="q1 = EXPR; q2 = EXPR" (expressions of t and the
+    parameters) with t_end and output_step (rows at t = 0, H, ..., <= t_end); from_csv=PATH
+    (header t,<q..>,dot(<q>)..,ddot(<q>)..); or arrays t (N,), q, qd, qdd (N, n).
+    values: parameter overrides. Returns an InverseResult (t, q, qd, qdd, Q).
+    """
+    _model(model, allow_equations=True)
+    _method(method)
+    if trajectory is not None:
+        _check_type("trajectory", trajectory, (str,), "'q1 = EXPR; q2 = EXPR' (str)")
+    t_end = _number("t_end", t_end, allow_none=True)
+    output_step = _number("output_step", output_step, allow_none=True)
+    if q is not None and (t is None or qd is None or qdd is None):
+        missing = [name for name, v in (("t", t), ("qd", qd), ("qdd", qdd)) if v is None]
+        raise ValueError(f"{missing[0]}: required with q (give t, q, qd and qdd)")
+    data = _appell._inverse(model, trajectory, t_end, output_step, from_csv, t, q, qd, qdd,
+                            values, method)
+    return InverseResult(data)
+
+
+def statics(model, *, guesses=None, values=None, t=0.0, random_starts=8, tolerance=1e-10):
+    """Generalized forces at rest by virtual work, equilibria and their stability
+    (`appell statics`).
+
+    guesses: extra Newton starts, a list of n-vectors, or a dict {coordinate: value} for one
+    start (the others at their initial values), as --guess. t: time of rheonomic loads.
+    Returns an EquilibriaResult; raises ComputationError when no start converges.
+    """
+    _model(model)
+    t = _number("t", t)
+    tolerance = _number("tolerance", tolerance, positive=True)
+    if isinstance(random_starts, bool) or not isinstance(random_starts, int):
+        raise TypeError(f"random_starts: expected an int, got {type(random_starts).__name__}")
+    data = _appell._statics(model, guesses, values, t, random_starts, tolerance)
+    return EquilibriaResult(data)
+
+
+def fem_modes(model, *, body=None, modes=6, at_time=0.0, stiffening=True, values=None):
+    """Natural frequencies and mode shapes of a flexible body about its frame's rigid state at
+    at_time (`appell fem`). body: its name (default the first); stiffening=False as
+    --no-stiffening. Returns a ModesResult."""
+    _model(model)
+    if body is not None:
+        _check_type("body", body, (str,), "a flexible body's name (str)")
+    if isinstance(modes, bool) or not isinstance(modes, int):
+        raise TypeError(f"modes: expected an int, got {type(modes).__name__}")
+    at_time = _number("at_time", at_time)
+    _check_type("stiffening", stiffening, (bool,), "True or False")
+    return ModesResult(_appell._fem_modes(model, body, modes, at_time, stiffening, values))

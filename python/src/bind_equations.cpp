@@ -1,0 +1,360 @@
+// appell._derive, appell.Equations, appell.Compiled and appell.verify.
+#include "common.hpp"
+
+namespace appell::python {
+
+namespace {
+
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+py::dict cost_dict(const principles::DerivationCost& c) {
+  py::dict d;
+  d["differentiations"] = c.differentiations;
+  d["derivative_nodes"] = c.derivative_nodes;
+  d["size_before"] = c.size_before;
+  d["size_after"] = c.size_after;
+  d["seconds"] = c.seconds;
+  d["simplify_seconds"] = c.simplify_seconds;
+  return d;
+}
+
+Equations derive(const Model& target, const std::string& method, int order,
+                 const py::object& values, bool raw, bool minimal, const py::object& show) {
+  principles::DerivationRequest request;
+  request.method = to_method(method);
+  request.order = order;
+  request.minimal = minimal;
+  request.readable = !raw;
+  request.values = to_values(*target.model, values, "values", false);
+  if (!show.is_none()) {
+    const std::string what = py::str(show);
+    if (what != "compulsion" && what != "inertial-forces")
+      value_error("show", "unknown quantity '" + what + "' (compulsion, inertial-forces)");
+    request.compulsion = what == "compulsion";
+    request.inertial_forces = what == "inertial-forces";
+  }
+  return Equations{target.model,
+                   interruptible([&] { return principles::derive(target.model, request); }), raw};
+}
+
+// Every expression of the equations as text in the model language (parsed back by to_sympy).
+py::dict expressions(const Equations& e) {
+  const auto& eq = e.equations("expressions");
+  struct Texts {
+    std::vector<std::vector<std::string>> M, A;
+    std::vector<std::string> f, b;
+  };
+  const Texts texts = locked([&] {
+    const sym::ReadableContext context = io::readable_context(*e.model);
+    Texts t;
+    auto text = [&](const GiNaC::ex& x) { return io::expression_text(x, context); };
+    for (unsigned i = 0; i < eq.mass_matrix.rows(); ++i) {
+      t.M.emplace_back();
+      for (unsigned j = 0; j < eq.mass_matrix.cols(); ++j)
+        t.M.back().push_back(text(eq.mass_matrix(i, j)));
+      t.f.push_back(text(eq.forcing(i, 0)));
+    }
+    for (unsigned i = 0; i < eq.constraint_count(); ++i) {
+      t.A.emplace_back();
+      for (unsigned j = 0; j < eq.constraint_matrix.cols(); ++j)
+        t.A.back().push_back(text(eq.constraint_matrix(i, j)));
+      t.b.push_back(text(eq.constraint_rhs(i, 0)));
+    }
+    return t;
+  });
+  py::dict d;
+  d["M"] = texts.M;
+  d["f"] = texts.f;
+  d["A"] = texts.A;
+  d["b"] = texts.b;
+  return d;
+}
+
+/// The compiled equations of one Equations, with a lock of its own: evaluate() reuses buffers.
+struct Compiled {
+  std::shared_ptr<const model::Model> model;
+  std::unique_ptr<num::CompiledEquations> compiled;
+  std::mutex mutex;
+  std::size_t n = 0, m = 0;
+};
+
+std::unique_ptr<Compiled> compile(const Equations& e, const py::object& values) {
+  const auto& eq = e.equations("compile");
+  const auto bound = to_values(*e.model, values, "values");
+  auto result = std::make_unique<Compiled>();
+  result->model = e.model;
+  result->compiled =
+      interruptible([&] { return std::make_unique<num::CompiledEquations>(eq, bound); });
+  result->n = result->compiled->dof();
+  result->m = result->compiled->constraint_count();
+  return result;
+}
+
+// A batch of states: q and qd of shape (n,) or (k, n), t a number or shape (k,).
+struct States {
+  Array q, qd, t;
+  std::size_t k = 1;
+  bool batch = false;
+  double t0 = 0.0;
+  double time(std::size_t i) const { return t.size() ? t.data()[t.size() == 1 ? 0 : i] : t0; }
+};
+
+States states(const Compiled& c, const py::handle& q, const py::handle& qd, const py::handle& t) {
+  States s;
+  auto as_array = [](const py::handle& value, const char* argument) {
+    Array a;
+    try {
+      a = Array::ensure(value);
+    } catch (const py::error_already_set&) {
+    }
+    if (!a) type_error(argument, "expected numbers (a sequence or a numpy array)");
+    return a;
+  };
+  s.q = as_array(q, "q");
+  s.qd = as_array(qd, "qd");
+  const std::string n = std::to_string(c.n);
+  for (const auto& [a, name] : {std::pair<const Array&, const char*>{s.q, "q"}, {s.qd, "qd"}}) {
+    if (a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) != c.n)
+      value_error(name, "expected " + n + " values (one per coordinate), got " +
+                            std::to_string(a.shape(0)));
+    if (a.ndim() == 2 && static_cast<std::size_t>(a.shape(1)) != c.n)
+      value_error(name, "expected shape (k, " + n + "), got (" + std::to_string(a.shape(0)) + ", " +
+                            std::to_string(a.shape(1)) + ")");
+    if (a.ndim() != 1 && a.ndim() != 2)
+      value_error(name, "expected shape (" + n + ",) or (k, " + n + ")");
+  }
+  if (s.q.ndim() != s.qd.ndim() || (s.q.ndim() == 2 && s.q.shape(0) != s.qd.shape(0)))
+    value_error("qd", "expected the shape of q");
+  s.batch = s.q.ndim() == 2;
+  s.k = s.batch ? static_cast<std::size_t>(s.q.shape(0)) : 1;
+  if (py::isinstance<py::float_>(t) || py::isinstance<py::int_>(t)) {
+    s.t0 = t.cast<double>();
+  } else {
+    s.t = as_array(t, "t");
+    if (s.t.ndim() > 1 ||
+        (s.t.ndim() == 1 && (!s.batch || static_cast<std::size_t>(s.t.size()) != s.k)))
+      value_error("t", "expected a number, or shape (k,) with states of shape (k, n)");
+  }
+  return s;
+}
+
+void load_state(const States& s, std::size_t i, std::size_t n, Eigen::VectorXd& q,
+                Eigen::VectorXd& qd) {
+  const double* qp = s.q.data() + i * n;
+  const double* qdp = s.qd.data() + i * n;
+  for (std::size_t j = 0; j < n; ++j) {
+    q[static_cast<Eigen::Index>(j)] = qp[j];
+    qd[static_cast<Eigen::Index>(j)] = qdp[j];
+  }
+}
+
+// M (k, n, n) and f (k, n), or (n, n) and (n,) for one state.
+py::tuple evaluate(Compiled& c, const py::handle& q, const py::handle& qd, const py::handle& t) {
+  const States s = states(c, q, qd, t);
+  const auto n = static_cast<py::ssize_t>(c.n), k = static_cast<py::ssize_t>(s.k);
+  py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
+  py::array_t<double> f = s.batch ? py::array_t<double>({k, n}) : py::array_t<double>(n);
+  double* Mp = M.mutable_data();
+  double* fp = f.mutable_data();
+  auto run = [&] {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Eigen::VectorXd qv(n), qdv(n), fv(n);
+    Eigen::MatrixXd Mv(n, n);
+    for (std::size_t i = 0; i < s.k; ++i) {
+      load_state(s, i, c.n, qv, qdv);
+      c.compiled->evaluate(s.time(i), qv, qdv, Mv, fv);
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          Mp + i * c.n * c.n, n, n) = Mv;
+      Eigen::Map<Eigen::VectorXd>(fp + i * c.n, n) = fv;
+    }
+  };
+  if (s.k > 16) {
+    py::gil_scoped_release release;  // a long batch lets other Python threads run
+    run();
+  } else {
+    run();
+  }
+  return py::make_tuple(M, f);
+}
+
+// q̈ (k, n) or (n,); with constraints also λ (k, m) or (m,).
+py::object accelerations(Compiled& c, const py::handle& q, const py::handle& qd,
+                         const py::handle& t) {
+  const States s = states(c, q, qd, t);
+  const auto n = static_cast<py::ssize_t>(c.n), m = static_cast<py::ssize_t>(c.m),
+             k = static_cast<py::ssize_t>(s.k);
+  py::array_t<double> qdd = s.batch ? py::array_t<double>({k, n}) : py::array_t<double>(n);
+  py::array_t<double> lam = s.batch ? py::array_t<double>({k, m}) : py::array_t<double>(m);
+  double* qddp = qdd.mutable_data();
+  double* lamp = lam.mutable_data();
+  auto run = [&] {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    Eigen::VectorXd qv(n), qdv(n), fv(n), bv, qddv(n), lamv;
+    Eigen::MatrixXd Mv(n, n), Av;
+    for (std::size_t i = 0; i < s.k; ++i) {
+      load_state(s, i, c.n, qv, qdv);
+      c.compiled->evaluate(s.time(i), qv, qdv, Mv, fv);
+      if (c.m > 0) {
+        c.compiled->constraints(Av, bv);
+        c.compiled->accelerations_and_multipliers(Mv, fv, Av, bv, qddv, lamv);
+        for (std::size_t j = 0; j < c.m; ++j)
+          lamp[i * c.m + j] =
+              j < static_cast<std::size_t>(lamv.size()) ? lamv[static_cast<Eigen::Index>(j)] : 0.0;
+      } else {
+        qddv = c.compiled->accelerations(Mv, fv);
+      }
+      Eigen::Map<Eigen::VectorXd>(qddp + i * c.n, n) = qddv;
+    }
+  };
+  if (s.k > 16) {
+    py::gil_scoped_release release;
+    run();
+  } else {
+    run();
+  }
+  if (c.m > 0) return py::make_tuple(qdd, lam);
+  return qdd;
+}
+
+// Everything `appell eval --json` reports at one state, as a dict of numpy arrays.
+py::dict state(Compiled& c, const py::handle& q, const py::handle& qd, double t) {
+  const Eigen::VectorXd qv = to_vector(q, c.n, "q"), qdv = to_vector(qd, c.n, "qd");
+  num::StateEvaluation e;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(c.mutex);
+    e = num::evaluate_state(*c.compiled, t, qv, qdv);
+  }
+  py::dict d;
+  d["t"] = e.t;
+  d["q"] = to_numpy(e.q);
+  d["qd"] = to_numpy(e.qd);
+  d["M"] = to_numpy(e.mass_matrix);
+  d["f"] = to_numpy(e.forcing);
+  d["qdd"] = to_numpy(e.qdd);
+  d["A"] = to_numpy(e.constraint_matrix);
+  d["b"] = to_numpy(e.constraint_rhs);
+  d["lam"] = to_numpy(e.lambda);
+  std::vector<std::string> redundant;
+  for (std::size_t i : e.redundant) redundant.push_back(c.model->constraints[i].name);
+  d["redundant"] = redundant;
+  return d;
+}
+
+py::list verify(const Model& target, std::size_t states, double tolerance) {
+  num::VerifyOptions options;
+  options.states = states;
+  options.tolerance = tolerance;
+  const num::VerificationReport report =
+      interruptible([&] { return num::verify(target.model, options); });
+  py::list rows;
+  for (const auto& r : report.rows) {
+    py::dict d;
+    d["method"] = r.method;
+    d["agrees"] = r.agrees;
+    d["symbolic"] = r.symbolic;
+    d["max_error"] = r.max_error;
+    d["first_difference"] = r.first_difference;
+    d["differentiations"] = r.differentiations;
+    d["derivative_nodes"] = r.derivative_nodes;
+    d["size_before"] = r.size_before;
+    d["size_after"] = r.size_after;
+    d["seconds"] = r.derive_seconds;
+    d["simplify_seconds"] = r.simplify_seconds;
+    rows.append(d);
+  }
+  return rows;
+}
+
+}  // namespace
+
+void bind_equations(py::module_& m) {
+  py::class_<Equations>(m, "Equations", R"doc(Equations of motion M(q, t) q'' = f(q, q', t) (with
+constraints M q'' = f + A^T lambda, A q'' = b), as appell.derive formed them. text(), latex() and
+json() print them as `appell derive` does; a notebook shows them typeset.)doc")
+      .def(
+          "text",
+          [](const Equations& e) { return locked([&] { return io::write_text(e.derivation); }); },
+          "the equations as `appell derive` prints them")
+      .def(
+          "latex",
+          [](const Equations& e) { return locked([&] { return io::write_latex(e.derivation); }); },
+          "LaTeX (an align block), as `appell derive --format latex`")
+      .def(
+          "json",
+          [](const Equations& e) { return locked([&] { return io::write_json(e.derivation); }); },
+          "a JSON object, as `appell derive --format json`")
+      .def_property_readonly("model", [](const Equations& e) { return Model{e.model}; })
+      .def_property_readonly("method",
+                             [](const Equations& e) {
+                               return e.derivation.equations
+                                          ? principles::method_name(e.derivation.equations->method)
+                                          : std::string("gibbs-appell");
+                             })
+      .def_property_readonly("order",
+                             [](const Equations& e) {
+                               return e.derivation.equations ? e.derivation.equations->order : 1;
+                             })
+      .def_property_readonly(
+          "minimal", [](const Equations& e) { return !e.derivation.equations; },
+          "the minimal form in the independent speeds")
+      .def_property_readonly(
+          "simplified", [](const Equations& e) { return !e.raw; },
+          "made readable (False: as formed, derive(raw=True))")
+      .def_property_readonly("dof", [](const Equations& e) { return e.model->dof(); })
+      .def_property_readonly("coordinates",
+                             [](const Equations& e) {
+                               std::vector<std::string> names;
+                               for (const auto& c : e.model->coordinates) names.push_back(c.name);
+                               return names;
+                             })
+      .def_property_readonly("multipliers",
+                             [](const Equations& e) {
+                               return e.derivation.equations ? e.derivation.equations->multipliers
+                                                             : std::vector<std::string>{};
+                             })
+      .def_property_readonly(
+          "cost",
+          [](const Equations& e) {
+            return cost_dict(e.derivation.equations ? e.derivation.equations->cost
+                                                    : e.derivation.minimal->cost);
+          },
+          "what forming them cost: differentiations, derivative_nodes, size_before, size_after, "
+          "seconds, simplify_seconds")
+      .def("_expressions", &expressions)
+      .def("compile", &compile, py::arg("values") = py::none(),
+           R"doc(The equations compiled for fast evaluation at numeric states. `values`: a dict of
+parameter overrides and numbers (or expressions of t, as str) for inputs and unspecified
+prescribed functions, e.g. {"M": 2.0, "u": "sin(t)"}.)doc");
+
+  py::class_<Compiled>(m, "Compiled", R"doc(Equations compiled to a tape: M, f, q'' (and lambda) at
+numeric states in microseconds. q, qd have shape (n,) or (k, n) for k states at once; t is a
+number or shape (k,).)doc")
+      .def_property_readonly("dof", [](const Compiled& c) { return c.n; })
+      .def_property_readonly("constraint_count", [](const Compiled& c) { return c.m; })
+      .def_property_readonly("coordinates",
+                             [](const Compiled& c) {
+                               std::vector<std::string> names;
+                               for (const auto& q : c.model->coordinates) names.push_back(q.name);
+                               return names;
+                             })
+      .def_property_readonly(
+          "instructions", [](const Compiled& c) { return c.compiled->tape().operations(); },
+          "the tape's length after common-subexpression elimination")
+      .def("evaluate", &evaluate, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           "(M, f): shapes (n, n), (n,), or (k, n, n), (k, n) for k states")
+      .def("accelerations", &accelerations, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           "q'' of M q'' = f, shape (n,) or (k, n); with constraints (q'', lambda)")
+      .def("state", &state, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           "M, f, A, b, qdd, lam and the redundant constraints at one state (`appell eval`)");
+
+  m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
+        py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"));
+  m.def("verify", &verify, py::arg("model"), py::kw_only(), py::arg("states") = 20,
+        py::arg("tolerance") = 1e-12,
+        R"doc(Every principle against Lagrange II, symbolically and at random states, with what each
+cost: a list of dicts (method, agrees, symbolic, max_error, first_difference, differentiations,
+derivative_nodes, size_before, size_after, seconds, simplify_seconds), as `appell verify`.)doc");
+}
+
+}  // namespace appell::python

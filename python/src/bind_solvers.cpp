@@ -1,0 +1,367 @@
+// appell._simulate, _inverse, _statics, codegen and _fem_modes: the commands simulate, inverse,
+// statics, codegen and fem with their options as arguments. The package's Python part wraps the
+// dicts returned here into result objects.
+#include <cmath>
+
+#include "common.hpp"
+
+namespace appell::python {
+
+namespace {
+
+// The equations of `target`: an Equations as derived (not the minimal form), or derived from a
+// Model by `method`.
+principles::Equations equations_of(const py::handle& target, const std::string& method,
+                                   const std::string& argument) {
+  if (py::isinstance<Equations>(target))
+    return target.cast<const Equations&>().equations(argument.c_str());
+  const auto model = model_of(target, argument);
+  const auto m = to_method(method);
+  return interruptible([&] { return principles::derive(model, m); });
+}
+
+py::array_t<double> rows_to_numpy(const std::vector<double>& data, std::size_t rows,
+                                  std::size_t cols) {
+  py::array_t<double> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  std::copy(data.begin(), data.end(), a.mutable_data());
+  return a;
+}
+
+py::array_t<double> vector_to_numpy(const std::vector<double>& data) {
+  py::array_t<double> a(static_cast<py::ssize_t>(data.size()));
+  std::copy(data.begin(), data.end(), a.mutable_data());
+  return a;
+}
+
+std::vector<std::string> coordinate_names(const model::Model& model) {
+  std::vector<std::string> names;
+  for (const auto& c : model.coordinates) names.push_back(c.name);
+  return names;
+}
+
+py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
+                  const py::object& qd0, double rtol, double atol, double output_step,
+                  const py::object& values, const py::object& inputs, const std::string& integrator,
+                  long max_rows, const std::string& method) {
+  const auto model = model_of(target, "model");
+  const std::size_t n = model->dof(), m = model->constraints.size();
+  num::SimulationOptions options;
+  options.t_end = t_end;
+  options.rtol = rtol;
+  options.atol = atol;
+  options.output_step = output_step;
+  options.max_rows = max_rows;
+  if (!q0.is_none()) {
+    const auto v = to_vector(q0, n, "q0");
+    options.q0.assign(v.data(), v.data() + v.size());
+  }
+  if (!qd0.is_none()) {
+    const auto v = to_vector(qd0, n, "qd0");
+    options.qd0.assign(v.data(), v.data() + v.size());
+  }
+  const auto kind = num::parse_integrator(integrator);
+  if (!kind) value_error("integrator", "unknown integrator '" + integrator + "' (bdf, adams)");
+  options.integrator = *kind;
+  options.values = to_values(*model, values, "values");
+  options.values.merge(to_values(*model, inputs, "inputs"));
+  const auto equations = equations_of(target, method, "model");
+
+  struct Rows {
+    std::vector<double> t, q, qd, qdd, T, V, E, lam;
+    std::size_t count = 0;
+  } rows;
+  num::SimulationResult result;
+  bool complete = true;
+  std::string message;
+  interruptible([&] {
+    try {
+      result = num::simulate(equations, options, [&](const num::SimulationRow& r) {
+        sym::poll_cancellation();
+        rows.t.push_back(r.t);
+        rows.q.insert(rows.q.end(), r.q.data(), r.q.data() + r.q.size());
+        rows.qd.insert(rows.qd.end(), r.qd.data(), r.qd.data() + r.qd.size());
+        rows.qdd.insert(rows.qdd.end(), r.qdd.data(), r.qdd.data() + r.qdd.size());
+        rows.T.push_back(r.kinetic);
+        rows.V.push_back(r.potential);
+        rows.E.push_back(r.total);
+        for (std::size_t i = 0; i < m; ++i)
+          rows.lam.push_back(i < static_cast<std::size_t>(r.lambda.size())
+                                 ? r.lambda[static_cast<Eigen::Index>(i)]
+                                 : std::nan(""));
+        ++rows.count;
+      });
+    } catch (const num::SimulationError& e) {
+      result = e.partial();
+      complete = false;
+      message = e.what();
+    }
+    return 0;
+  });
+
+  py::dict d;
+  d["t"] = vector_to_numpy(rows.t);
+  d["q"] = rows_to_numpy(rows.q, rows.count, n);
+  d["qd"] = rows_to_numpy(rows.qd, rows.count, n);
+  d["qdd"] = rows_to_numpy(rows.qdd, rows.count, n);
+  d["T"] = vector_to_numpy(rows.T);
+  d["V"] = vector_to_numpy(rows.V);
+  d["E"] = vector_to_numpy(rows.E);
+  d["lam"] = rows_to_numpy(rows.lam, rows.count, m);
+  d["coordinates"] = coordinate_names(*model);
+  std::vector<std::string> multipliers;
+  for (const auto& c : model->constraints) multipliers.push_back("lambda_" + c.name);
+  d["multipliers"] = multipliers;
+  d["complete"] = complete;
+  d["message"] = message;
+  py::dict stats;
+  stats["t_reached"] = result.t_reached;
+  stats["rows"] = result.rows;
+  stats["steps"] = result.steps;
+  stats["rhs_evaluations"] = result.rhs_evaluations;
+  stats["initial_energy"] = result.initial_energy;
+  stats["energy_drift"] = result.energy_drift;
+  stats["conservative"] = result.conservative;
+  stats["not_conservative_because"] = result.not_conservative_because;
+  stats["max_violation"] =
+      py::make_tuple(result.max_violation.position, result.max_violation.velocity);
+  stats["initial_correction"] =
+      py::make_tuple(result.initial_correction.position, result.initial_correction.velocity);
+  stats["redundant_constraints"] = result.redundant_constraints;
+  d["stats"] = stats;
+  return d;
+}
+
+// The driving forces along a motion given by expressions of t (trajectory, t_end, output_step),
+// by a CSV file (from_csv), or by arrays (t, q, qd, qdd).
+py::dict inverse(const py::handle& target, const py::object& trajectory, const py::object& t_end,
+                 const py::object& output_step, const py::object& from_csv, const py::object& t,
+                 const py::object& q, const py::object& qd, const py::object& qdd,
+                 const py::object& values, const std::string& method) {
+  const auto model = model_of(target, "model");
+  const std::size_t n = model->dof();
+  const int given = int(!trajectory.is_none()) + int(!from_csv.is_none()) + int(!q.is_none());
+  if (given != 1)
+    value_error("trajectory",
+                "give exactly one of trajectory='q1=EXPR; ...', from_csv=PATH and "
+                "the arrays t, q, qd, qdd");
+  const auto bound = to_values(*model, values, "values", false);
+  std::vector<num::TrajectorySample> samples;
+  if (!trajectory.is_none()) {
+    if (t_end.is_none() || output_step.is_none())
+      value_error(t_end.is_none() ? "t_end" : "output_step", "required with trajectory");
+    const double end = t_end.cast<double>(), step = output_step.cast<double>();
+    if (!std::isfinite(end) || end < 0.0) value_error("t_end", "must be a finite number >= 0");
+    if (!std::isfinite(step) || step <= 0.0)
+      value_error("output_step", "must be a finite number > 0");
+    // t_k = k·H, k = 0..K with K·H ≤ T, as `appell inverse` (T itself kept when T/H is whole).
+    const double intervals = std::floor(end / step * (1.0 + 1e-12) + 1e-9);
+    if (intervals + 1.0 > 1e8)
+      value_error("output_step", "more than 1e8 rows; choose a larger step");
+    const std::string text = trajectory.cast<std::string>();
+    samples = interruptible([&] {
+      const num::Trajectory path(text, *model, bound);
+      std::vector<num::TrajectorySample> s;
+      for (std::size_t k = 0; k <= static_cast<std::size_t>(intervals); ++k)
+        s.push_back(path.sample(static_cast<double>(k) * step));
+      return s;
+    });
+  } else if (!from_csv.is_none()) {
+    const std::string path = py::str(from_csv);
+    samples = locked([&] { return num::read_trajectory_csv(path, *model); });
+  } else {
+    using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+    const Array ta = Array::ensure(t), qa = Array::ensure(q), qda = Array::ensure(qd),
+                qdda = Array::ensure(qdd);
+    if (!ta || ta.ndim() != 1) value_error("t", "expected shape (N,)");
+    const auto rows = static_cast<std::size_t>(ta.shape(0));
+    for (const auto& [a, name] :
+         {std::pair<const Array&, const char*>{qa, "q"}, {qda, "qd"}, {qdda, "qdd"}})
+      if (!a || a.ndim() != 2 || static_cast<std::size_t>(a.shape(0)) != rows ||
+          static_cast<std::size_t>(a.shape(1)) != n)
+        value_error(name,
+                    "expected shape (" + std::to_string(rows) + ", " + std::to_string(n) + ")");
+    for (std::size_t k = 0; k < rows; ++k) {
+      num::TrajectorySample s;
+      s.t = ta.data()[k];
+      s.q = Eigen::Map<const Eigen::VectorXd>(qa.data() + k * n, static_cast<Eigen::Index>(n));
+      s.qd = Eigen::Map<const Eigen::VectorXd>(qda.data() + k * n, static_cast<Eigen::Index>(n));
+      s.qdd = Eigen::Map<const Eigen::VectorXd>(qdda.data() + k * n, static_cast<Eigen::Index>(n));
+      samples.push_back(std::move(s));
+    }
+  }
+  const auto equations = equations_of(target, method, "model");
+  const std::size_t rows = samples.size();
+  std::vector<double> tv, qv, qdv, qddv, Q;
+  interruptible([&] {
+    const num::InverseDynamics inverse(equations, bound);
+    for (const auto& s : samples) {
+      const Eigen::VectorXd forces = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+      tv.push_back(s.t);
+      qv.insert(qv.end(), s.q.data(), s.q.data() + n);
+      qdv.insert(qdv.end(), s.qd.data(), s.qd.data() + n);
+      qddv.insert(qddv.end(), s.qdd.data(), s.qdd.data() + n);
+      Q.insert(Q.end(), forces.data(), forces.data() + n);
+    }
+    return 0;
+  });
+  py::dict d;
+  d["t"] = vector_to_numpy(tv);
+  d["q"] = rows_to_numpy(qv, rows, n);
+  d["qd"] = rows_to_numpy(qdv, rows, n);
+  d["qdd"] = rows_to_numpy(qddv, rows, n);
+  d["Q"] = rows_to_numpy(Q, rows, n);
+  d["coordinates"] = coordinate_names(*model);
+  return d;
+}
+
+py::dict statics(const Model& target, const py::object& guesses, const py::object& values, double t,
+                 int random_starts, double tolerance) {
+  const auto& model = *target.model;
+  const std::size_t n = model.dof();
+  num::StaticsOptions options;
+  options.values = to_values(model, values, "values");
+  options.t = t;
+  options.random_starts = random_starts;
+  options.tolerance = tolerance;
+  if (random_starts < 0) value_error("random_starts", "must be >= 0");
+  // As `appell statics --guess`: a dict {name: value} sets those coordinates of one start (the
+  // others at their initial values); a list gives whole starting points.
+  if (py::isinstance<py::dict>(guesses)) {
+    Eigen::VectorXd named(static_cast<Eigen::Index>(n));
+    for (std::size_t j = 0; j < n; ++j)
+      named[static_cast<Eigen::Index>(j)] = model.coordinates[j].initial;
+    for (const auto& [key, value] : guesses.cast<py::dict>()) {
+      const std::string name = py::str(key);
+      std::size_t index = n;
+      for (std::size_t j = 0; j < n; ++j)
+        if (model.coordinates[j].name == name) index = j;
+      if (index == n) value_error("guesses", "unknown coordinate '" + name + "'");
+      named[static_cast<Eigen::Index>(index)] = value.cast<double>();
+    }
+    options.guesses.push_back(named);
+  } else if (!guesses.is_none()) {
+    if (!py::isinstance<py::sequence>(guesses)) type_error("guesses", "expected a list or a dict");
+    std::size_t i = 0;
+    for (const auto& g : guesses.cast<py::sequence>())
+      options.guesses.push_back(to_vector(g, n, "guesses[" + std::to_string(i++) + "]"));
+  }
+  struct Out {
+    num::StaticsResult result;
+    std::vector<std::string> forces;
+  };
+  const Out out = interruptible([&] {
+    Out o;
+    o.result = num::solve_statics(target.model, options);
+    const auto context = io::readable_context(model);
+    const GiNaC::matrix readable = sym::readable(o.result.generalized_forces, context);
+    for (unsigned i = 0; i < readable.rows(); ++i)
+      o.forces.push_back(io::expression_text(readable(i, 0), context));
+    return o;
+  });
+  py::list equilibria;
+  for (const auto& e : out.result.equilibria) {
+    py::dict d;
+    d["q"] = to_numpy(e.q);
+    d["lam"] = to_numpy(e.lambda);
+    d["stable"] = e.stable;
+    d["stiffness_eigenvalues"] = to_numpy(e.stiffness_eigenvalues);
+    d["residual"] = e.residual;
+    equilibria.append(d);
+  }
+  py::dict d;
+  d["generalized_forces"] = out.forces;
+  d["equilibria"] = equilibria;
+  d["best_residual"] = out.result.best_residual;
+  d["coordinates"] = coordinate_names(model);
+  return d;
+}
+
+std::string codegen(const py::handle& target, const py::object& namespace_name,
+                    const std::string& method, const py::object& values) {
+  const auto model = model_of(target, "model");
+  codegen::CodegenOptions options;
+  if (!namespace_name.is_none()) {
+    options.namespace_name = py::str(namespace_name);
+    if (!codegen::is_valid_namespace(options.namespace_name))
+      value_error("namespace",
+                  "not a valid C++ namespace name (identifiers, not keywords, joined "
+                  "by ::): '" +
+                      options.namespace_name + "'");
+  }
+  options.values = to_values(*model, values, "values");
+  const auto equations = equations_of(target, method, "model");
+  return interruptible([&] { return codegen::generate_cpp_header(equations, options); });
+}
+
+py::dict fem_modes(const Model& target, const py::object& body, int modes, double at_time,
+                   bool stiffening, const py::object& values) {
+  const auto& model = *target.model;
+  if (model.flexible.empty())
+    throw model::ModelError(model::SourceLocation{model.source, 0, 0},
+                            "this model has no flexible bodies (add a `flexible:` list)");
+  std::size_t index = 0;
+  if (!body.is_none()) {
+    const std::string name = py::str(body);
+    index = model.flexible.size();
+    for (std::size_t i = 0; i < model.flexible.size(); ++i)
+      if (model.flexible[i].name == name) index = i;
+    if (index == model.flexible.size()) value_error("body", "no flexible body '" + name + "'");
+  }
+  if (modes < 1) value_error("modes", "must be at least 1");
+  const auto bound = to_values(model, values, "values");
+  struct Out {
+    fem::FlexibleBodyInstance body;
+    fem::FrameState frame;
+    fem::ModalResult result;
+  };
+  const Out out = interruptible([&] {
+    Out o;
+    o.body = fem::build_flexible_body(model, index, bound);
+    const fem::FrameMotion motion(target.model, o.body.spec->frame, bound, at_time,
+                                  std::max(at_time, 1e-9) / 2000.0, o.body.spec->where);
+    o.frame = motion.at(at_time);
+    fem::ModalOptions options;
+    options.modes = modes;
+    options.stiffening = o.body.spec->stiffening && stiffening;
+    o.result = fem::modal_analysis(o.body, o.frame, options);
+    return o;
+  });
+  py::dict d;
+  d["body"] = out.body.spec->name;
+  d["frequencies_hz"] = vector_to_numpy(out.result.frequencies_hz);
+  d["shapes"] = to_numpy(out.result.shapes);
+  d["stiffened"] = out.result.stiffened;
+  d["note"] = out.result.note;
+  d["elements"] = out.body.mesh.elements.size();
+  d["element_type"] = std::string(fem::type_name(out.body.mesh.elements.front().type));
+  d["nodes"] = out.body.mesh.nodes.size();
+  d["dofs"] = out.body.assembled.dof_count();
+  d["free_dofs"] = out.body.free_dofs.size();
+  d["mass"] = out.body.assembled.total_mass;
+  d["at_time"] = at_time;
+  d["omega"] = to_numpy(Eigen::VectorXd(out.frame.omega));
+  d["seconds"] = out.result.seconds;
+  return d;
+}
+
+}  // namespace
+
+void bind_solvers(py::module_& m) {
+  m.def("_simulate", &simulate, py::arg("model"), py::arg("t_end"), py::arg("q0"), py::arg("qd0"),
+        py::arg("rtol"), py::arg("atol"), py::arg("output_step"), py::arg("values"),
+        py::arg("inputs"), py::arg("integrator"), py::arg("max_rows"), py::arg("method"));
+  m.def("_inverse", &inverse, py::arg("model"), py::arg("trajectory"), py::arg("t_end"),
+        py::arg("output_step"), py::arg("from_csv"), py::arg("t"), py::arg("q"), py::arg("qd"),
+        py::arg("qdd"), py::arg("values"), py::arg("method"));
+  m.def("_statics", &statics, py::arg("model"), py::arg("guesses"), py::arg("values"), py::arg("t"),
+        py::arg("random_starts"), py::arg("tolerance"));
+  m.def("codegen", &codegen, py::arg("model"), py::kw_only(), py::arg("namespace") = py::none(),
+        py::arg("method") = "gibbs-appell", py::arg("values") = py::none(),
+        R"doc(A self-contained C++17 header for the equations (`appell codegen`): M, f, forward and
+inverse dynamics. `model` is a Model (derived by `method`) or Equations; `values` gives the
+generated structs' defaults.)doc");
+  m.def("_fem_modes", &fem_modes, py::arg("model"), py::arg("body"), py::arg("modes"),
+        py::arg("at_time"), py::arg("stiffening"), py::arg("values"));
+}
+
+}  // namespace appell::python

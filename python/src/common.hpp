@@ -1,0 +1,97 @@
+// What the binding files share: the wrapped values, the conversions from Python arguments, and
+// how a long call runs (the GIL released, Ctrl-C polled, GiNaC used by one thread at a time).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <appell/appell.hpp>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace appell::python {
+
+namespace py = pybind11;
+
+/// A model as Python holds it (model::Model is shared as a pointer to const).
+struct Model {
+  std::shared_ptr<const model::Model> model;
+};
+
+/// What appell.derive returned: the equations as the library formed them for reading (or raw).
+struct Equations {
+  std::shared_ptr<const model::Model> model;
+  principles::Derivation derivation;
+  bool raw = false;
+
+  /// The equations M q̈ = f (+ Aᵀλ); ValueError for the minimal form.
+  const principles::Equations& equations(const char* what) const;
+};
+
+/// GiNaC's reference counts are not atomic: every call that touches GiNaC values runs under this
+/// lock, taken with the GIL released (so that a thread waiting for it never holds the GIL that
+/// the running call's Ctrl-C check needs).
+std::mutex& ginac_mutex();
+
+/// Runs `work` with the GIL released and GiNaC locked; Ctrl-C (Python's pending signals, checked
+/// from the library's poll_cancellation()) stops it with KeyboardInterrupt.
+template <class Work>
+auto interruptible(Work&& work) -> decltype(work()) {
+  bool interrupted = false;
+  try {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(ginac_mutex());
+    sym::CancellationScope scope([&interrupted] {
+      py::gil_scoped_acquire acquire;
+      interrupted = PyErr_CheckSignals() != 0;  // leaves KeyboardInterrupt set
+      return interrupted;
+    });
+    return work();
+  } catch (const sym::Cancelled&) {
+    if (interrupted) throw py::error_already_set();
+    throw;
+  }
+}
+
+/// Runs a short `work` that touches GiNaC values under the lock (the GIL released meanwhile).
+template <class Work>
+auto locked(Work&& work) -> decltype(work()) {
+  py::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(ginac_mutex());
+  return work();
+}
+
+/// A TypeError or ValueError whose message starts with the argument's name.
+[[noreturn]] void type_error(const std::string& argument, const std::string& message);
+[[noreturn]] void value_error(const std::string& argument, const std::string& message);
+
+/// `values` (None, or a dict name -> number, or name -> str: an expression of t and the
+/// parameters driving an input or prescribed function) as model::Values located at `argument`.
+/// Expressions only when `expressions` (derive substitutes numbers only). Needs the GIL.
+model::Values to_values(const model::Model& model, const py::handle& values,
+                        const std::string& argument, bool expressions = true);
+
+/// A vector of `n` numbers from any sequence or 1-D array; ValueError naming `argument`.
+Eigen::VectorXd to_vector(const py::handle& value, std::size_t n, const std::string& argument);
+
+/// A method name as on the command line; ValueError naming `method` for an unknown one.
+principles::Method to_method(const std::string& name);
+
+/// A copy of an Eigen vector or matrix as a new numpy array (matrices row-major, rows × cols).
+py::array_t<double> to_numpy(const Eigen::VectorXd& v);
+py::array_t<double> to_numpy(const Eigen::MatrixXd& m);
+
+/// The model of `target`: a Model, or the model of Equations. TypeError naming `argument`.
+std::shared_ptr<const model::Model> model_of(const py::handle& target, const std::string& argument);
+
+void bind_errors(py::module_& m);
+void bind_model(py::module_& m);
+void bind_equations(py::module_& m);
+void bind_solvers(py::module_& m);
+
+}  // namespace appell::python
