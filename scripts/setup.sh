@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-sympy  # the Python package, its tests
   clang-format
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies
 )

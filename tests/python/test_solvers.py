@@ -1,0 +1,193 @@
+"""appell.simulate (against `appell simulate`'s CSV), inverse, statics, codegen, fem_modes, and
+Ctrl-C during a long derivation."""
+
+import csv
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import appell
+from conftest import chain_yaml
+
+
+@pytest.fixture(scope="module")
+def robot(examples):
+    return appell.load(examples / "planar_2r.yaml")
+
+
+def test_simulate_gives_numpy_arrays(robot):
+    r = appell.simulate(robot, 0.5, output_step=0.05)
+    assert isinstance(r, appell.SimulationResult)
+    assert r.complete is True and r.message == ""
+    assert r.t.shape == (11,) and r.t.dtype == np.float64
+    assert r.q.shape == (11, 2) and r.qd.shape == (11, 2) and r.qdd.shape == (11, 2)
+    assert r.T.shape == r.V.shape == r.E.shape == (11,)
+    assert r.lam.shape == (11, 0)
+    assert r.coordinates == ["q1", "q2"]
+    np.testing.assert_allclose(r.E, r.T + r.V)
+    np.testing.assert_array_equal(r.q[0], robot.q0)
+    assert r.stats["steps"] > 0
+
+
+def test_simulate_agrees_with_the_command_line_csv(cli, examples, tmp_path, robot):
+    out = tmp_path / "robot.csv"
+    cli("simulate", examples / "planar_2r.yaml", "--t-end", "1", "--q0", "0.3,-0.5",
+        "--set", "M=2", "--output-step", "0.1", "--out", out)
+    with open(out) as file:
+        rows = [row for row in csv.reader(file) if row and not row[0].startswith("#")]
+    header, data = rows[0], np.array(rows[1:], dtype=float)
+    assert header[:5] == ["t", "q1", "q2", "dot(q1)", "dot(q2)"]
+    r = appell.simulate(robot, 1.0, q0=[0.3, -0.5], output_step=0.1, values={"M": 2})
+    np.testing.assert_allclose(r.t, data[:, 0], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(r.q, data[:, 1:3], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(r.qd, data[:, 3:5], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.c_[r.T, r.V, r.E], data[:, 5:8], rtol=1e-12, atol=1e-12)
+
+
+def test_simulate_with_constraints_inputs_and_equations(examples):
+    slider = appell.load(examples / "slider_crank.yaml")
+    r = appell.simulate(slider, 0.2, output_step=0.1)
+    m = len(slider.constraints)
+    assert r.lam.shape == (3, m) and r.multipliers == ["lambda_" + c for c in slider.constraints]
+    cart = appell.load(examples / "spring_damper_cart.yaml")
+    eq = appell.derive(cart, "lagrange", raw=True)
+    a = appell.simulate(eq, 0.3, inputs={"u": "sin(2*t)"}, integrator="adams")
+    b = appell.simulate(cart, 0.3, values={"u": "sin(2*t)"})
+    np.testing.assert_allclose(a.q, b.q, rtol=1e-5, atol=1e-6)
+    assert a.stats["conservative"] is False
+
+
+def test_an_early_stop_is_a_result_not_an_exception():
+    b = appell.ModelBuilder("blow-up")
+    b.coordinate("x", 2)
+    b.frame("slider", translation=["x", 0, 0])
+    b.particle("p", "slider", mass=1)
+    b.generalized_force("x", "x^3")  # x'' = x^3 leaves every bound before t = 1
+    r = appell.simulate(b.build(), 5.0)
+    assert r.complete is False
+    assert r.message.startswith("integration stopped at t = ")
+    assert 0.5 < r.t[-1] < 1.0 and r.q.shape == (len(r.t), 1)
+    assert r.stats["t_reached"] == r.t[-1]
+
+
+def test_bad_simulation_options(robot):
+    with pytest.raises(appell.ModelError) as error:
+        appell.simulate(robot, -1.0)
+    assert error.value.file == "t_end"
+    with pytest.raises(ValueError, match="^q0: expected 2 values"):
+        appell.simulate(robot, 1.0, q0=[1, 2, 3])
+    with pytest.raises(ValueError, match="^integrator: unknown"):
+        appell.simulate(robot, 1.0, integrator="rk4")
+    with pytest.raises(TypeError, match="^t_end: "):
+        appell.simulate(robot, "1")
+    with pytest.raises(ValueError, match="^rtol: not a finite"):
+        appell.simulate(robot, 1.0, rtol=float("nan"))
+    with pytest.raises(TypeError, match=r"^inputs\['u'\]: "):
+        appell.simulate(robot, 1.0, inputs={"u": 1.0})
+    with pytest.raises(appell.ModelError) as error:
+        appell.simulate(robot, 1.0, values={"u": 1.0})
+    assert error.value.name == "u"
+
+
+def test_inverse_dynamics_three_ways(robot, tmp_path):
+    r = appell.inverse(robot, "q1 = sin(t); q2 = 0.5*t^2", t_end=1.0, output_step=0.25)
+    assert isinstance(r, appell.InverseResult)
+    assert r.t.shape == (5,) and r.Q.shape == (5, 2)
+    np.testing.assert_allclose(r.t, [0, 0.25, 0.5, 0.75, 1.0])
+    np.testing.assert_allclose(r.q[:, 0], np.sin(r.t), rtol=1e-14)
+    np.testing.assert_allclose(r.qdd[:, 1], 1.0)
+    # Q = M q'' - f from the compiled equations
+    c = appell.derive(robot).compile()
+    M, f = c.evaluate(r.q, r.qd, r.t)
+    np.testing.assert_allclose(r.Q, np.einsum("kij,kj->ki", M, r.qdd) - f, rtol=1e-12,
+                               atol=1e-12)
+    arrays = appell.inverse(robot, t=r.t, q=r.q, qd=r.qd, qdd=r.qdd)
+    np.testing.assert_allclose(arrays.Q, r.Q, rtol=1e-14)
+    path = tmp_path / "motion.csv"
+    with open(path, "w") as file:
+        file.write("t,q1,q2,dot(q1),dot(q2),ddot(q1),ddot(q2)\n")
+        for k in range(len(r.t)):
+            file.write(",".join(repr(float(x)) for x in
+                                [r.t[k], *r.q[k], *r.qd[k], *r.qdd[k]]) + "\n")
+    from_csv = appell.inverse(robot, from_csv=str(path))
+    np.testing.assert_allclose(from_csv.Q, r.Q, rtol=1e-14)
+    with pytest.raises(ValueError, match="^trajectory: give exactly one"):
+        appell.inverse(robot)
+    with pytest.raises(ValueError, match="^t_end: required"):
+        appell.inverse(robot, "q1 = t; q2 = t")
+    with pytest.raises(appell.ModelError) as error:
+        appell.inverse(robot, "q1 = t", t_end=1.0, output_step=0.5)
+    assert error.value.file == "trajectory"
+
+
+def test_statics_finds_the_equilibria(examples):
+    pendulum = appell.Model.from_yaml(chain_yaml(1))
+    r = appell.statics(pendulum)
+    assert isinstance(r, appell.EquilibriaResult)
+    assert len(r.generalized_forces) == 1 and "cos(q1)" in r.generalized_forces[0]
+    angles = sorted(round(float(e["q"][0]), 6) for e in r.equilibria)
+    assert angles == [round(-np.pi / 2, 6), round(np.pi / 2, 6)]
+    stable = [e for e in r.equilibria if e["stable"]]
+    assert len(stable) == 1 and stable[0]["q"][0] == pytest.approx(-np.pi / 2)
+    assert stable[0]["q"].dtype == np.float64
+    named = appell.statics(pendulum, guesses={"q1": -1.5}, random_starts=0)
+    assert len(named.equilibria) >= 1
+    listed = appell.statics(pendulum, guesses=[[1.5]], values={"g": 1.0})
+    assert len(listed.equilibria) == 2
+    with pytest.raises(ValueError, match="^guesses: unknown coordinate"):
+        appell.statics(pendulum, guesses={"x": 1})
+
+
+def test_statics_without_an_equilibrium_is_a_computation_error():
+    b = appell.ModelBuilder("pushed")
+    b.coordinate("x")
+    b.frame("slider", translation=["x", 0, 0])
+    b.particle("p", "slider", mass=1)
+    b.force([1, 0, 0], on="slider")
+    with pytest.raises(appell.ComputationError):
+        appell.statics(b.build(), random_starts=2)
+
+
+def test_codegen_writes_a_header(robot):
+    header = appell.codegen(robot, namespace="robots::arm")
+    assert "namespace robots::arm" in header or "namespace robots" in header
+    assert "mass_matrix" in header and "inverse_dynamics" in header
+    from_equations = appell.codegen(appell.derive(robot, "lagrange", raw=True),
+                                    values={"M": 2.0})
+    assert "planar_2r" in from_equations
+    with pytest.raises(ValueError, match="^namespace: "):
+        appell.codegen(robot, namespace="not a name")
+
+
+def test_fem_modes(examples):
+    model = appell.load(examples / "fem" / "cantilever_box.yaml")
+    r = appell.fem_modes(model, modes=3)
+    assert isinstance(r, appell.ModesResult)
+    assert r.frequencies_hz.shape == (3,) and np.all(np.diff(r.frequencies_hz) >= 0)
+    assert r.shapes.shape == (r.dofs, 3)
+    assert r.body == model.flexible_bodies[0]
+    with pytest.raises(ValueError, match="^modes: "):
+        appell.fem_modes(model, modes=0)
+    with pytest.raises(ValueError, match="^body: "):
+        appell.fem_modes(model, body="nothing")
+    with pytest.raises(appell.ModelError):
+        appell.fem_modes(appell.Model.from_yaml(chain_yaml(1)))
+
+
+def test_ctrl_c_stops_a_long_derivation():
+    """The derivation releases the GIL (the timer thread runs) and stops on SIGINT."""
+    model = appell.Model.from_yaml(chain_yaml(14))
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        appell.derive(model, "lagrange")  # simplified: many seconds
+    elapsed = time.monotonic() - start
+    timer.join()
+    assert elapsed < 5.0
+    # everything still works afterwards
+    assert appell.derive(appell.Model.from_yaml(chain_yaml(2))).dof == 2
