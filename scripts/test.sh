@@ -10,7 +10,7 @@ status=0
 
 # Formatting first, so that ctest's summary stays the last thing printed: every C++ file under
 # the source folders, as .clang-format says.
-mapfile -t sources < <(find include src apps tests bench examples -type f \( -name '*.hpp' -o -name '*.cpp' \) 2>/dev/null | sort)
+mapfile -t sources < <(find include src apps tests bench examples python -type f \( -name '*.hpp' -o -name '*.cpp' \) 2>/dev/null | sort)
 if [ "${#sources[@]}" -gt 0 ]; then
   if clang-format --dry-run --Werror "${sources[@]}"; then
     echo "format: ${#sources[@]} files formatted as .clang-format says"
