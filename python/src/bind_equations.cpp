@@ -1,4 +1,7 @@
 // appell._derive, appell.Equations, appell.Compiled and appell.verify.
+#include <chrono>
+#include <cmath>
+
 #include "common.hpp"
 
 namespace appell::python {
@@ -241,6 +244,27 @@ py::dict state(Compiled& c, const py::handle& q, const py::handle& qd, double t)
   return d;
 }
 
+// Seconds per CompiledEquations::evaluate call made from C++ at one state, `repeats` times: what
+// bench/python_bindings.py compares the Python call with.
+double time_evaluate(Compiled& c, const py::handle& q, const py::handle& qd, double t,
+                     long repeats) {
+  if (repeats < 1) value_error("repeats", "must be at least 1");
+  const Eigen::VectorXd qv = to_vector(q, c.n, "q"), qdv = to_vector(qd, c.n, "qd");
+  py::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(c.mutex);
+  Eigen::MatrixXd M;
+  Eigen::VectorXd f;
+  double sink = 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < repeats; ++i) {
+    c.compiled->evaluate(t, qv, qdv, M, f);
+    sink += f[0];
+  }
+  const auto stop = std::chrono::steady_clock::now();
+  if (!std::isfinite(sink)) return std::nan("");  // keeps the loop from being optimised away
+  return std::chrono::duration<double>(stop - start).count() / static_cast<double>(repeats);
+}
+
 py::list verify(const Model& target, std::size_t states, double tolerance) {
   num::VerifyOptions options;
   options.states = states;
@@ -345,6 +369,9 @@ number or shape (k,).)doc")
            "(M, f): shapes (n, n), (n,), or (k, n, n), (k, n) for k states")
       .def("accelerations", &accelerations, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
            "q'' of M q'' = f, shape (n,) or (k, n); with constraints (q'', lambda)")
+      .def("_time_evaluate", &time_evaluate, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           py::arg("repeats") = 100000,
+           "seconds per evaluate() made in C++ (bench/python_bindings.py)")
       .def("state", &state, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
            "M, f, A, b, qdd, lam and the redundant constraints at one state (`appell eval`)");
 
