@@ -15,8 +15,10 @@
 #define APPELL_VERSION_PATCH 0
 #define APPELL_VERSION_STRING "0.2.0"
 
-// sym/: the layer over GiNaC: time functions, d/dt, DAG, tape, readable forms, cancellation
+// sym/: the layer over GiNaC: time functions, d/dt, DAG, structural order, tape, readable forms,
+// cancellation
 #include "appell/sym/cancellation.hpp"
+#include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/readable.hpp"

@@ -283,7 +283,8 @@ struct Body {
 };
 
 bool is_binary(Op op) {
-  return op == Op::Add || op == Op::Mul || op == Op::Div || op == Op::Pow || op == Op::Atan2;
+  return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Pow ||
+         op == Op::Atan2;
 }
 
 class BodyWriter {
@@ -340,6 +341,12 @@ class BodyWriter {
       case Op::Add:
         ++counts.adds;
         return a + " + " + operand(c.b);
+      case Op::Sub:
+        ++counts.adds;
+        return a + " - " + operand(c.b);
+      case Op::Neg:
+        ++counts.negations;
+        return "-" + a;
       case Op::Mul:
         // GiNaC writes -x as x·(-1); a negation is exact and cheaper.
         if (is_minus_one(c.a) || is_minus_one(c.b)) {

@@ -1,24 +1,28 @@
 #include "appell/sym/dag.hpp"
 
+#include <cstdint>
 #include <unordered_set>
 #include <vector>
+
+#include "appell/sym/canonical_order.hpp"
 
 namespace appell::sym {
 
 std::size_t dag_size(const GiNaC::exvector& roots) {
-  // Every visited node is kept alive: op(i) of a product may build a temporary power whose
-  // address a later temporary could reuse, which would make a new node look already seen.
-  std::vector<GiNaC::ex> visited;
+  // Nodes are walked once each by address and counted once each by structure: which of two equal
+  // subexpressions GiNaC shares depends on its address-seeded term order, the structure does not.
+  CanonicalOrder order;  // keeps every visited node alive (a temporary's address is not reused)
   std::unordered_set<const void*> seen;
+  std::unordered_set<std::uint64_t> structures;
   std::vector<GiNaC::ex> stack(roots.begin(), roots.end());
   while (!stack.empty()) {
     GiNaC::ex e = stack.back();
     stack.pop_back();
     if (!seen.insert(node_key(e)).second) continue;
-    visited.push_back(e);
+    structures.insert(order.hash(e));  // -x hashes as x: one node
     for (std::size_t i = 0; i < e.nops(); ++i) stack.push_back(e.op(i));
   }
-  return seen.size();
+  return structures.size();
 }
 
 namespace {

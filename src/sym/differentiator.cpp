@@ -64,8 +64,8 @@ ex Differentiator::function_partial(const GiNaC::function& f, std::size_t i) {
 ex Differentiator::derive(const ex& e, Cache& cache, const GiNaC::symbol* var) {
   if (e.nops() == 0) return leaf_derivative(e, var);
   const void* key = node_key(e);
-  if (auto it = cache.find(key); it != cache.end()) return it->second.result;
-  ++derivative_nodes_;
+  if (auto it = cache.nodes.find(key); it != cache.nodes.end()) return it->second.result;
+  if (!order_.is_leaf(e) && cache.counted.insert(order_.hash(e)).second) ++derivative_nodes_;
   poll_cancellation();
 
   ex result = 0;
@@ -113,7 +113,7 @@ ex Differentiator::derive(const ex& e, Cache& cache, const GiNaC::symbol* var) {
       throw std::logic_error("time derivative of an unsupported expression kind");
     }
   }
-  cache.emplace(key, Entry{e, result});
+  cache.nodes.emplace(key, Entry{e, result});
   return result;
 }
 
@@ -129,8 +129,9 @@ struct LinearParts {
 class LinearSplitter {
  public:
   LinearSplitter(const std::vector<GiNaC::symbol>& v,
-                 std::function<ex(const GiNaC::function&, std::size_t)> partial)
-      : partial_(std::move(partial)) {
+                 std::function<ex(const GiNaC::function&, std::size_t)> partial,
+                 CanonicalOrder& order)
+      : partial_(std::move(partial)), order_(order) {
     for (std::size_t k = 0; k < v.size(); ++k) index_.emplace(v[k], k);
   }
   std::size_t visited = 0;
@@ -145,7 +146,8 @@ class LinearSplitter {
         parts.gradient[it->second] = 1;
       }
     } else {
-      ++visited;
+      if (!order_.is_leaf(e) && counted_.insert(order_.hash(e)).second)
+        ++visited;  // by structure: the same every run
       poll_cancellation();
       combine(e, parts);
     }
@@ -212,6 +214,8 @@ class LinearSplitter {
   std::function<ex(const GiNaC::function&, std::size_t)> partial_;
   std::map<ex, std::size_t, GiNaC::ex_is_less> index_;
   std::unordered_map<const void*, LinearParts> cache_;
+  CanonicalOrder& order_;
+  std::unordered_set<std::uint64_t> counted_;
 };
 
 }  // namespace
@@ -219,7 +223,8 @@ class LinearSplitter {
 void Differentiator::split_linear(const GiNaC::exvector& e, const std::vector<GiNaC::symbol>& v,
                                   GiNaC::matrix& coefficients, GiNaC::exvector& remainders) {
   LinearSplitter splitter(
-      v, [this](const GiNaC::function& f, std::size_t i) { return function_partial(f, i); });
+      v, [this](const GiNaC::function& f, std::size_t i) { return function_partial(f, i); },
+      order_);
   coefficients = GiNaC::matrix(static_cast<unsigned>(e.size()), static_cast<unsigned>(v.size()));
   remainders.clear();
   for (std::size_t j = 0; j < e.size(); ++j) {

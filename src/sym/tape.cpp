@@ -19,6 +19,7 @@ Tape::Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& var
   // construction caches keep alive.
   visited_.clear();
   unique_.clear();
+  order_ = CanonicalOrder();
 }
 
 std::size_t Tape::InstructionHash::operator()(const Instruction& i) const {
@@ -43,46 +44,116 @@ std::uint32_t Tape::emit(Instruction instruction) {
   return slot;
 }
 
+std::uint32_t Tape::constant(double value) { return emit({Op::Constant, 0, 0, value}); }
+
 std::uint32_t Tape::compile(const ex& e) {
+  const Signed s = compile_signed(e);
+  return s.sign > 0 ? s.slot : emit({Op::Neg, s.slot, 0, 0.0});
+}
+
+Tape::Signed Tape::compile_product(const ex& e) {
+  // Factors as bases with their exponents added up, in the structural order (CanonicalOrder
+  // hashes a product the same way): A·(-A) and -A^2 give the same instructions.
+  struct Factor {
+    ex base;
+    GiNaC::numeric exponent;
+  };
+  std::map<std::uint64_t, Factor> factors;
+  GiNaC::numeric coefficient = 1;
+  int sign = 1;
+  const auto add = [&](const ex& factor) {
+    if (GiNaC::is_a<GiNaC::numeric>(factor)) {
+      const auto& n = GiNaC::ex_to<GiNaC::numeric>(factor);
+      if (!n.is_real()) throw std::invalid_argument("complex number in a numeric expression");
+      if (n.is_negative()) sign = -sign;
+      coefficient *= GiNaC::abs(n);
+      return;
+    }
+    const bool numeric_power =
+        GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::numeric>(factor.op(1));
+    const ex base = numeric_power ? factor.op(0) : factor;
+    const GiNaC::numeric exponent =
+        numeric_power ? GiNaC::ex_to<GiNaC::numeric>(factor.op(1)) : GiNaC::numeric(1);
+    std::uint64_t key = order_.hash(base);
+    if (order_.sign(base) < 0) {
+      if (!exponent.is_integer())
+        key = ~key;  // (-x)^(1/2) is not ±x^(1/2): another base
+      else if (exponent.is_odd())
+        sign = -sign;
+    }
+    auto [it, inserted] = factors.try_emplace(key, Factor{base, exponent});
+    if (!inserted) it->second.exponent += exponent;
+  };
+  if (GiNaC::is_a<GiNaC::mul>(e)) {
+    for (std::size_t i = 0; i < e.nops(); ++i) add(e.op(i));
+  } else {
+    add(e);
+  }
+
+  Signed result{0, sign};
+  bool started = false;
+  const auto multiply = [&](std::uint32_t slot) {
+    result.slot = started ? emit({Op::Mul, result.slot, slot, 0.0}) : slot;
+    started = true;
+  };
+  if (coefficient != 1) multiply(constant(coefficient.to_double()));
+  for (const auto& [key, factor] : factors) {
+    const GiNaC::numeric& n = factor.exponent;
+    if (n.is_zero()) continue;
+    if (n.is_integer()) {
+      const std::uint32_t base = compile_signed(factor.base).slot;  // the sign is in `sign`
+      if (n == 1) {
+        multiply(base);
+      } else if (n == -1 && started) {
+        // a·b^(-1) is a division: cheaper and more accurate than a reciprocal and a product.
+        result.slot = emit({Op::Div, result.slot, base, 0.0});
+      } else {
+        multiply(emit({Op::PowInt, base, 0, n.to_double()}));
+      }
+    } else if (n == GiNaC::numeric(1, 2)) {
+      multiply(emit({Op::Sqrt, compile(factor.base), 0, 0.0}));
+    } else {
+      multiply(emit({Op::Pow, compile(factor.base), constant(n.to_double()), 0.0}));
+    }
+  }
+  if (!started) result.slot = constant(1.0);
+  return result;
+}
+
+Tape::Signed Tape::compile_signed(const ex& e) {
   const void* key = &GiNaC::ex_to<GiNaC::basic>(e);
-  if (auto it = visited_.find(key); it != visited_.end()) return it->second.slot;
-  poll_cancellation();
-  std::uint32_t slot = 0;
+  if (auto it = visited_.find(key); it != visited_.end()) return it->second.value;
+  Signed result{0, 1};
   if (GiNaC::is_a<GiNaC::numeric>(e)) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
     if (!n.is_real()) throw std::invalid_argument("complex number in a numeric expression");
-    slot = emit({Op::Constant, 0, 0, n.to_double()});
+    const double v = n.to_double();
+    result = v < 0 ? Signed{constant(-v), -1} : Signed{constant(v), 1};
   } else if (GiNaC::is_a<GiNaC::symbol>(e)) {
     auto it = variables_.find(e);
     if (it == variables_.end())
       throw std::invalid_argument("no value for symbol " +
                                   GiNaC::ex_to<GiNaC::symbol>(e).get_name());
-    slot = emit({Op::Variable, it->second, 0, 0.0});
+    result.slot = emit({Op::Variable, it->second, 0, 0.0});
   } else if (GiNaC::is_a<GiNaC::constant>(e)) {
-    slot = emit({Op::Constant, 0, 0, GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e)).to_double()});
-  } else if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
-    const Op op = GiNaC::is_a<GiNaC::add>(e) ? Op::Add : Op::Mul;
-    slot = compile(e.op(0));
-    for (std::size_t i = 1; i < e.nops(); ++i) {
-      // a·b^(-1) is a division: cheaper and more accurate than a reciprocal and a product.
-      const ex& factor = e.op(i);
-      if (op == Op::Mul && GiNaC::is_a<GiNaC::power>(factor) && factor.op(1).is_equal(ex(-1))) {
-        slot = emit({Op::Div, slot, compile(factor.op(0)), 0.0});
-      } else {
-        slot = emit({op, slot, compile(factor), 0.0});
-      }
+    const double v = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e)).to_double();
+    result = v < 0 ? Signed{constant(-v), -1} : Signed{constant(v), 1};
+  } else if (GiNaC::is_a<GiNaC::add>(e)) {
+    // Terms in the structural order; the first one's sign is the sum's: a - b and -(b - a) give
+    // the same instructions.
+    const GiNaC::exvector terms = order_.operands(e);
+    const Signed first = compile_signed(terms.front());
+    result = first;
+    for (std::size_t i = 1; i < terms.size(); ++i) {
+      const Signed term = compile_signed(terms[i]);
+      result.slot =
+          emit({term.sign == first.sign ? Op::Add : Op::Sub, result.slot, term.slot, 0.0});
     }
+  } else if (GiNaC::is_a<GiNaC::mul>(e) ||
+             (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::numeric>(e.op(1)))) {
+    result = compile_product(e);
   } else if (GiNaC::is_a<GiNaC::power>(e)) {
-    const ex base = e.op(0), exponent = e.op(1);
-    const std::uint32_t b = compile(base);
-    if (GiNaC::is_a<GiNaC::numeric>(exponent) &&
-        GiNaC::ex_to<GiNaC::numeric>(exponent).is_integer()) {
-      slot = emit({Op::PowInt, b, 0, GiNaC::ex_to<GiNaC::numeric>(exponent).to_double()});
-    } else if (exponent.is_equal(GiNaC::numeric(1, 2))) {
-      slot = emit({Op::Sqrt, b, 0, 0.0});
-    } else {
-      slot = emit({Op::Pow, b, compile(exponent), 0.0});
-    }
+    result.slot = emit({Op::Pow, compile(e.op(0)), compile(e.op(1)), 0.0});
   } else if (GiNaC::is_a<GiNaC::function>(e)) {
     const std::string name = GiNaC::ex_to<GiNaC::function>(e).get_name();
     static const std::unordered_map<std::string, Op> unary = {
@@ -90,17 +161,17 @@ std::uint32_t Tape::compile(const ex& e) {
         {"log", Op::Log},   {"asin", Op::Asin}, {"acos", Op::Acos}, {"atan", Op::Atan},
         {"sinh", Op::Sinh}, {"cosh", Op::Cosh}, {"tanh", Op::Tanh}, {"abs", Op::Abs}};
     if (name == "atan2") {
-      slot = emit({Op::Atan2, compile(e.op(0)), compile(e.op(1)), 0.0});
+      result.slot = emit({Op::Atan2, compile(e.op(0)), compile(e.op(1)), 0.0});
     } else if (auto it = unary.find(name); it != unary.end() && e.nops() == 1) {
-      slot = emit({it->second, compile(e.op(0)), 0, 0.0});
+      result.slot = emit({it->second, compile(e.op(0)), 0, 0.0});
     } else {
       throw std::invalid_argument("cannot evaluate the function " + name + " numerically");
     }
   } else {
     throw std::invalid_argument("cannot evaluate this kind of expression numerically");
   }
-  visited_.emplace(key, Visited{e, slot});
-  return slot;
+  visited_.emplace(key, Visited{e, result});
+  return result;
 }
 
 void Tape::evaluate(const double* variables, double* outputs, std::vector<double>& w) const {
@@ -117,6 +188,12 @@ void Tape::evaluate(const double* variables, double* outputs, std::vector<double
         break;
       case Op::Add:
         r = w[c.a] + w[c.b];
+        break;
+      case Op::Sub:
+        r = w[c.a] - w[c.b];
+        break;
+      case Op::Neg:
+        r = -w[c.a];
         break;
       case Op::Mul:
         r = w[c.a] * w[c.b];

@@ -11,11 +11,14 @@
 #include <ginac/ginac.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "appell/sym/canonical_order.hpp"
 #include "appell/sym/time_functions.hpp"
 
 namespace appell::sym {
@@ -51,7 +54,9 @@ class Differentiator {
 
   /// Scalar differentiations requested (one per expression and variable, or per d/dt).
   std::size_t differentiations() const { return differentiations_; }
-  /// Node-level derivative rules applied: the actual work, shared nodes counted once.
+  /// Node-level derivative rules applied: the actual work, shared nodes counted once. Nodes are
+  /// counted by structure (two equal subexpressions at different addresses count once), so the
+  /// count is the same in every run.
   std::size_t derivative_nodes() const { return derivative_nodes_; }
 
   /// The table of time functions this differentiator extends.
@@ -62,7 +67,10 @@ class Differentiator {
     GiNaC::ex original;  // keeps the node alive while it is a key
     GiNaC::ex result;
   };
-  using Cache = std::unordered_map<const void*, Entry>;
+  struct Cache {
+    std::unordered_map<const void*, Entry> nodes;
+    std::unordered_set<std::uint64_t> counted;  // structural hashes of the nodes derived
+  };
 
   /// d(node)/d(var) where var is a symbol, or time when var is empty (derivative of leaves
   /// given by leaf_derivative).
@@ -76,6 +84,7 @@ class Differentiator {
   std::map<GiNaC::ex, Cache, GiNaC::ex_is_less> partial_caches_;
   std::size_t differentiations_ = 0;
   std::size_t derivative_nodes_ = 0;
+  CanonicalOrder order_;
 };
 
 }  // namespace appell::sym

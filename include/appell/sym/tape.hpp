@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "appell/sym/canonical_order.hpp"
+
 namespace appell::sym {
 
 /// A compiled list of instructions computing a fixed vector of outputs from a fixed vector of
@@ -22,12 +24,14 @@ namespace appell::sym {
 /// workspaces.
 class Tape {
  public:
-  /// What an instruction computes. Unary operations read slot `a`; Add, Mul, Div, Pow and Atan2
-  /// read `a` and `b`.
+  /// What an instruction computes. Unary operations (Neg, PowInt, Sqrt and the functions) read
+  /// slot `a`; Add, Sub (a - b), Mul, Div, Pow and Atan2 read `a` and `b`.
   enum class Op : std::uint8_t {
     Constant,
     Variable,
     Add,
+    Sub,
+    Neg,
     Mul,
     Div,
     PowInt,
@@ -82,7 +86,16 @@ class Tape {
   const std::vector<std::uint32_t>& output_slots() const { return outputs_; }
 
  private:
+  // The value of e as sign · slot: GiNaC puts a sign in different places from run to run, the
+  // structural order (CanonicalOrder) takes it out, so the instructions are the same every run.
+  struct Signed {
+    std::uint32_t slot;
+    int sign;
+  };
+  Signed compile_signed(const GiNaC::ex& e);
+  Signed compile_product(const GiNaC::ex& e);
   std::uint32_t compile(const GiNaC::ex& e);
+  std::uint32_t constant(double value);
   std::uint32_t emit(Instruction instruction);
 
   std::vector<Instruction> code_;
@@ -96,9 +109,12 @@ class Tape {
   };
   struct Visited {
     GiNaC::ex node;  // keeps the key alive
-    std::uint32_t slot;
+    Signed value;
   };
   std::unordered_map<const void*, Visited> visited_;
+  // Operands of sums and products in a structural order: GiNaC's own order changes from run
+  // to run, and with it the rounding of the evaluated numbers.
+  CanonicalOrder order_;
   std::unordered_map<Instruction, std::uint32_t, InstructionHash, InstructionEqual> unique_;
   std::map<GiNaC::ex, std::uint32_t, GiNaC::ex_is_less> variables_;
 };

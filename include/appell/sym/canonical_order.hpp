@@ -1,0 +1,68 @@
+// Expressions compared by their structure alone, the same in every run.
+//
+// GiNaC orders the terms of a sum and the factors of a product by hash values seeded with the
+// addresses of its type names, so that order changes from run to run with address-space layout
+// randomisation, and with it where GiNaC leaves a sign: the same position may come out as
+// -l2*(s1*s2 - c1*c2) in one run and l2*(c1*c2 - s1*s2) in the next. Wherever that could reach an
+// output (the evaluation order of a tape, which decides the last digits of a number; which nodes
+// of a DAG are counted; which name an error message picks first) appell uses this structural
+// view instead: a hash and an order that ignore GiNaC's term order and where it put a sign, so the
+// same input gives the same bytes in every run, process and build.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <cstdint>
+#include <unordered_map>
+
+namespace appell::sym {
+
+/// Structural hashes, signs and a total order, memoised by node: build one per traversal of a
+/// large (shared) expression; every node it has seen is kept alive until it is destroyed.
+///
+/// Every expression e is read as sign(e) · |e|, where |e| is a sign-normalised form: numbers by
+/// their magnitude, a product with its numeric coefficient's sign taken out together with the
+/// signs of its factors, a sum scaled so that its first term (in this order) is positive, an odd
+/// power carrying its base's sign. hash(e) is the hash of |e|, so e and -e (however GiNaC
+/// distributed the sign) hash alike.
+class CanonicalOrder {
+ public:
+  /// A 64-bit hash of |e|, computed from symbol names, numeric values, function names and the
+  /// structure alone (the operands of a sum or a product as a multiset).
+  std::uint64_t hash(const GiNaC::ex& e);
+  /// +1 or -1: e = sign(e) · |e|.
+  int sign(const GiNaC::ex& e);
+  /// True when |e| is a number, a constant or a symbol (-x is x·(-1) to GiNaC, a node of its
+  /// own that some runs make and others do not): counts of nodes leave these out.
+  bool is_leaf(const GiNaC::ex& e);
+  /// < 0, 0 or > 0 as `a` comes before, is equal to or comes after `b`, by hash first; 0 exactly
+  /// when a.is_equal(b). Independent of memory addresses (but for two different expressions with
+  /// one hash and one structure, which no model makes).
+  int compare(const GiNaC::ex& a, const GiNaC::ex& b);
+  bool less(const GiNaC::ex& a, const GiNaC::ex& b) { return compare(a, b) < 0; }
+  /// The operands of `e` (e.op(i)), those of a sum or a product sorted by this order.
+  GiNaC::exvector operands(const GiNaC::ex& e);
+
+ private:
+  struct Entry {
+    GiNaC::ex node;  // keeps the key's node alive
+    std::uint64_t hash;
+    int sign;
+    bool leaf;
+  };
+  const Entry& entry(const GiNaC::ex& e);
+  int compare_structure(const GiNaC::ex& a, const GiNaC::ex& b);
+  std::unordered_map<const void*, Entry> memo_;
+};
+
+/// The structural order as a comparator for std::map and std::set keyed by small expressions
+/// (symbols, factors): use it instead of GiNaC::ex_is_less wherever the map is iterated into an
+/// output. Each comparison hashes both sides afresh.
+struct canonical_less {
+  bool operator()(const GiNaC::ex& a, const GiNaC::ex& b) const {
+    CanonicalOrder order;
+    return order.less(a, b);
+  }
+};
+
+}  // namespace appell::sym
