@@ -10,6 +10,7 @@ packages=(
   libginac-dev libcln-dev
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
+  liburdfdom-dev  # URDF files (urdfdom, with TinyXML and console_bridge)
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-sympy  # the Python package, its tests
   clang-format

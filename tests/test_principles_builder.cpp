@@ -24,7 +24,7 @@ Robot seed000_robot() {
                   {"l", r.l, ex(1) / 2, {}},
                   {"M_S", r.M_S, ex(1) / 5, {}},
                   {"g", r.g, ex(981) / 100, {}}};
-  m.coordinates = {{"q1", 0.0, 0.0, {}}, {"q2", 0.0, 0.0, {}}};
+  m.coordinates = {{"q1", 0.0, 0.0, {}, {}}, {"q2", 0.0, 0.0, {}, {}}};
   m.time_functions->declare("q1", sym::TimeFunctionKind::Coordinate);
   m.time_functions->declare("q2", sym::TimeFunctionKind::Coordinate);
   const model::Vector3 z{0, 0, 1};

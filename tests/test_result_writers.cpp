@@ -228,11 +228,13 @@ TEST(StateJson, ParsesBackToTheCompiledEquationsNumbers) {
   compiled.evaluate(0.25, q, qd, M, f);
   const Eigen::VectorXd qdd = compiled.accelerations(M, f);
 
-  const std::string text = io::write_state_json(state);
+  const std::string text = io::write_state_json(*model, state);
   EXPECT_EQ(text.find('\n'), std::string::npos) << "one line";
   const auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j.size(), 6u) << "no lambda without constraints: " << text;
+  EXPECT_EQ(j.size(), 7u) << "no lambda without constraints, no limits: " << text;
   EXPECT_FALSE(j.contains("lambda"));
+  EXPECT_FALSE(j.contains("limits"));
+  EXPECT_EQ(j["coordinates"], nlohmann::json::array({"q1", "q2"}));
   EXPECT_EQ(j["t"].get<double>(), 0.25);
   EXPECT_EQ(numbers(j["q"]), (std::vector<double>{0.3, -0.5}));
   EXPECT_EQ(numbers(j["qd"]), (std::vector<double>{1.0, 0.0}));
@@ -244,7 +246,8 @@ TEST(StateJson, ParsesBackToTheCompiledEquationsNumbers) {
     EXPECT_EQ(j["qdd"][static_cast<std::size_t>(i)].get<double>(), qdd[i]);
   }
   // The keys in alphabetical order, as `appell eval --json` has always printed them.
-  EXPECT_EQ(text.rfind("{\"forcing\":[", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("{\"coordinates\":[", 0), 0u) << text;
+  EXPECT_LT(text.find("\"coordinates\""), text.find("\"forcing\""));
   EXPECT_LT(text.find("\"mass_matrix\""), text.find("\"q\""));
 }
 
@@ -258,7 +261,7 @@ TEST(StateJson, ConstraintsAddTheMultipliers) {
   ASSERT_EQ(state.lambda.size(), 1);
   EXPECT_EQ(state.constraint_matrix.rows(), 1);
 
-  const auto j = nlohmann::json::parse(io::write_state_json(state));
+  const auto j = nlohmann::json::parse(io::write_state_json(*model, state));
   ASSERT_TRUE(j.contains("lambda"));
   EXPECT_EQ(numbers(j["lambda"]), (std::vector<double>{state.lambda[0]}));
   // At rest the rod carries the weight's radial part: T = m g cos θ, λ = −T/(2L).
@@ -288,6 +291,7 @@ TEST(StateJson, MinimalFormNamesTheIndependentSpeeds) {
 
   const auto j = nlohmann::json::parse(io::write_minimal_state_json(*model, 0.0, q, state));
   EXPECT_EQ(j["independent"], nlohmann::json::array({"q1"}));
+  EXPECT_EQ(j["coordinates"].size(), 3u);
   EXPECT_EQ(numbers(j["q"]), (std::vector<double>{q[0], q[1], q[2]}));
   EXPECT_EQ(numbers(j["qd"]), (std::vector<double>{state.qd[0], state.qd[1], state.qd[2]}));
   EXPECT_EQ(j["qd"][0].get<double>(), 2.0);

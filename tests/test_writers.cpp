@@ -30,7 +30,7 @@ class WritersTest : public ::testing::Test {
                     {"l", l, ex(1) / 2, {}},
                     {"M_S", M_S, ex(1) / 5, {}},
                     {"g", g, ex(981) / 100, {}}};
-    m.coordinates = {{"q1", 0.0, 0.0, {}}, {"q2", 0.0, 0.0, {}}};
+    m.coordinates = {{"q1", 0.0, 0.0, {}, {}}, {"q2", 0.0, 0.0, {}, {}}};
     m.time_functions->declare("q1", sym::TimeFunctionKind::Coordinate);
     m.time_functions->declare("q2", sym::TimeFunctionKind::Coordinate);
     q1 = m.coordinate_symbol(0);

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
+#include "appell/io/model_file.hpp"
 #include "appell/principles/derive.hpp"
 
 namespace appell::cli {
@@ -94,6 +96,46 @@ void reject_constraints(const model::Model& model, const std::string& command) {
                           "constraints are not supported by '" + command +
                               "' yet (use derive, verify, eval, simulate or statics)",
                           model.constraints.front().name);
+}
+
+void add_urdf_options(CLI::App& command, UrdfFlags& flags) {
+  command.add_option("--gravity", flags.gravity,
+                     "URDF model: gravity GX,GY,GZ in m/s^2, root link axes (default 0,0,-9.81)");
+  command.add_flag("--joint-damping", flags.joint_damping,
+                   "URDF model: each joint's <dynamics damping=c> as the generalized force "
+                   "-c*dot(q)");
+  command.add_flag("--symbolic-inertia", flags.symbolic_inertia,
+                   "URDF model: each link's mass, centre of mass and inertia as parameters "
+                   "(m_LINK, cx_LINK .., Ixx_LINK ..) with the URDF's values as defaults");
+}
+
+io::UrdfOptions urdf_options(const UrdfFlags& flags) {
+  io::UrdfOptions options;
+  if (!flags.gravity.empty()) {
+    const auto g = parse_list("--gravity", flags.gravity);
+    if (g.size() != 3) throw usage_error("--gravity", "expected GX,GY,GZ", flags.gravity);
+    options.gravity = {g[0], g[1], g[2]};
+  }
+  options.joint_damping = flags.joint_damping;
+  options.symbolic_inertia = flags.symbolic_inertia;
+  return options;
+}
+
+std::shared_ptr<const model::Model> read_model(const std::string& path, const UrdfFlags& flags) {
+  io::ModelFile file = io::read_model(path, urdf_options(flags));
+  if (file.format == io::ModelFormat::Yaml) {
+    const char* given = !flags.gravity.empty()   ? "--gravity"
+                        : flags.joint_damping    ? "--joint-damping"
+                        : flags.symbolic_inertia ? "--symbolic-inertia"
+                                                 : nullptr;
+    if (given)
+      throw usage_error(given,
+                        "applies to a URDF model; a model file says this itself (gravity:, "
+                        "loads:, parameters:)",
+                        path);
+  }
+  for (const auto& warning : file.warnings) std::cerr << "warning: " << warning << "\n";
+  return file.model;
 }
 
 principles::Method method_option(const std::string& name) {

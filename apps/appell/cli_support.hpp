@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/io/urdf_reader.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"
@@ -32,6 +33,21 @@ void add_inverse_command(CLI::App& app, Commands& commands);
 void add_verify_command(CLI::App& app, Commands& commands);
 void add_statics_command(CLI::App& app, Commands& commands);
 void add_fem_command(CLI::App& app, Commands& commands);
+void add_import_command(CLI::App& app, Commands& commands);
+
+/// How a URDF model is read (--gravity GX,GY,GZ, --joint-damping, --symbolic-inertia): options of
+/// every command that reads a model, refused for a YAML model (which says all of it itself).
+struct UrdfFlags {
+  std::string gravity;
+  bool joint_damping = false;
+  bool symbolic_inertia = false;
+};
+void add_urdf_options(CLI::App& command, UrdfFlags& flags);
+/// The flags as the library's options (--gravity checked: three finite numbers).
+io::UrdfOptions urdf_options(const UrdfFlags& flags);
+/// The model file at `path`, YAML or URDF by its content (io::read_model), its warnings printed
+/// on stderr; a URDF flag with a YAML model is a usage error.
+std::shared_ptr<const model::Model> read_model(const std::string& path, const UrdfFlags& flags);
 
 /// Bad command-line usage: exit code 2 like a bad model, "located" at the option.
 model::ModelError usage_error(const std::string& option, const std::string& message,

@@ -9,7 +9,6 @@
 #endif
 
 #include "appell/codegen/cpp_generator.hpp"
-#include "appell/io/model_reader.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
 
@@ -18,6 +17,7 @@ namespace appell::cli {
 namespace {
 
 struct CodegenCommandOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model, out, namespace_name, method = "gibbs-appell";
   std::vector<std::string> set;
 };
@@ -60,7 +60,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   const principles::Method method = method_option(o.method);
   const auto values = parse_assignments(o.set);
   become_reproducible();
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
   reject_constraints(*model, "codegen");
   const auto equations = principles::derive(model, method);
   const std::string header =
@@ -82,7 +82,8 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<CodegenCommandOptions>();
   auto* c = app.add_subcommand("codegen",
                                "a self-contained C++17 header: M, f, forward and inverse dynamics");
-  c->add_option("MODEL", o->model, "model file (YAML)")->required();
+  c->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*c, o->urdf);
   c->add_option("--out", o->out, "header to write (FILE.hpp)")->required();
   c->add_option("--namespace", o->namespace_name,
                 "namespace of the generated code, e.g. robots::arm (default: the model's name)");

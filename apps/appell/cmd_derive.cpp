@@ -3,7 +3,6 @@
 #include <iostream>
 
 #include "appell/io/derivation_writer.hpp"
-#include "appell/io/model_reader.hpp"
 #include "appell/principles/derivation.hpp"
 #include "cli_support.hpp"
 
@@ -12,6 +11,7 @@ namespace appell::cli {
 namespace {
 
 struct DeriveOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model, method = "gibbs-appell", format = "text";
   std::vector<std::string> set;
   std::string show;
@@ -21,7 +21,7 @@ struct DeriveOptions {
 };
 
 int run_derive(const DeriveOptions& o) {
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
   principles::DerivationRequest request;
   request.values = parse_assignments(o.set);
   request.method = method_option(o.method);
@@ -59,7 +59,8 @@ int run_derive(const DeriveOptions& o) {
 void add_derive_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<DeriveOptions>();
   auto* d = app.add_subcommand("derive", "print M(q,t) ddot(q) = f(q, dot(q), t)");
-  d->add_option("MODEL", o->model, "model file (YAML)")->required();
+  d->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*d, o->urdf);
   d->add_option("--method", o->method,
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   d->add_option("--format", o->format, "text (default) | latex | json");

@@ -3,7 +3,6 @@
 #include <iomanip>
 #include <iostream>
 
-#include "appell/io/model_reader.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
@@ -17,6 +16,7 @@ namespace appell::cli {
 namespace {
 
 struct EvalOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model, method = "gibbs-appell", q, qd;
   double t = 0.0;
   std::vector<std::string> set;
@@ -70,7 +70,7 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
 }
 
 int run_eval(const EvalOptions& o) {
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
   const auto n = model->dof();
   Eigen::VectorXd q(static_cast<Eigen::Index>(n)), qd(static_cast<Eigen::Index>(n));
   for (std::size_t j = 0; j < n; ++j) {
@@ -103,7 +103,7 @@ int run_eval(const EvalOptions& o) {
               << join_names(names) << "; lambda is the minimum-norm one\n";
   }
   if (o.json) {
-    std::cout << io::write_state_json(state) << "\n";
+    std::cout << io::write_state_json(*model, state) << "\n";
   } else {
     std::cout << std::setprecision(12) << model->name << " at t = " << o.t << "\n";
     for (std::size_t i = 0; i < n; ++i) {
@@ -120,7 +120,8 @@ int run_eval(const EvalOptions& o) {
 void add_eval_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<EvalOptions>();
   auto* e = app.add_subcommand("eval", "M, f and ddot(q) at a state");
-  e->add_option("MODEL", o->model, "model file (YAML)")->required();
+  e->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*e, o->urdf);
   e->add_option("--q", o->q, "coordinates V1,V2,.. (default: the model's initial values)");
   e->add_option("--qd", o->qd, "velocities V1,V2,.. (default: the model's initial values)");
   e->add_option("--t", o->t, "time (default 0)");

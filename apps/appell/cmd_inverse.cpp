@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "appell/io/csv_writer.hpp"
-#include "appell/io/model_reader.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
@@ -19,6 +18,7 @@ namespace appell::cli {
 namespace {
 
 struct InverseOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model, method = "gibbs-appell", trajectory, from_csv, t_end, output_step, out;
   std::vector<std::string> set;
 };
@@ -46,7 +46,7 @@ int run_inverse(const InverseOptions& o) {
     throw usage_error(o.t_end.empty() ? "--output-step" : "--t-end",
                       "not used with --from-csv (the file's rows give the times)");
 
-  const auto model = io::read_model_file(o.model);
+  const auto model = read_model(o.model, o.urdf);
 
   reject_constraints(*model, "inverse");
   const auto values = parse_assignments(o.set);
@@ -102,7 +102,8 @@ void add_inverse_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<InverseOptions>();
   auto* c = app.add_subcommand(
       "inverse", "driving forces Q = M ddot(q) - f along a prescribed motion, as CSV");
-  c->add_option("MODEL", o->model, "model file (YAML)")->required();
+  c->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*c, o->urdf);
   c->add_option("--trajectory", o->trajectory,
                 "the motion: \"q1=EXPR; q2=EXPR\", one expression of t and the parameters per "
                 "coordinate");

@@ -14,7 +14,6 @@
 #include <set>
 
 #include "appell/io/csv_writer.hpp"
-#include "appell/io/model_reader.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
@@ -24,6 +23,7 @@ namespace appell::cli {
 namespace {
 
 struct SimulateOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model, t_end, q0, qd0, rtol = "1e-8", atol = "1e-8", output_step = "0.01",
                                      integrator = "bdf", out, max_rows = "10000000";
   std::vector<std::string> inputs, set;
@@ -117,7 +117,7 @@ int run_simulate(const SimulateOptions& o) {
   options.integrator = *integrator;
   options.values = parse_assignments(o.set);
 
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
 
   for (const auto& item : o.inputs) {
     const auto eq = item.find('=');
@@ -186,7 +186,8 @@ int run_simulate(const SimulateOptions& o) {
 void add_simulate_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<SimulateOptions>();
   auto* s = app.add_subcommand("simulate", "forward dynamics with CVODE, written to a CSV file");
-  s->add_option("MODEL", o->model, "model file (YAML)")->required();
+  s->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*s, o->urdf);
   s->add_option("--t-end", o->t_end, "end time (the simulation starts at t = 0)")->required();
   s->add_option("--q0", o->q0, "initial coordinates V1,V2,.. (default: the model's)");
   s->add_option("--qd0", o->qd0, "initial velocities V1,V2,.. (default: the model's)");

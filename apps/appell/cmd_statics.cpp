@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include "appell/io/equation_writer.hpp"
-#include "appell/io/model_reader.hpp"
 #include "appell/numeric/statics.hpp"
 #include "appell/sym/readable.hpp"
 #include "cli_support.hpp"
@@ -13,6 +12,7 @@ namespace appell::cli {
 namespace {
 
 struct StaticsCommandOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model;
   std::vector<std::string> guesses, set;
   double t = 0.0;
@@ -20,7 +20,7 @@ struct StaticsCommandOptions {
 };
 
 int run_statics(const StaticsCommandOptions& o) {
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
   num::StaticsOptions options;
   options.values = parse_assignments(o.set);
   options.t = o.t;
@@ -104,7 +104,8 @@ void add_statics_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<StaticsCommandOptions>();
   auto* s = app.add_subcommand(
       "statics", "generalized forces by virtual work, equilibria and their stability");
-  s->add_option("MODEL", o->model, "model file (YAML)")->required();
+  s->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*s, o->urdf);
   s->add_flag("--json", o->json,
               "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\"}]} "
               "(and \"lambda\" with holonomic constraints)");

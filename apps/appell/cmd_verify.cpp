@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "appell/io/model_reader.hpp"
 #include "appell/numeric/verification.hpp"
 #include "cli_support.hpp"
 
@@ -11,13 +10,14 @@ namespace appell::cli {
 namespace {
 
 struct VerifyOptions {
+  UrdfFlags urdf;  // how a URDF model is read
   std::string model;
   std::size_t states = 20;
   double tolerance = 1e-12;
 };
 
 int run_verify(const VerifyOptions& o) {
-  auto model = io::read_model_file(o.model);
+  auto model = read_model(o.model, o.urdf);
   num::VerifyOptions options;
   options.states = o.states;
   options.tolerance = o.tolerance;
@@ -53,7 +53,8 @@ void add_verify_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<VerifyOptions>();
   auto* v = app.add_subcommand(
       "verify", "every principle: agreement (symbolic and numeric) and cost; exit 1 on a mismatch");
-  v->add_option("MODEL", o->model, "model file (YAML)")->required();
+  v->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*v, o->urdf);
   v->add_option("--states", o->states, "random states of the numeric check (default 20)");
   v->add_option("--tolerance", o->tolerance, "largest relative difference allowed (1e-12)");
   commands.push_back({v, [o] { return run_verify(*o); }});

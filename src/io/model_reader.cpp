@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "appell/io/model_file.hpp"
 #include "appell/model/builder.hpp"
 #include "appell/model/expression_parser.hpp"
 
@@ -169,7 +170,7 @@ class ModelReader {
     const Fields top(*this, model_item, "the model",
                      {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
                       "frames", "bodies", "particles", "gravity", "loads", "constraints",
-                      "relative_to", "flexible", "independent"});
+                      "relative_to", "flexible", "independent", "visuals"});
     model::ModelBuilder builder(text(top.require("name")), source_.file());
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) builder.description(text(*description));
@@ -193,6 +194,7 @@ class ModelReader {
     if (auto constraints = top.find("constraints")) read_constraints(builder, *constraints);
     if (auto independent = top.find("independent")) read_independent(builder, *independent);
     if (auto flexible = top.find("flexible")) read_flexible_bodies(builder, *flexible);
+    if (auto visuals = top.find("visuals")) read_visuals(builder, *visuals);
     return builder.build();
   }
 
@@ -396,7 +398,7 @@ class ModelReader {
 
     for (const auto& c : list(top.require("coordinates"), "coordinate names")) {
       if (c.node.IsMap()) {
-        const Fields fields(*this, c, "a coordinate", {"name", "initial", "velocity"});
+        const Fields fields(*this, c, "a coordinate", {"name", "initial", "velocity", "limits"});
         const Item name = fields.require("name");
         s.coordinates.push_back({text(name), name.where, c});
       } else {
@@ -426,12 +428,67 @@ class ModelReader {
 
   void read_coordinate(model::ModelBuilder& builder, const Definition& c) const {
     model::Expr initial = 0, velocity = 0;
+    std::optional<Item> limits;
     if (c.value.node.IsMap()) {
-      const Fields fields(*this, c.value, "a coordinate", {"name", "initial", "velocity"});
+      const Fields fields(*this, c.value, "a coordinate",
+                          {"name", "initial", "velocity", "limits"});
       if (auto i = fields.find("initial")) initial = expr(*i);
       if (auto v = fields.find("velocity")) velocity = expr(*v);
+      limits = fields.find("limits");
     }
     builder.coordinate(name(c), initial, velocity);
+    if (limits) {
+      const Fields fields(*this, *limits, "limits", {"lower", "upper", "velocity", "effort"});
+      model::LimitsSpec spec;
+      if (auto v = fields.find("lower")) spec.lower = expr(*v);
+      if (auto v = fields.find("upper")) spec.upper = expr(*v);
+      if (auto v = fields.find("velocity")) spec.velocity = expr(*v);
+      if (auto v = fields.find("effort")) spec.effort = expr(*v);
+      builder.limits(name(c), spec, limits->where);
+    }
+  }
+
+  /// visuals: [{frame, translation, rotation, box | cylinder | sphere | mesh}, ..].
+  void read_visuals(model::ModelBuilder& builder, const Item& section) const {
+    static const std::vector<std::string> shapes = {"box", "cylinder", "sphere", "mesh"};
+    for (const auto& v : list(section, "visuals")) {
+      const Fields fields(
+          *this, v, "a visual",
+          {"frame", "translation", "rotation", "box", "cylinder", "sphere", "mesh"});
+      model::VisualSpec spec;
+      spec.frame = name(fields.require("frame"));
+      if (auto translation = fields.find("translation")) spec.translation = expr3(*translation);
+      if (auto rotation = fields.find("rotation"))
+        spec.rotation =
+            model::Rotation(text(*rotation)).at({rotation->where, source_.locator(rotation->node)});
+      std::optional<Entry> shape;
+      for (const auto& e : fields.entries()) {
+        if (std::find(shapes.begin(), shapes.end(), e.key) == shapes.end()) continue;
+        if (shape) fail(e.key_where, "a visual has one shape", e.key);
+        shape = e;
+      }
+      if (!shape) fail(v.where, "a visual needs a shape: " + join_alternatives(shapes));
+      if (shape->key == "box") {
+        const Fields f(*this, shape->value, "a box", {"size"});
+        spec.shape = model::Visual::Shape::Box;
+        spec.size = expr3(f.require("size"));
+      } else if (shape->key == "cylinder") {
+        const Fields f(*this, shape->value, "a cylinder", {"radius", "length"});
+        spec.shape = model::Visual::Shape::Cylinder;
+        spec.size = {expr(f.require("radius")), expr(f.require("length")), 0};
+      } else if (shape->key == "sphere") {
+        const Fields f(*this, shape->value, "a sphere", {"radius"});
+        spec.shape = model::Visual::Shape::Sphere;
+        spec.size = {expr(f.require("radius")), 0, 0};
+      } else {
+        const Fields f(*this, shape->value, "a mesh", {"file", "scale"});
+        spec.shape = model::Visual::Shape::Mesh;
+        spec.mesh = text(f.require("file"));
+        spec.size = {1, 1, 1};
+        if (auto scale = f.find("scale")) spec.size = expr3(*scale);
+      }
+      builder.visual(spec, v.where);
+    }
   }
 
   void read_frame(model::ModelBuilder& builder, const Definition& d) const {
@@ -780,16 +837,7 @@ std::shared_ptr<const model::Model> parse_model(const std::string& yaml_text,
 }
 
 std::shared_ptr<const model::Model> read_model_file(const std::string& path) {
-  const SourceLocation file{path, 0, 0};
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw ModelError(file, "no such model file");
-  if (std::filesystem::is_directory(path, error))
-    throw ModelError(file, "is a directory, not a model file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ModelError(file, "cannot read the model file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_model(text.str(), path);
+  return parse_model(read_model_text(path), path);
 }
 
 }  // namespace appell::io

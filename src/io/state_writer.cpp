@@ -20,10 +20,30 @@ nlohmann::json rows_of(const Eigen::MatrixXd& m) {
   return rows;
 }
 
+/// "coordinates": the names in order; "limits": NAME -> {lower, upper, velocity, effort} for the
+/// coordinates that have limits (none: no key).
+void describe_coordinates(const model::Model& model, nlohmann::json& j) {
+  nlohmann::json names = nlohmann::json::array();
+  nlohmann::json limits = nlohmann::json::object();
+  for (const auto& c : model.coordinates) {
+    names.push_back(c.name);
+    if (!c.limits) continue;
+    nlohmann::json l = nlohmann::json::object();
+    if (c.limits->lower) l["lower"] = *c.limits->lower;
+    if (c.limits->upper) l["upper"] = *c.limits->upper;
+    if (c.limits->velocity) l["velocity"] = *c.limits->velocity;
+    if (c.limits->effort) l["effort"] = *c.limits->effort;
+    limits[c.name] = l;
+  }
+  j["coordinates"] = names;
+  if (!limits.empty()) j["limits"] = limits;
+}
+
 }  // namespace
 
-std::string write_state_json(const num::StateEvaluation& s) {
+std::string write_state_json(const model::Model& model, const num::StateEvaluation& s) {
   nlohmann::json j;
+  describe_coordinates(model, j);
   j["t"] = s.t;
   j["q"] = as_vector(s.q);
   j["qd"] = as_vector(s.qd);
@@ -37,6 +57,7 @@ std::string write_state_json(const num::StateEvaluation& s) {
 std::string write_minimal_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                      const num::CompiledMinimalForm::State& state) {
   nlohmann::json j;
+  describe_coordinates(model, j);
   j["t"] = t;
   j["q"] = as_vector(q);
   j["qd"] = as_vector(state.qd);

@@ -374,6 +374,33 @@ GiNaC::symbol ModelBuilder::coordinate(const Name& name, const Expr& initial,
 
 void ModelBuilder::coordinates_at(const SourceLocation& where) { coordinates_where_ = where; }
 
+ModelBuilder& ModelBuilder::limits(const Name& coordinate, const LimitsSpec& spec,
+                                   const SourceLocation& where) {
+  check_usable();
+  const std::string item = "coordinates." + coordinate.text + ".limits";
+  auto c = std::find_if(model_->coordinates.begin(), model_->coordinates.end(),
+                        [&](const Coordinate& k) { return k.name == coordinate.text; });
+  if (c == model_->coordinates.end())
+    fail(coordinate.where, item, "unknown coordinate", coordinate.text);
+  CoordinateLimits limits;
+  auto take = [&](const std::optional<Expr>& e, const std::string& key) -> std::optional<double> {
+    if (!e) return std::nullopt;
+    return number(*e, item + "." + key, key);
+  };
+  limits.lower = take(spec.lower, "lower");
+  limits.upper = take(spec.upper, "upper");
+  limits.velocity = take(spec.velocity, "velocity");
+  limits.effort = take(spec.effort, "effort");
+  if (limits.lower && limits.upper && *limits.lower > *limits.upper)
+    fail(where, item, "the lower limit exceeds the upper limit", coordinate.text);
+  if (limits.velocity && *limits.velocity < 0)
+    fail(spec.velocity->origin().where, item + ".velocity", "expected a number >= 0", "velocity");
+  if (limits.effort && *limits.effort < 0)
+    fail(spec.effort->origin().where, item + ".effort", "expected a number >= 0", "effort");
+  c->limits = limits;
+  return *this;
+}
+
 GiNaC::ex ModelBuilder::prescribed(const Name& name, const std::optional<Expr>& expression_of_t) {
   const std::string item = "prescribed." + name.text;
   define(name, item);
@@ -661,6 +688,37 @@ ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec)
   p.mass = mass(spec.mass, name.text, item + ".mass");
   p.position = vector3(spec.position, Dependence::Anything, item + ".position");
   model_->particles.push_back(std::move(p));
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::visual(const VisualSpec& spec, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "visuals[" + std::to_string(model_->visuals.size()) + "]";
+  Visual v;
+  v.where = place(where, item);
+  v.frame = frame_name(spec.frame, item + ".frame");
+  v.translation = vector3(spec.translation, Dependence::Parameters, item + ".translation");
+  v.rotation = rotation(spec.rotation, v.frame, item + ".rotation");
+  for (const auto& factor : v.rotation)
+    if (factor.kind == RotationFactor::Kind::Axis && !at_defaults(factor.angle))
+      fail(spec.rotation.origin().where, item + ".rotation",
+           not_allowed_message(Dependence::Parameters), "rotation");
+  v.shape = spec.shape;
+  const int sizes = spec.shape == Visual::Shape::Sphere     ? 1
+                    : spec.shape == Visual::Shape::Cylinder ? 2
+                                                            : 3;
+  for (int k = 0; k < sizes; ++k) {
+    const std::string key = "size[" + std::to_string(k) + "]";
+    v.size[static_cast<std::size_t>(k)] =
+        number(spec.size[static_cast<std::size_t>(k)], item + "." + key, key);
+    if (v.size[static_cast<std::size_t>(k)] <= 0.0 && spec.shape != Visual::Shape::Mesh)
+      fail(spec.size[static_cast<std::size_t>(k)].origin().where, item + "." + key,
+           "expected a positive number", key);
+  }
+  v.mesh = spec.mesh;
+  if (spec.shape == Visual::Shape::Mesh && v.mesh.empty())
+    fail(where, item + ".mesh", "a mesh needs a file name", "mesh");
+  model_->visuals.push_back(std::move(v));
   return *this;
 }
 

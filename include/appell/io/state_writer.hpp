@@ -12,14 +12,19 @@
 
 namespace appell::io {
 
-/// {"forcing": f, "lambda": λ, "mass_matrix": M, "q": q, "qd": q̇, "qdd": q̈, "t": t}, "lambda"
-/// only with constraints (λ not empty); A and b are not written. A non-finite number is written
+/// {"coordinates": [names of `model`'s coordinates, in order], "forcing": f, "lambda": λ,
+///  "limits": {NAME: {"lower", "upper", "velocity", "effort"}}, "mass_matrix": M, "q": q,
+///  "qd": q̇, "qdd": q̈, "t": t} of `state`, an evaluation of `model`'s equations: "lambda" only
+/// with constraints (λ not empty), "limits" only for coordinates that have them (each bound only
+/// when given; model::CoordinateLimits); A and b are not written. A non-finite number is written
 /// as null. No trailing newline.
-std::string write_state_json(const num::StateEvaluation& state);
+std::string write_state_json(const model::Model& model, const num::StateEvaluation& state);
 
 /// The minimal form at (t, q) of `model` (which lists independent speeds):
-/// {"forcing": f̃, "independent": [names of the independent coordinates, as listed],
-///  "mass_matrix": M̃, "q": q, "qd": q̇ = B u + β (every coordinate), "qdd": q̈ = B u̇ + γ, "t": t}.
+/// {"coordinates": [every coordinate's name], "forcing": f̃, "independent": [names of the
+/// independent coordinates, as listed],
+///  "limits": as write_state_json, "mass_matrix": M̃, "q": q, "qd": q̇ = B u + β (every
+///  coordinate), "qdd": q̈ = B u̇ + γ, "t": t}.
 /// `state` from num::CompiledMinimalForm::solve at (t, q). No trailing newline.
 std::string write_minimal_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                      const num::CompiledMinimalForm::State& state);

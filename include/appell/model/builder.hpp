@@ -238,6 +238,24 @@ struct DamperSpec {
   Expr coefficient = 0;
 };
 
+/// A coordinate's limits (model::CoordinateLimits: reported, never enforced), each optional:
+/// numbers and parameters, evaluated at their defaults; lower ≤ upper, velocity and effort ≥ 0.
+struct LimitsSpec {
+  std::optional<Expr> lower{}, upper{}, velocity{}, effort{};
+};
+
+/// Geometry drawn with a frame (model::Visual), for visualisation only: placed in `frame` by
+/// `translation` and `rotation`; sizes and the placement are numbers and parameters.
+struct VisualSpec {
+  Name frame = "world";
+  Expr3 translation{0, 0, 0};
+  Rotation rotation{};  // constant
+  Visual::Shape shape = Visual::Shape::Box;
+  Expr3 size{0, 0, 0};  // box: edges (positive); cylinder: radius, length; sphere: radius;
+                        // mesh: scale
+  std::string mesh{};   // Shape::Mesh: the file name (not read)
+};
+
 /// A set of nodes of a flexible body's mesh (MODEL_FORMAT.md, "Flexible bodies").
 struct NodeSelectionSpec {
   std::array<std::optional<Expr>, 3> plane{};  // x = X, y = Y, z = Z (all given must hold)
@@ -332,6 +350,9 @@ class ModelBuilder {
   /// evaluated at their defaults to finite reals). Coordinates are numbered in the order added:
   /// that is the order of q in every vector and matrix. Returns the symbol of q.
   GiNaC::symbol coordinate(const Name& name, const Expr& initial = 0, const Expr& velocity = 0);
+  /// Limits of a coordinate added before (LimitsSpec); replaces any given earlier.
+  ModelBuilder& limits(const Name& coordinate, const LimitsSpec& spec,
+                       const SourceLocation& where = {});
   /// Where the list of coordinates was written (for "at least one generalized coordinate").
   void coordinates_at(const SourceLocation& where);
   /// A prescribed function of time: given by an expression of t and parameters (substituted
@@ -389,6 +410,9 @@ class ModelBuilder {
   /// (fem::build_flexible_body).
   ModelBuilder& flexible(const Name& name, const FlexibleSpec& spec,
                          const SourceLocation& where = {});
+
+  /// Geometry to draw with a frame already added (VisualSpec); never part of the dynamics.
+  ModelBuilder& visual(const VisualSpec& spec, const SourceLocation& where = {});
 
   /// The symbol of t.
   GiNaC::symbol time() const;

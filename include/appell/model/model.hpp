@@ -36,6 +36,14 @@ struct Parameter {
   SourceLocation where;     // where defined; in code, its place ("parameters.m", line 0)
 };
 
+/// The limits a robot description gives a coordinate (a URDF joint's <limit>): reported with
+/// the results, never enforced by the equations or the simulation. Each bound is optional.
+struct CoordinateLimits {
+  std::optional<double> lower, upper;  // range of q (rad or m)
+  std::optional<double> velocity;      // bound on |dot(q)|
+  std::optional<double> effort;        // bound on the generalized force |Q| (N·m or N)
+};
+
 /// A generalized coordinate q_j(t). Its symbols q, dot(q), ddot(q) ... are in
 /// Model::time_functions (Model::coordinate_symbol); its index j in Model::coordinates is the
 /// row and column of M, f and every vector of q, q̇, q̈.
@@ -43,6 +51,7 @@ struct Coordinate {
   std::string name;
   double initial = 0.0;   // q(0), radians or metres
   double velocity = 0.0;  // dot(q)(0)
+  std::optional<CoordinateLimits> limits;
   SourceLocation where;
 };
 
@@ -96,6 +105,21 @@ struct Particle {
   std::string frame;
   GiNaC::ex mass;
   Vector3 position{0, 0, 0};  // in the frame
+  SourceLocation where;
+};
+
+/// Geometry drawn with a frame, for visualisation only: it never enters the dynamics. Placed in
+/// `frame` by `translation` and `rotation` (as a frame is in its parent); a box of edges
+/// size[0..2] along its x, y, z, a cylinder of radius size[0] and length size[1] along its z, a
+/// sphere of radius size[0], or a mesh file (not read: only named) scaled by size[0..2].
+struct Visual {
+  enum class Shape { Box, Cylinder, Sphere, Mesh };
+  std::string frame;
+  Vector3 translation{0, 0, 0};
+  std::vector<RotationFactor> rotation;
+  Shape shape = Shape::Box;
+  std::array<double, 3> size{0, 0, 0};
+  std::string mesh;  // Shape::Mesh: the file name as written (a URDF's package:// URI ...)
   SourceLocation where;
 };
 
@@ -196,6 +220,8 @@ struct Model {
   SourceLocation relative_to_where;
   /// Flexible bodies meshed with finite elements, each on a floating frame (fem/).
   std::vector<FlexibleBody> flexible;
+  /// Geometry to draw, in the order given (none of it enters the equations).
+  std::vector<Visual> visuals;
 
   /// n, the number of generalized coordinates.
   std::size_t dof() const { return coordinates.size(); }

@@ -1,0 +1,47 @@
+#include "appell/io/model_file.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "appell/io/model_reader.hpp"
+
+namespace appell::io {
+
+ModelFormat detect_model_format(const std::string& text) {
+  std::size_t i = 0;
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+    ++i;
+  return i < text.size() && text[i] == '<' ? ModelFormat::Urdf : ModelFormat::Yaml;
+}
+
+std::string read_model_text(const std::string& path) {
+  const model::SourceLocation file{path, 0, 0};
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) throw model::ModelError(file, "no such model file");
+  if (std::filesystem::is_directory(path, error))
+    throw model::ModelError(file, "is a directory, not a model file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw model::ModelError(file, "cannot read the model file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+ModelFile read_model(const std::string& path, const UrdfOptions& urdf) {
+  const std::string text = read_model_text(path);
+  ModelFile file;
+  file.format = detect_model_format(text);
+  if (file.format == ModelFormat::Yaml) {
+    file.model = parse_model(text, path);
+    return file;
+  }
+  UrdfModel translated = translate_urdf(text, path, urdf);
+  file.model = build_model(translated);
+  file.warnings = std::move(translated.warnings);
+  return file;
+}
+
+}  // namespace appell::io

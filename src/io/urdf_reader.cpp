@@ -1,0 +1,746 @@
+#include "appell/io/urdf_reader.hpp"
+
+#include <console_bridge/console.h>
+#include <tinyxml.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numbers>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "appell/io/model_file.hpp"
+#include "appell/model/builder.hpp"
+#include "appell/model/expression_parser.hpp"
+
+namespace appell::io {
+
+namespace {
+
+using model::ModelError;
+using model::SourceLocation;
+
+// ---------------------------------------------------------------------------------------------
+// Numbers and names as the model language writes them
+
+/// The shortest decimal that reads back as the same double (what the builder keeps exactly).
+std::string number_text(double value) {
+  if (value == 0.0) return "0";  // also -0
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+/// An angle: a multiple k·pi/4 when `value` is the double nearest to it (xacro's ${pi/2} is
+/// 1.5707963267948966), else the number.
+std::string angle_text(double value) {
+  for (int k = -8; k <= 8; ++k) {
+    if (k == 0) continue;
+    const double multiple = k * std::numbers::pi / 4.0;
+    if (std::abs(value - multiple) > 4.0 * std::abs(multiple) * 1e-16) continue;
+    const int g = std::gcd(std::abs(k), 4);
+    const int numerator = k / g, denominator = 4 / g;
+    std::string text = numerator == 1    ? "pi"
+                       : numerator == -1 ? "-pi"
+                                         : std::to_string(numerator) + "*pi";
+    if (denominator != 1) text += "/" + std::to_string(denominator);
+    return text;
+  }
+  return number_text(value);
+}
+
+/// c + a·q as text ("0.1 + q", "-q", "0.2 - 0.5*q", "0").
+std::string affine_text(double c, double a, const std::string& q) {
+  std::string term;
+  if (a == 1.0)
+    term = q;
+  else if (a == -1.0)
+    term = "-" + q;
+  else if (a != 0.0)
+    term = number_text(a) + "*" + q;
+  if (c == 0.0) return term.empty() ? "0" : term;
+  if (term.empty()) return number_text(c);
+  if (term[0] == '-') return number_text(c) + " - " + term.substr(1);
+  return number_text(c) + " + " + term;
+}
+
+/// Valid, unreserved, unique names made from URDF names.
+class Names {
+ public:
+  /// `raw` with characters outside [A-Za-z0-9_] replaced by _, `prefix` before it unless it
+  /// begins with a letter, `suffix` (then _2, _3 ..) after it if reserved or taken.
+  std::string unique(const std::string& raw, const std::string& prefix, const std::string& suffix) {
+    const std::string base = sanitized(raw, prefix);
+    std::string name = base;
+    if (!free(name)) name = base + suffix;
+    for (int k = 2; !free(name); ++k) name = base + suffix + "_" + std::to_string(k);
+    taken_.insert(name);
+    return name;
+  }
+
+  static std::string sanitized(const std::string& raw, const std::string& prefix) {
+    std::string s = raw;
+    for (char& c : s)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) s = prefix + s;
+    return s;
+  }
+
+ private:
+  bool free(const std::string& name) const {
+    return model::is_valid_name(name) && !model::is_reserved_name(name) && !taken_.count(name);
+  }
+  std::set<std::string> taken_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// urdfdom's messages: console_bridge prints them to stderr; while it reads, they are kept here
+// instead, so that a failure is reported once, located, and success is quiet.
+
+class UrdfdomMessages : public console_bridge::OutputHandler {
+ public:
+  UrdfdomMessages() : lock_(mutex()) { console_bridge::useOutputHandler(this); }
+  ~UrdfdomMessages() override { console_bridge::restorePreviousOutputHandler(); }
+  UrdfdomMessages(const UrdfdomMessages&) = delete;
+  UrdfdomMessages& operator=(const UrdfdomMessages&) = delete;
+
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) errors.push_back(text);
+  }
+
+  std::vector<std::string> errors;
+
+ private:
+  // console_bridge's handler is one for the process: one reader at a time uses it.
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> lock_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The reader
+
+constexpr const char* kSupportedJoints = "revolute, continuous, prismatic or fixed";
+
+class UrdfReader {
+ public:
+  UrdfReader(const std::string& xml, const std::string& source, const UrdfOptions& options)
+      : xml_(xml), source_(source), options_(options) {}
+
+  UrdfModel translate() {
+    parse_xml();
+    index_elements();
+    check_tree();
+    parse_with_urdfdom();
+    UrdfModel out;
+    out.source = source_;
+    out.name = Names::sanitized(urdf_->getName().empty() ? "robot" : urdf_->getName(), "robot_");
+    out.description = "URDF robot " + urdf_->getName() + " (" + source_ + ")";
+    walk_tree();
+    name_items();
+    for (const auto& link : order_) translate_link(out, link);
+    for (int k = 0; k < 3; ++k)
+      out.gravity[static_cast<std::size_t>(k)] =
+          number_text(options_.gravity[static_cast<std::size_t>(k)]);
+    out.parameters = std::move(parameters_);
+    std::vector<std::string> mimics;
+    for (const auto& c : out.coordinates)
+      if (!c.mimic.empty()) mimics.push_back(c.from.joint + " (mimics " + c.mimic + ")");
+    if (!mimics.empty()) {
+      std::string list;
+      for (const auto& m : mimics) list += (list.empty() ? "" : ", ") + m;
+      out.warnings.push_back(
+          source_ +
+          ": <mimic> joints read as independent coordinates (add a constraint to "
+          "couple them): " +
+          list);
+    }
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const SourceLocation& where, const std::string& message,
+                         const std::string& offending = "") const {
+    throw ModelError(where, message, offending);
+  }
+
+  SourceLocation at(const TiXmlNode* node) const {
+    if (!node) return SourceLocation{source_, 0, 0};
+    return SourceLocation{source_, node->Row(), node->Column()};
+  }
+
+  // -- the XML: well formed, a <robot>, and where each link and joint is ----------------------
+
+  void parse_xml() {
+    document_.Parse(xml_.c_str(), nullptr, TIXML_ENCODING_UTF8);
+    if (document_.Error()) {
+      SourceLocation where{source_, document_.ErrorRow(), document_.ErrorCol()};
+      if (where.line <= 0) where = SourceLocation{source_, 1, 1};
+      fail(where, std::string("malformed XML: ") + document_.ErrorDesc());
+    }
+    robot_ = document_.RootElement();
+    if (!robot_) fail(SourceLocation{source_, 1, 1}, "not a URDF file: no <robot> element");
+    if (std::string(robot_->Value()) != "robot")
+      fail(at(robot_), "not a URDF file: the document's element is not <robot>", robot_->Value());
+  }
+
+  static std::string attribute(const TiXmlElement* e, const char* name) {
+    const char* value = e ? e->Attribute(name) : nullptr;
+    return value ? value : "";
+  }
+
+  void index_elements() {
+    for (const TiXmlElement* e = robot_->FirstChildElement("link"); e;
+         e = e->NextSiblingElement("link")) {
+      const std::string name = attribute(e, "name");
+      if (name.empty()) fail(at(e), "a <link> needs a name", "link");
+      if (auto earlier = links_.find(name); earlier != links_.end())
+        fail(at(e),
+             "link defined twice (first at line " + std::to_string(earlier->second->Row()) + ")",
+             name);
+      links_[name] = e;
+      link_order_.push_back(name);
+    }
+    if (link_order_.empty()) fail(at(robot_), "a URDF robot needs at least one <link>");
+    for (const TiXmlElement* e = robot_->FirstChildElement("joint"); e;
+         e = e->NextSiblingElement("joint")) {
+      const std::string name = attribute(e, "name");
+      if (name.empty()) fail(at(e), "a <joint> needs a name", "joint");
+      if (auto earlier = joints_.find(name); earlier != joints_.end())
+        fail(at(e),
+             "joint defined twice (first at line " + std::to_string(earlier->second->Row()) + ")",
+             name);
+      joints_[name] = e;
+      joint_order_.push_back(name);
+      const std::string type = attribute(e, "type");
+      if (type == "floating" || type == "planar")
+        fail(at(e),
+             "joint type '" + type + "' is not supported: appell reads a fixed-base tree of " +
+                 kSupportedJoints +
+                 " joints (a floating base or a planar joint can be written in a model file with "
+                 "coordinates of its own)",
+             name);
+      if (type != "revolute" && type != "continuous" && type != "prismatic" && type != "fixed")
+        fail(at(e),
+             type.empty() ? std::string("a joint needs a type (") + kSupportedJoints + ")"
+                          : "unknown joint type '" + type + "' (" + kSupportedJoints + ")",
+             name);
+      for (const char* end : {"parent", "child"}) {
+        const TiXmlElement* link = e->FirstChildElement(end);
+        const std::string link_name = attribute(link, "link");
+        if (link_name.empty())
+          fail(link ? at(link) : at(e), std::string("joint has no <") + end + " link=\"..\"/>",
+               name);
+        if (!links_.count(link_name))
+          fail(at(link),
+               "joint '" + name + "' names the " + end + " link '" + link_name +
+                   "', which is not defined",
+               link_name);
+      }
+    }
+  }
+
+  /// One tree: each link the child of one joint at most, one root, no cycle.
+  void check_tree() {
+    for (const auto& joint : joint_order_) {
+      const TiXmlElement* e = joints_.at(joint);
+      const std::string parent = attribute(e->FirstChildElement("parent"), "link");
+      const std::string child = attribute(e->FirstChildElement("child"), "link");
+      if (auto earlier = parent_joint_.find(child); earlier != parent_joint_.end())
+        fail(at(e->FirstChildElement("child")),
+             "link '" + child + "' is the child of two joints, '" + earlier->second + "' and '" +
+                 joint + "': a URDF robot is a tree",
+             child);
+      parent_joint_[child] = joint;
+      parent_link_[child] = parent;
+      children_[parent].push_back(joint);
+    }
+    std::vector<std::string> roots;
+    for (const auto& link : link_order_)
+      if (!parent_joint_.count(link)) roots.push_back(link);
+    if (roots.size() > 1)
+      fail(at(links_.at(roots[1])),
+           "two root links, '" + roots[0] + "' and '" + roots[1] +
+               "': a URDF robot is one tree (join them by a joint)",
+           roots[1]);
+    if (!roots.empty()) root_ = roots.front();
+    // Links not below the root (or all, without a root) hang on a cycle: find it by parents.
+    std::set<std::string> reached;
+    if (!root_.empty()) {
+      std::vector<std::string> stack{root_};
+      while (!stack.empty()) {
+        const std::string link = stack.back();
+        stack.pop_back();
+        reached.insert(link);
+        if (auto c = children_.find(link); c != children_.end())
+          for (const auto& joint : c->second)
+            stack.push_back(attribute(joints_.at(joint)->FirstChildElement("child"), "link"));
+      }
+    }
+    for (const auto& link : link_order_) {
+      if (reached.count(link)) continue;
+      std::vector<std::string> path;
+      std::string current = link;
+      while (std::find(path.begin(), path.end(), current) == path.end()) {
+        path.push_back(current);
+        current = parent_link_.at(current);
+      }
+      const auto start = std::find(path.begin(), path.end(), current);
+      std::string cycle;
+      for (auto it = start; it != path.end(); ++it) cycle += (cycle.empty() ? "" : ", ") + *it;
+      const std::string joint = parent_joint_.at(current);
+      fail(at(joints_.at(joint)),
+           "joint '" + joint + "' closes a cycle of links (" + cycle + "): a URDF robot is a tree",
+           joint);
+    }
+  }
+
+  // -- urdfdom ---------------------------------------------------------------------------------
+
+  void parse_with_urdfdom() {
+    UrdfdomMessages messages;
+    std::string thrown;
+    try {
+      urdf_ = urdf::parseURDF(xml_);
+    } catch (const std::exception& e) {
+      thrown = e.what();
+    }
+    if (urdf_) return;
+    std::string message = thrown;
+    for (const auto& m : messages.errors) message += (message.empty() ? "" : "; ") + m;
+    if (message.empty()) message = "the file is not a valid URDF";
+    // urdfdom names the element it stopped at in brackets: "... for Link [arm]".
+    SourceLocation where = at(robot_);
+    std::string offending;
+    for (std::size_t open = message.find('['); open != std::string::npos;
+         open = message.find('[', open + 1)) {
+      const std::size_t close = message.find(']', open);
+      if (close == std::string::npos) break;
+      const std::string name = message.substr(open + 1, close - open - 1);
+      const auto link = links_.find(name);
+      const auto joint = joints_.find(name);
+      if (link == links_.end() && joint == joints_.end()) continue;
+      where = at(link != links_.end() ? link->second : joint->second);
+      offending = name;
+      break;
+    }
+    fail(where, "urdfdom cannot read the robot: " + message, offending);
+  }
+
+  // -- the tree in appell's order: depth first from the root, children as written --------------
+
+  void walk_tree() {
+    std::vector<std::string> stack{root_};
+    while (!stack.empty()) {
+      const std::string link = stack.back();
+      stack.pop_back();
+      order_.push_back(link);
+      if (auto c = children_.find(link); c != children_.end())
+        for (auto joint = c->second.rbegin(); joint != c->second.rend(); ++joint)
+          stack.push_back(urdf_->getJoint(*joint)->child_link_name);
+    }
+  }
+
+  const urdf::Joint* parent_joint(const std::string& link) const {
+    const auto j = parent_joint_.find(link);
+    return j == parent_joint_.end() ? nullptr : urdf_->getJoint(j->second).get();
+  }
+
+  static bool moves(const urdf::Joint& joint) { return joint.type != urdf::Joint::FIXED; }
+
+  /// A link with <inertial>, unless its mass and inertia are all zero: robot descriptions mark
+  /// frames without mass (a tool flange, a sensor) so, and every URDF tool reads them as
+  /// massless. Any other zero or negative mass is an error (translate_inertial).
+  static bool has_mass(const urdf::Link& link) {
+    if (!link.inertial) return false;
+    const urdf::Inertial& in = *link.inertial;
+    return !(in.mass == 0.0 && in.ixx == 0.0 && in.iyy == 0.0 && in.izz == 0.0 &&
+             in.ixy == 0.0 && in.iyz == 0.0 && in.ixz == 0.0);
+  }
+
+  /// Coordinates first (they are named after the joints), then link frames, bodies, the frames
+  /// between, and parameters.
+  void name_items() {
+    for (const auto& link : order_)
+      if (const auto* joint = parent_joint(link); joint && moves(*joint))
+        coordinate_[joint->name] = names_.unique(joint->name, "j_", "_joint");
+    frame_[root_] = "world";
+    for (const auto& link : order_)
+      if (link != root_) frame_[link] = names_.unique(link, "l_", "_link");
+    for (const auto& link : order_)
+      if (has_mass(*urdf_->getLink(link)))
+        body_[link] = names_.unique(link + "_body", "l_", "");
+  }
+
+  // -- values of the elements, from urdfdom; rotations as written (urdfdom keeps quaternions) ---
+
+  /// rpy of an <origin> as written, or from urdfdom's quaternion if that cannot be read.
+  std::array<double, 3> rpy(const TiXmlElement* origin, const urdf::Rotation& fallback) const {
+    std::array<double, 3> angles{0, 0, 0};
+    const std::string text = attribute(origin, "rpy");
+    if (text.empty()) {
+      fallback.getRPY(angles[0], angles[1], angles[2]);
+      return angles;
+    }
+    std::istringstream in(text);
+    in.imbue(std::locale::classic());
+    if (in >> angles[0] >> angles[1] >> angles[2]) return angles;
+    fallback.getRPY(angles[0], angles[1], angles[2]);
+    return angles;
+  }
+
+  /// Rz(yaw)·Ry(pitch)·Rx(roll) as rot_z(..)*rot_y(..)*rot_x(..), factors of angle 0 left out.
+  static std::string rpy_text(const std::array<double, 3>& a) {
+    std::string text;
+    const std::array<std::pair<const char*, double>, 3> factors{
+        {{"rot_z", a[2]}, {"rot_y", a[1]}, {"rot_x", a[0]}}};
+    for (const auto& [f, angle] : factors)
+      if (angle != 0.0)
+        text += (text.empty() ? "" : "*") + std::string(f) + "(" + angle_text(angle) + ")";
+    return text;
+  }
+
+  static bool turned(const std::array<double, 3>& a) {
+    return a[0] != 0.0 || a[1] != 0.0 || a[2] != 0.0;
+  }
+
+  /// The rotation by q about `axis` (a unit vector, or normalised by the builder).
+  static std::string axis_rotation(const urdf::Vector3& axis, const std::string& q) {
+    const std::array<double, 3> a{axis.x, axis.y, axis.z};
+    const char* names[] = {"rot_x", "rot_y", "rot_z"};
+    for (int k = 0; k < 3; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      const bool others_zero = a[(i + 1) % 3] == 0.0 && a[(i + 2) % 3] == 0.0;
+      if (others_zero && a[i] == 1.0) return std::string(names[k]) + "(" + q + ")";
+      if (others_zero && a[i] == -1.0) return std::string(names[k]) + "(-" + q + ")";
+    }
+    return "rot(" + number_text(a[0]) + ", " + number_text(a[1]) + ", " + number_text(a[2]) + ", " +
+           q + ")";
+  }
+
+  static std::string joint_type(const urdf::Joint& joint) {
+    switch (joint.type) {
+      case urdf::Joint::REVOLUTE:
+        return "revolute";
+      case urdf::Joint::CONTINUOUS:
+        return "continuous";
+      case urdf::Joint::PRISMATIC:
+        return "prismatic";
+      default:
+        return "fixed";
+    }
+  }
+
+  void translate_link(UrdfModel& out, const std::string& link_name) {
+    const urdf::Link& link = *urdf_->getLink(link_name);
+    const TiXmlElement* link_element = links_.at(link_name);
+    if (const urdf::Joint* joint = parent_joint(link_name)) translate_joint(out, *joint, link_name);
+    const std::string frame = frame_.at(link_name);
+    if (has_mass(link)) translate_inertial(out, link, link_element, frame);
+    const TiXmlElement* visual = link_element->FirstChildElement("visual");
+    for (const auto& v : link.visual_array) {
+      if (v && v->geometry) translate_visual(out, *v, visual, link_name, frame);
+      if (visual) visual = visual->NextSiblingElement("visual");
+    }
+  }
+
+  void translate_joint(UrdfModel& out, const urdf::Joint& joint, const std::string& child) {
+    const TiXmlElement* element = joints_.at(joint.name);
+    const UrdfOrigin from{joint.name, child, at(element)};
+    const std::string parent_frame = frame_.at(parent_link_.at(child));
+    const urdf::Pose& origin = joint.parent_to_joint_origin_transform;
+    const auto angles = rpy(element->FirstChildElement("origin"), origin.rotation);
+    const std::array<double, 3> xyz{origin.position.x, origin.position.y, origin.position.z};
+
+    UrdfModel::Frame frame;
+    frame.name = frame_.at(child);
+    frame.parent = parent_frame;
+    frame.role = "link";
+    frame.from = from;
+    for (std::size_t k = 0; k < 3; ++k) frame.translation[k] = number_text(xyz[k]);
+    frame.rotation = rpy_text(angles);
+    if (!moves(joint)) {
+      out.frames.push_back(frame);
+      return;
+    }
+
+    const std::string q = coordinate_.at(joint.name);
+    const TiXmlElement* axis_element = element->FirstChildElement("axis");
+    urdf::Vector3 axis = joint.axis;
+    const double norm = std::sqrt(axis.x * axis.x + axis.y * axis.y + axis.z * axis.z);
+    if (!(norm > 0.0) || !std::isfinite(norm))
+      fail(axis_element ? at(axis_element) : at(element),
+           "the joint's <axis> is zero: a " + joint_type(joint) + " joint needs a direction",
+           joint.name);
+    if (joint.type == urdf::Joint::PRISMATIC) {
+      if (norm != 1.0) axis = urdf::Vector3(axis.x / norm, axis.y / norm, axis.z / norm);
+      const std::array<double, 3> a{axis.x, axis.y, axis.z};
+      if (turned(angles)) {
+        // The axis is in the joint frame's components: a frame for the origin, then the slide.
+        UrdfModel::Frame joint_origin = frame;
+        joint_origin.name = names_.unique(joint.name + "_origin", "j_", "");
+        joint_origin.role = "joint origin";
+        out.frames.push_back(joint_origin);
+        frame.parent = joint_origin.name;
+        frame.rotation.clear();
+        for (std::size_t k = 0; k < 3; ++k) frame.translation[k] = affine_text(0.0, a[k], q);
+      } else {
+        for (std::size_t k = 0; k < 3; ++k) frame.translation[k] = affine_text(xyz[k], a[k], q);
+      }
+    } else {
+      const std::string turn = axis_rotation(axis, q);
+      frame.rotation = frame.rotation.empty() ? turn : frame.rotation + "*" + turn;
+    }
+    out.frames.push_back(frame);
+
+    UrdfModel::Coordinate c;
+    c.name = q;
+    c.joint_type = joint_type(joint);
+    c.from = from;
+    if (joint.mimic) c.mimic = joint.mimic->joint_name;
+    if (const TiXmlElement* limit = element->FirstChildElement("limit"); limit && joint.limits) {
+      const bool bounded = joint.type != urdf::Joint::CONTINUOUS;
+      if (bounded && limit->Attribute("lower")) c.limits[0] = number_text(joint.limits->lower);
+      if (bounded && limit->Attribute("upper")) c.limits[1] = number_text(joint.limits->upper);
+      if (limit->Attribute("velocity")) c.limits[2] = number_text(joint.limits->velocity);
+      if (limit->Attribute("effort")) c.limits[3] = number_text(joint.limits->effort);
+    }
+    out.coordinates.push_back(c);
+    if (options_.joint_damping && joint.dynamics && joint.dynamics->damping != 0.0) {
+      const TiXmlElement* dynamics = element->FirstChildElement("dynamics");
+      out.damping.push_back({q, number_text(-joint.dynamics->damping) + "*dot(" + q + ")",
+                             UrdfOrigin{joint.name, child, at(dynamics ? dynamics : element)}});
+    }
+  }
+
+  void translate_inertial(UrdfModel& out, const urdf::Link& link, const TiXmlElement* link_element,
+                          const std::string& frame) {
+    const urdf::Inertial& in = *link.inertial;
+    const TiXmlElement* inertial = link_element->FirstChildElement("inertial");
+    const TiXmlElement* mass = inertial ? inertial->FirstChildElement("mass") : nullptr;
+    const TiXmlElement* inertia = inertial ? inertial->FirstChildElement("inertia") : nullptr;
+    const UrdfOrigin from{"", link.name, at(inertial ? inertial : link_element)};
+    if (!(in.mass > 0.0) || !std::isfinite(in.mass))
+      fail(at(mass ? mass : inertial), "mass must be positive (" + number_text(in.mass) + ")",
+           link.name);
+    check_inertia(in, at(inertia ? inertia : inertial), link.name);
+
+    const auto angles =
+        rpy(inertial ? inertial->FirstChildElement("origin") : nullptr, in.origin.rotation);
+    const std::array<double, 3> com{in.origin.position.x, in.origin.position.y,
+                                    in.origin.position.z};
+    const std::array<double, 6> entries{in.ixx, in.iyy, in.izz, in.ixy, in.iyz, in.ixz};
+
+    UrdfModel::Body body;
+    body.name = body_.at(link.name);
+    body.frame = frame;
+    body.from = from;
+    std::array<std::string, 3> com_text;
+    for (std::size_t k = 0; k < 3; ++k) com_text[k] = number_text(com[k]);
+    body.mass = number_text(in.mass);
+    for (std::size_t k = 0; k < 6; ++k) body.inertia[k] = number_text(entries[k]);
+    if (options_.symbolic_inertia) {
+      const std::string link_name = Names::sanitized(link.name, "l_");
+      auto parameter = [&](const std::string& prefix, const std::string& value) {
+        const std::string name = names_.unique(prefix + link_name, "p_", "");
+        parameters_.push_back({name, value, from});
+        return name;
+      };
+      body.mass = parameter("m_", body.mass);
+      const char* axes[] = {"cx_", "cy_", "cz_"};
+      for (std::size_t k = 0; k < 3; ++k) com_text[k] = parameter(axes[k], com_text[k]);
+      const char* inertia_names[] = {"Ixx_", "Iyy_", "Izz_", "Ixy_", "Iyz_", "Ixz_"};
+      for (std::size_t k = 0; k < 6; ++k)
+        body.inertia[k] = parameter(inertia_names[k], body.inertia[k]);
+    }
+    if (turned(angles)) {
+      // The inertia is given in axes turned by the origin's rpy: a frame for them keeps the
+      // URDF's numbers as written.
+      UrdfModel::Frame axes;
+      axes.name = names_.unique(link.name + "_inertia", "l_", "");
+      axes.parent = frame;
+      axes.translation = com_text;
+      axes.rotation = rpy_text(angles);
+      axes.role = "inertial frame";
+      axes.from = from;
+      out.frames.push_back(axes);
+      body.frame = axes.name;
+    } else {
+      body.com = com_text;
+    }
+    out.bodies.push_back(body);
+  }
+
+  /// Positive definite, and the principal moments satisfy the triangle inequality (with the
+  /// builder's tolerance).
+  void check_inertia(const urdf::Inertial& in, const SourceLocation& where,
+                     const std::string& link) const {
+    Eigen::Matrix3d tensor;
+    tensor << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    if (!tensor.allFinite()) fail(where, "inertia is not finite", link);
+    const Eigen::Vector3d moments =
+        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(tensor, Eigen::EigenvaluesOnly)
+            .eigenvalues();
+    std::ostringstream principal;
+    principal << moments[0] << ", " << moments[1] << ", " << moments[2];
+    if (!(moments[0] > 0.0))
+      fail(where, "inertia is not positive definite (principal moments " + principal.str() + ")",
+           link);
+    const double scale = std::max({std::abs(in.ixx), std::abs(in.iyy), std::abs(in.izz), 1e-300});
+    if (moments[2] > moments[0] + moments[1] + 1e-9 * scale)
+      fail(where,
+           "inertia breaks the triangle inequality: the largest principal moment exceeds the sum "
+           "of the other two (principal moments " +
+               principal.str() + ")",
+           link);
+  }
+
+  void translate_visual(UrdfModel& out, const urdf::Visual& v, const TiXmlElement* element,
+                        const std::string& link, const std::string& frame) const {
+    UrdfModel::Visual visual;
+    visual.frame = frame;
+    visual.from = UrdfOrigin{"", link, at(element ? element : links_.at(link))};
+    visual.translation = {number_text(v.origin.position.x), number_text(v.origin.position.y),
+                          number_text(v.origin.position.z)};
+    visual.rotation =
+        rpy_text(rpy(element ? element->FirstChildElement("origin") : nullptr, v.origin.rotation));
+    const urdf::Geometry& g = *v.geometry;
+    switch (g.type) {
+      case urdf::Geometry::BOX: {
+        const auto& box = static_cast<const urdf::Box&>(g);
+        visual.shape = model::Visual::Shape::Box;
+        visual.size = {number_text(box.dim.x), number_text(box.dim.y), number_text(box.dim.z)};
+        break;
+      }
+      case urdf::Geometry::CYLINDER: {
+        const auto& cylinder = static_cast<const urdf::Cylinder&>(g);
+        visual.shape = model::Visual::Shape::Cylinder;
+        visual.size = {number_text(cylinder.radius), number_text(cylinder.length), "0"};
+        break;
+      }
+      case urdf::Geometry::SPHERE:
+        visual.shape = model::Visual::Shape::Sphere;
+        visual.size = {number_text(static_cast<const urdf::Sphere&>(g).radius), "0", "0"};
+        break;
+      case urdf::Geometry::MESH: {
+        const auto& mesh = static_cast<const urdf::Mesh&>(g);
+        visual.shape = model::Visual::Shape::Mesh;
+        visual.mesh = mesh.filename;
+        visual.size = {number_text(mesh.scale.x), number_text(mesh.scale.y),
+                       number_text(mesh.scale.z)};
+        break;
+      }
+    }
+    // A box, cylinder or sphere of no size draws nothing: left out rather than refused.
+    const bool empty = visual.shape != model::Visual::Shape::Mesh &&
+                       (visual.size[0] == "0" ||
+                        (visual.shape == model::Visual::Shape::Box &&
+                         (visual.size[1] == "0" || visual.size[2] == "0")) ||
+                        (visual.shape == model::Visual::Shape::Cylinder && visual.size[1] == "0"));
+    if (!empty && (visual.shape != model::Visual::Shape::Mesh || !visual.mesh.empty()))
+      out.visuals.push_back(visual);
+  }
+
+  const std::string& xml_;
+  std::string source_;
+  UrdfOptions options_;
+
+  TiXmlDocument document_;
+  const TiXmlElement* robot_ = nullptr;
+  std::map<std::string, const TiXmlElement*> links_, joints_;
+  std::vector<std::string> link_order_, joint_order_;
+  std::map<std::string, std::string> parent_joint_, parent_link_;  // child link -> ..
+  std::map<std::string, std::vector<std::string>> children_;       // link -> joints, as written
+  std::string root_;
+
+  urdf::ModelInterfaceSharedPtr urdf_;
+  std::vector<std::string> order_;  // links, depth first
+  Names names_;
+  std::map<std::string, std::string> coordinate_, frame_, body_;  // URDF name -> appell name
+  std::vector<UrdfModel::Parameter> parameters_;
+};
+
+model::Expr located(const std::string& text, const UrdfOrigin& from) {
+  return model::Expr(text).at(model::Origin{from.where, {}});
+}
+
+model::Expr3 located3(const std::array<std::string, 3>& texts, const UrdfOrigin& from) {
+  return {located(texts[0], from), located(texts[1], from), located(texts[2], from)};
+}
+
+model::Rotation rotation(const std::string& text, const UrdfOrigin& from) {
+  if (text.empty()) return model::Rotation();
+  return model::Rotation(text).at(model::Origin{from.where, {}});
+}
+
+}  // namespace
+
+UrdfModel translate_urdf(const std::string& xml, const std::string& source_name,
+                         const UrdfOptions& options) {
+  return UrdfReader(xml, source_name, options).translate();
+}
+
+std::shared_ptr<const model::Model> build_model(const UrdfModel& urdf) {
+  model::ModelBuilder b(urdf.name, urdf.source);
+  b.description(urdf.description);
+  for (const auto& p : urdf.parameters)
+    b.parameter(model::Name(p.name, p.from.where), located(p.value, p.from));
+  for (const auto& c : urdf.coordinates) {
+    b.coordinate(model::Name(c.name, c.from.where));
+    if (std::none_of(c.limits.begin(), c.limits.end(), [](const auto& l) { return l.has_value(); }))
+      continue;
+    model::LimitsSpec limits;
+    std::array<std::optional<model::Expr>*, 4> into{&limits.lower, &limits.upper, &limits.velocity,
+                                                    &limits.effort};
+    for (std::size_t k = 0; k < 4; ++k)
+      if (c.limits[k]) *into[k] = located(*c.limits[k], c.from);
+    b.limits(model::Name(c.name, c.from.where), limits, c.from.where);
+  }
+  for (const auto& f : urdf.frames)
+    b.frame(model::Name(f.name, f.from.where),
+            model::FrameSpec{model::Name(f.parent, f.from.where), located3(f.translation, f.from),
+                             rotation(f.rotation, f.from)});
+  for (const auto& body : urdf.bodies) {
+    const auto& i = body.inertia;
+    b.body(
+        model::Name(body.name, body.from.where),
+        model::BodySpec{model::Name(body.frame, body.from.where), located(body.mass, body.from),
+                        located3(body.com, body.from),
+                        model::Inertia::entries(located(i[0], body.from), located(i[1], body.from),
+                                                located(i[2], body.from), located(i[3], body.from),
+                                                located(i[4], body.from), located(i[5], body.from))
+                            .at(model::Origin{body.from.where, {}})});
+  }
+  b.gravity(model::Expr3{model::Expr(urdf.gravity[0]), model::Expr(urdf.gravity[1]),
+                         model::Expr(urdf.gravity[2])});
+  for (const auto& d : urdf.damping)
+    b.generalized_force(model::Name(d.coordinate, d.from.where), located(d.value, d.from),
+                        d.from.where);
+  for (const auto& v : urdf.visuals) {
+    model::VisualSpec spec;
+    spec.frame = model::Name(v.frame, v.from.where);
+    spec.translation = located3(v.translation, v.from);
+    spec.rotation = rotation(v.rotation, v.from);
+    spec.shape = v.shape;
+    spec.size = located3(v.size, v.from);
+    spec.mesh = v.mesh;
+    b.visual(spec, v.from.where);
+  }
+  return b.build();
+}
+
+std::shared_ptr<const model::Model> read_urdf_file(const std::string& path,
+                                                   const UrdfOptions& options) {
+  return build_model(translate_urdf(read_model_text(path), path, options));
+}
+
+}  // namespace appell::io
