@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
 
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/statics.hpp"
@@ -160,6 +163,272 @@ loads:
 )",
                                "pushed.yaml");
   EXPECT_THROW(num::solve_statics(model, {}), model::ComputationError);
+}
+
+// --- Free coordinates, neutral directions, stability with a tolerance (issue 12) ---
+
+// A cart of mass M on a level track (x, free: nothing depends on it) carrying a pendulum of
+// length l (th from the downward vertical). The cart starts far from the origin: a free
+// coordinate is neither moved nor wrapped into [−π, π).
+constexpr const char* kCartPendulum = R"(name: cart-pendulum
+parameters: {M: 2.0, m: 0.5, l: 0.8, g: 9.81}
+coordinates: [{name: x, initial: 7.5}, {name: th, initial: 0.01}]
+frames:
+  cart: {translation: [x, 0, 0]}
+  arm: {parent: cart, rotation: rot_z(th)}
+particles:
+  body: {frame: cart, mass: M, position: [0, 0, 0]}
+  bob: {frame: arm, mass: m, position: [0, -l, 0]}
+gravity: [0, -g, 0]
+)";
+
+// A spherical pendulum: azimuth ps about the vertical y, then th away from the downward
+// vertical; the height −l cos th does not depend on ps (free).
+constexpr const char* kSphericalPendulum = R"(name: spherical-pendulum
+parameters: {m: 1.5, l: 0.6, g: 9.81}
+coordinates: [{name: th, initial: 3.1}, {name: ps, initial: 0.4}]
+frames:
+  azimuth: {rotation: rot_y(ps)}
+  arm: {parent: azimuth, rotation: rot_z(th)}
+particles:
+  bob: {frame: arm, mass: m, position: [0, -l, 0]}
+gravity: [0, -g, 0]
+)";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Statics, CartPendulumHoldsTheFreeCartPosition) {
+  auto model = io::parse_model(kCartPendulum, "cart.yaml");
+  num::StaticsOptions options;
+  options.random_starts = 0;  // the issue's case: one start, 0.01 from the hanging equilibrium
+  const auto near = num::solve_statics(model, options);
+  ASSERT_EQ(near.free_coordinates, std::vector<std::size_t>{0});
+  ASSERT_EQ(near.equilibria.size(), 1u);
+  const double m = 0.5, l = 0.8, g = 9.81;
+  const auto& hanging = near.equilibria[0];
+  EXPECT_EQ(hanging.q[0], 7.5);  // held exactly, not wrapped
+  EXPECT_NEAR(hanging.q[1], 0.0, 1e-12);
+  // K = diag(0, m g l): no restoring force along x, so neutral (not "unstable").
+  EXPECT_EQ(hanging.stability, num::Stability::Neutral);
+  EXPECT_FALSE(hanging.stable);
+  ASSERT_EQ(hanging.stiffness_eigenvalues.size(), 2);
+  EXPECT_EQ(hanging.stiffness_eigenvalues[0], 0.0);
+  EXPECT_NEAR(hanging.stiffness_eigenvalues[1], m * g * l, 1e-12);
+  ASSERT_EQ(hanging.neutral_directions.cols(), 1);
+  EXPECT_EQ(hanging.neutral_directions.col(0), Eigen::Vector2d(1, 0));
+
+  // From every start: hanging (neutral) and upright (unstable), each once, x still 7.5.
+  const auto all = num::solve_statics(model, {});
+  ASSERT_EQ(all.equilibria.size(), 2u);
+  for (const auto& e : all.equilibria) {
+    EXPECT_EQ(e.q[0], 7.5);
+    const bool up = std::abs(e.q[1]) > 1;
+    EXPECT_NEAR(std::abs(e.q[1]), up ? M_PI : 0.0, 1e-9);
+    EXPECT_EQ(e.stability, up ? num::Stability::Unstable : num::Stability::Neutral);
+    EXPECT_NEAR(e.stiffness_eigenvalues[0], up ? -m * g * l : 0.0, 1e-9);
+  }
+
+  // A guess moves the family's representative: the cart stays where the guess put it.
+  options.guesses = {Eigen::Vector2d(-3.25, 3.0)};
+  const auto guessed = num::solve_statics(model, options);
+  ASSERT_EQ(guessed.equilibria.size(), 2u);
+  EXPECT_EQ(guessed.equilibria[1].q[0], -3.25);
+  EXPECT_NEAR(std::abs(guessed.equilibria[1].q[1]), M_PI, 1e-9);
+  EXPECT_EQ(guessed.equilibria[1].stability, num::Stability::Unstable);
+}
+
+TEST(Statics, SphericalPendulumAzimuthIsFree) {
+  auto model = io::parse_model(kSphericalPendulum, "spherical.yaml");
+  num::StaticsOptions options;
+  options.random_starts = 0;
+  options.guesses = {Eigen::Vector2d(0.02, 10.0)};
+  const auto result = num::solve_statics(model, options);
+  EXPECT_EQ(result.free_coordinates, std::vector<std::size_t>{1});
+  ASSERT_EQ(result.equilibria.size(), 2u);
+  const double mgl = 1.5 * 9.81 * 0.6;
+  const auto& up = result.equilibria[0];  // from the initial values, th = 3.1
+  EXPECT_NEAR(std::abs(up.q[0]), M_PI, 1e-9);
+  EXPECT_EQ(up.q[1], 0.4);
+  EXPECT_EQ(up.stability, num::Stability::Unstable);
+  EXPECT_NEAR(up.stiffness_eigenvalues[0], -mgl, 1e-9);
+  const auto& down = result.equilibria[1];  // from the guess
+  EXPECT_NEAR(down.q[0], 0.0, 1e-12);
+  EXPECT_EQ(down.q[1], 10.0);  // a free azimuth is not wrapped either
+  EXPECT_EQ(down.stability, num::Stability::Neutral);
+  EXPECT_NEAR(down.stiffness_eigenvalues[0], 0.0, 1e-12);
+  EXPECT_NEAR(down.stiffness_eigenvalues[1], mgl, 1e-9);
+  ASSERT_EQ(down.neutral_directions.cols(), 1);
+  EXPECT_EQ(down.neutral_directions.col(0), Eigen::Vector2d(0, 1));
+}
+
+TEST(Statics, PendulumBottomIsStableAndTopUnstable) {
+  auto model = io::parse_model(R"(name: pendulum
+parameters: {m: 2.0, l: 0.5, g: 9.81}
+coordinates: [{name: phi, initial: 0.3}]
+frames:
+  arm: {rotation: rot_z(phi)}
+particles:
+  bob: {frame: arm, mass: m, position: [0, -l, 0]}
+gravity: [0, -g, 0]
+)",
+                               "pendulum.yaml");
+  const auto result = num::solve_statics(model, {});
+  EXPECT_TRUE(result.free_coordinates.empty());
+  ASSERT_EQ(result.equilibria.size(), 2u);
+  const double mgl = 2.0 * 9.81 * 0.5;
+  for (const auto& e : result.equilibria) {
+    const bool top = std::abs(e.q[0]) > 1;
+    EXPECT_NEAR(e.q[0], top ? -M_PI : 0.0, 1e-9);
+    ASSERT_EQ(e.stiffness_eigenvalues.size(), 1);
+    EXPECT_NEAR(e.stiffness_eigenvalues[0], top ? -mgl : mgl, 1e-9);  // K = m g l cos phi
+    EXPECT_EQ(e.stability, top ? num::Stability::Unstable : num::Stability::Stable);
+    EXPECT_EQ(e.stable, !top);
+    EXPECT_EQ(e.neutral_directions.cols(), 0);
+  }
+}
+
+TEST(Statics, AFamilyAlongACombinationIsNeutralAndTheSolverStaysOnIt) {
+  // Two particles joined by a spring: V = k (x1 − x2)²/2 depends on both coordinates, yet any
+  // x1 = x2 balances. The minimum-norm Newton step moves only across the family (along
+  // (1, −1)), so from (0.2, −0.1) it lands at the mid point; K has eigenvalues 0 and 2k.
+  auto model = io::parse_model(R"(name: spring-pair
+parameters: {k: 40.0}
+coordinates: [{name: x1, initial: 0.2}, {name: x2, initial: -0.1}]
+particles:
+  a: {frame: world, mass: 1, position: [x1, 0, 0]}
+  b: {frame: world, mass: 1, position: [x2, 0, 0]}
+loads:
+  - {potential: "1/2*k*(x1 - x2)^2"}
+)",
+                               "pair.yaml");
+  num::StaticsOptions options;
+  options.random_starts = 0;
+  const auto result = num::solve_statics(model, options);
+  EXPECT_TRUE(result.free_coordinates.empty());
+  ASSERT_EQ(result.equilibria.size(), 1u);
+  const auto& e = result.equilibria[0];
+  EXPECT_NEAR(e.q[0], 0.05, 1e-12);
+  EXPECT_NEAR(e.q[1], 0.05, 1e-12);
+  EXPECT_EQ(e.stability, num::Stability::Neutral);
+  EXPECT_NEAR(e.stiffness_eigenvalues[0], 0.0, 1e-12);
+  EXPECT_NEAR(e.stiffness_eigenvalues[1], 80.0, 1e-9);
+  ASSERT_EQ(e.neutral_directions.cols(), 1);
+  EXPECT_NEAR(e.neutral_directions(0, 0), std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(e.neutral_directions(1, 0), std::sqrt(0.5), 1e-12);
+}
+
+TEST(Statics, AFreeParticleIsNeutralEverywhere) {
+  auto model = io::parse_model(R"(name: free
+coordinates: [{name: x, initial: -2.0}, {name: y, initial: 1.0}]
+particles:
+  p: {frame: world, mass: 1, position: [x, y, 0]}
+)",
+                               "free.yaml");
+  const auto result = num::solve_statics(model, {});
+  EXPECT_EQ(result.free_coordinates, (std::vector<std::size_t>{0, 1}));
+  ASSERT_EQ(result.equilibria.size(), 1u);  // one family, however many starts
+  const auto& e = result.equilibria[0];
+  EXPECT_EQ(e.q, Eigen::Vector2d(-2.0, 1.0));
+  EXPECT_EQ(e.stability, num::Stability::Neutral);
+  EXPECT_EQ(e.neutral_directions, Eigen::Matrix2d::Identity());
+}
+
+TEST(Statics, StabilityToleranceSeparatesWeakFromZeroStiffness) {
+  // Stiffnesses 1e6 and 1e-6 N/m: with the default relative tolerance 1e-9 the weak spring
+  // counts as zero (neutral); with 1e-14 it counts (stable). A negative tolerance is an error
+  // located at the option's library name.
+  auto model = io::parse_model(R"(name: weak
+parameters: {k1: 1.0e6, k2: 1.0e-6}
+coordinates: [{name: x, initial: 0.1}, {name: y, initial: 0.1}]
+particles:
+  p: {frame: world, mass: 1, position: [x, y, 0]}
+loads:
+  - {potential: "1/2*k1*x^2 + 1/2*k2*y^2"}
+)",
+                               "weak.yaml");
+  num::StaticsOptions options;
+  options.random_starts = 0;
+  EXPECT_EQ(num::solve_statics(model, options).equilibria[0].stability, num::Stability::Neutral);
+  options.stability_tolerance = 1e-14;
+  const auto strict = num::solve_statics(model, options);
+  EXPECT_EQ(strict.equilibria[0].stability, num::Stability::Stable);
+  EXPECT_NEAR(strict.equilibria[0].stiffness_eigenvalues[0], 1e-6, 1e-15);
+  options.stability_tolerance = -1;
+  try {
+    num::solve_statics(model, options);
+    FAIL() << "a negative tolerance was accepted";
+  } catch (const model::ModelError& e) {
+    EXPECT_EQ(e.where().file, "stability_tolerance");
+  }
+}
+
+TEST(Statics, AGuessOfTheWrongSizeIsAnError) {
+  auto model = io::parse_model(kCartPendulum, "cart.yaml");
+  num::StaticsOptions options;
+  options.guesses = {Eigen::Vector3d(0, 0, 0)};
+  try {
+    num::solve_statics(model, options);
+    FAIL() << "a 3-value guess for 2 coordinates was accepted";
+  } catch (const model::ModelError& e) {
+    EXPECT_EQ(e.where().file, "guesses");  // the library never names a flag
+    EXPECT_NE(std::string(e.what()).find("expected 2"), std::string::npos) << e.what();
+  }
+  const std::string path = write_temp("cart_pendulum.yaml", kCartPendulum);
+  const auto r = test_support::run_cli("statics " + path + " --guess 1,2,3");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--guess"), std::string::npos) << r.out;
+  const auto named = test_support::run_cli("statics " + path + " --guess z=1");
+  EXPECT_EQ(named.code, 2) << named.out;
+  EXPECT_NE(named.out.find("--guess"), std::string::npos) << named.out;
+}
+
+TEST(Statics, CliReportsFreeCoordinatesAndNeverPrintsNegativeZero) {
+  // The cart starts at −0.0, which the solver keeps (a free coordinate is never moved): printed
+  // as it is, it would read "-0".
+  std::string text = kCartPendulum;
+  text.replace(text.find("initial: 7.5"), 12, "initial: -0.0");
+  const std::string path = write_temp("cart_pendulum_zero.yaml", text);
+  const std::regex negative_zero(R"((^|[^0-9.eE])-0(\.0*)?([^0-9.]|$))");
+  const auto json = test_support::run_cli("statics " + path + " --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  EXPECT_FALSE(std::regex_search(json.out, negative_zero)) << json.out;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["free_coordinates"], nlohmann::json::array({"x"}));
+  ASSERT_EQ(j["equilibria"].size(), 2u);
+  for (const auto& e : j["equilibria"]) {
+    EXPECT_EQ(e["q"][0].get<double>(), 0.0);
+    const bool up = std::abs(e["q"][1].get<double>()) > 1;
+    EXPECT_EQ(e["stability"], up ? "unstable" : "neutral");
+    EXPECT_EQ(e["stable"], false);  // the existing key, kept: true only when stable
+    EXPECT_EQ(e["neutral_directions"].size(), up ? 0u : 1u);
+  }
+  for (const std::string& model : {path, write_temp("spherical.yaml", kSphericalPendulum)}) {
+    const auto r = test_support::run_cli("statics " + model);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, negative_zero)) << r.out;
+    EXPECT_NE(r.out.find("free coordinates: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("neutral  (eigenvalues of K: "), std::string::npos) << r.out;
+  }
+  const auto tolerance = test_support::run_cli("statics " + path + " --stability-tolerance -1");
+  EXPECT_EQ(tolerance.code, 2) << tolerance.out;
+  EXPECT_NE(tolerance.out.find("--stability-tolerance"), std::string::npos) << tolerance.out;
+}
+
+TEST(Statics, NoCommandPrintsNegativeZero) {
+  // The number formatting every command shares (the stream facet main() sets, the JSON writers):
+  // eval at q = (−0, −0) computes −0 in q, q̈ and f, and prints each as 0.
+  const std::string path = write_temp("cart_pendulum_eval.yaml", kCartPendulum);
+  const std::regex negative_zero(R"((^|[^0-9.eE])-0(\.0*)?([^0-9.]|$))");
+  for (const char* json : {"", " --json"}) {
+    const auto r = test_support::run_cli("eval " + path + " --q=-0.0,-0.0" + std::string(json));
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_FALSE(std::regex_search(r.out, negative_zero)) << r.out;
+    EXPECT_NE(r.out.find("0"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <locale>
 #include <sstream>
 
 #include "appell/io/model_file.hpp"
@@ -220,6 +221,38 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
   return "unknown command '" + given + "' (commands: " + list + ")";
 }
+
+namespace {
+
+// num_put with no negative zero (print_no_negative_zero).
+class NoNegativeZero : public std::num_put<char> {
+ protected:
+  iter_type do_put(iter_type out, std::ios_base& stream, char fill, double v) const override {
+    return std::num_put<char>::do_put(out, stream, fill,
+                                      static_cast<double>(unsigned_zero(v, stream)));
+  }
+  iter_type do_put(iter_type out, std::ios_base& stream, char fill, long double v) const override {
+    return std::num_put<char>::do_put(out, stream, fill, unsigned_zero(v, stream));
+  }
+
+ private:
+  static long double unsigned_zero(long double v, const std::ios_base& stream) {
+    if (v == 0) return 0.0L;  // -0 too
+    // Fixed notation rounds |v| < half a unit of the last digit to zero, with v's sign.
+    if ((stream.flags() & std::ios_base::floatfield) == std::ios_base::fixed &&
+        std::abs(v) <= 0.5L * std::pow(10.0L, -static_cast<long double>(stream.precision())))
+      return 0.0L;
+    return v;
+  }
+};
+
+}  // namespace
+
+void print_no_negative_zero(std::ostream& out) {
+  out.imbue(std::locale(out.getloc(), new NoNegativeZero));
+}
+
+double no_negative_zero(double value) { return value == 0.0 ? 0.0 : value; }
 
 std::string format_seconds(double s) {
   std::ostringstream out;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -82,5 +83,12 @@ void apply_option_rules(CLI::App& app);
 std::string unknown_command(const CLI::App& app, int argc, char** argv);
 /// "1.23 ms", "45.6 us", "2.345 s".
 std::string format_seconds(double seconds);
+/// Makes every floating-point number `out` prints free of a negative zero: -0.0, and in fixed
+/// notation a negative number that rounds to zero ("-0.000"), print as 0 (a num_put facet, so
+/// `<<` of a double, Eigen's matrices included, all benefit). main() sets it on std::cout and
+/// std::cerr; a command writing a file of numbers sets it on its stream.
+void print_no_negative_zero(std::ostream& out);
+/// `value` with -0.0 as 0.0, for numbers printed without a stream (nlohmann::json's dump).
+double no_negative_zero(double value);
 
 }  // namespace appell::cli

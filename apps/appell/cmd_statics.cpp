@@ -1,6 +1,7 @@
 // appell statics: generalized forces by virtual work, equilibria and their stability.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/numeric/statics.hpp"
@@ -16,6 +17,7 @@ struct StaticsCommandOptions {
   std::string model;
   std::vector<std::string> guesses, set;
   double t = 0.0;
+  double stability_tolerance = num::StaticsOptions{}.stability_tolerance;
   bool json = false;
 };
 
@@ -51,9 +53,23 @@ int run_statics(const StaticsCommandOptions& o) {
   }
   if (has_named) options.guesses.insert(options.guesses.begin(), named);
 
-  const auto result = num::solve_statics(model, options);
+  options.stability_tolerance = o.stability_tolerance;
+  num::StaticsResult result;
+  try {
+    result = num::solve_statics(model, options);
+  } catch (const model::ModelError& e) {
+    throw at_option(e, {{"guesses", "--guess"}, {"stability_tolerance", "--stability-tolerance"}});
+  }
   const auto context = io::readable_context(*model);
   const GiNaC::matrix forces = sym::readable(result.generalized_forces, context);
+  auto numbers = [](const Eigen::VectorXd& v) {
+    std::vector<double> out;
+    for (Eigen::Index k = 0; k < v.size(); ++k) out.push_back(no_negative_zero(v[k]));
+    return out;
+  };
+  std::vector<std::string> free_names;
+  for (const std::size_t j : result.free_coordinates)
+    free_names.push_back(model->coordinates[j].name);
   if (o.json) {
     nlohmann::ordered_json j;
     j["generalized_forces"] = nlohmann::ordered_json::array();
@@ -61,13 +77,17 @@ int run_statics(const StaticsCommandOptions& o) {
       j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
     j["equilibria"] = nlohmann::ordered_json::array();
     for (const auto& e : result.equilibria) {
-      nlohmann::ordered_json entry = {
-          {"q", std::vector<double>(e.q.data(), e.q.data() + e.q.size())}, {"stable", e.stable}};
+      nlohmann::ordered_json entry = {{"q", numbers(e.q)}, {"stable", e.stable}};
       // With holonomic constraints, their multipliers (as `eval` names them in its JSON).
-      if (e.lambda.size() > 0)
-        entry["lambda"] = std::vector<double>(e.lambda.data(), e.lambda.data() + e.lambda.size());
+      if (e.lambda.size() > 0) entry["lambda"] = numbers(e.lambda);
+      entry["stability"] = num::stability_name(e.stability);
+      entry["stiffness_eigenvalues"] = numbers(e.stiffness_eigenvalues);
+      entry["neutral_directions"] = nlohmann::ordered_json::array();
+      for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c)
+        entry["neutral_directions"].push_back(numbers(e.neutral_directions.col(c)));
       j["equilibria"].push_back(entry);
     }
+    j["free_coordinates"] = free_names;
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -75,6 +95,13 @@ int run_statics(const StaticsCommandOptions& o) {
   for (unsigned i = 0; i < forces.rows(); ++i)
     std::cout << "  Q_" << model->coordinates[i].name << " = "
               << io::expression_text(forces(i, 0), context) << "\n";
+  if (!free_names.empty())
+    std::cout << "\nfree coordinates: " << join_names(free_names)
+              << " (neither Q nor the constraints depend on "
+              << (free_names.size() == 1 ? "it" : "them")
+              << ": each equilibrium is a family in which "
+              << (free_names.size() == 1 ? "it takes" : "they take")
+              << " any value, shown at the starting value)\n";
   const bool constrained =
       !result.equilibria.empty() && result.equilibria.front().lambda.size() > 0;
   if (constrained)
@@ -92,8 +119,28 @@ int run_statics(const StaticsCommandOptions& o) {
         std::cout << (k ? ", " : "") << e.lambda[k];
       std::cout << "]";
     }
-    std::cout << "  " << (e.stable ? "stable" : "unstable")
-              << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose() << ")\n";
+    std::cout << "  " << num::stability_name(e.stability)
+              << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose();
+    // Neutral along: a coordinate's name for its unit vector, else the combination.
+    for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c) {
+      std::cout << (c ? ", " : "; neutral along ");
+      std::string terms;
+      for (Eigen::Index k = 0; k < e.neutral_directions.rows(); ++k) {
+        const double v = e.neutral_directions(k, c);
+        if (v == 0.0) continue;
+        const std::string& name = model->coordinates[static_cast<std::size_t>(k)].name;
+        std::ostringstream term;
+        print_no_negative_zero(term);
+        if (v == 1.0)
+          term << (terms.empty() ? "" : " + ") << name;
+        else
+          term << (terms.empty() ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ")) << std::abs(v)
+               << " " << name;
+        terms += term.str();
+      }
+      std::cout << terms;
+    }
+    std::cout << ")\n";
   }
   return 0;
 }
@@ -107,12 +154,16 @@ void add_statics_command(CLI::App& app, Commands& commands) {
   s->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*s, o->urdf);
   s->add_flag("--json", o->json,
-              "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\"}]} "
-              "(and \"lambda\" with holonomic constraints)");
+              "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\", "
+              "\"stability\", \"stiffness_eigenvalues\", \"neutral_directions\"}], "
+              "\"free_coordinates\": [..]} (and \"lambda\" with holonomic constraints)");
   s->add_option("--guess", o->guesses,
                 "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
   s->add_option("--t", o->t, "time for rheonomic loads (default 0)");
+  s->add_option("--stability-tolerance", o->stability_tolerance,
+                "a stiffness eigenvalue within this fraction of max |K_ij| counts as zero: "
+                "neutral (default 1e-9)");
   commands.push_back({s, [o] { return run_statics(*o); }});
 }
 

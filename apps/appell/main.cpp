@@ -9,6 +9,8 @@
 
 int main(int argc, char** argv) {
   using namespace appell;
+  cli::print_no_negative_zero(std::cout);  // no "-0" in any command's output
+  cli::print_no_negative_zero(std::cerr);
   CLI::App app{"appell: equations of motion from the D'Alembert-Lagrange principle"};
   app.require_subcommand(1);
   cli::Commands commands;

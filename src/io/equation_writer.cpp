@@ -47,6 +47,7 @@ std::string digits(const numeric& integer) {
 
 /// Shortest text that reads back as the same double ("0.5", "2e-06").
 std::string shortest_double(double value) {
+  if (value == 0.0) value = 0.0;  // never "-0"
   char buffer[64];
   const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
   return std::string(buffer, end);

@@ -7,8 +7,13 @@ namespace appell::io {
 
 namespace {
 
+// -0.0 as 0.0: JSON never reads "-0.0".
+double number(double v) { return v == 0.0 ? 0.0 : v; }
+
 std::vector<double> as_vector(const Eigen::VectorXd& v) {
-  return std::vector<double>(v.data(), v.data() + v.size());
+  std::vector<double> out;
+  for (Eigen::Index k = 0; k < v.size(); ++k) out.push_back(number(v[k]));
+  return out;
 }
 
 nlohmann::json rows_of(const Eigen::MatrixXd& m) {
@@ -44,7 +49,7 @@ void describe_coordinates(const model::Model& model, nlohmann::json& j) {
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& s) {
   nlohmann::json j;
   describe_coordinates(model, j);
-  j["t"] = s.t;
+  j["t"] = number(s.t);
   j["q"] = as_vector(s.q);
   j["qd"] = as_vector(s.qd);
   j["mass_matrix"] = rows_of(s.mass_matrix);
@@ -58,7 +63,7 @@ std::string write_minimal_state_json(const model::Model& model, double t, const 
                                      const num::CompiledMinimalForm::State& state) {
   nlohmann::json j;
   describe_coordinates(model, j);
-  j["t"] = t;
+  j["t"] = number(t);
   j["q"] = as_vector(q);
   j["qd"] = as_vector(state.qd);
   nlohmann::json names = nlohmann::json::array();

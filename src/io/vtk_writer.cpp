@@ -18,6 +18,7 @@ namespace {
 void append(std::string& out, double value) {
   // Non-finite values come out as nan/inf, which VTK's ASCII reader may refuse: they mean a
   // failed computation, which zeros would hide.
+  if (value == 0.0) value = 0.0;  // never "-0"
   char buffer[32];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, result.ptr);

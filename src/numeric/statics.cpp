@@ -1,12 +1,9 @@
 #include "appell/numeric/statics.hpp"
 
-#include <kinsol/kinsol.h>
-#include <nvector/nvector_serial.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-
+#include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -66,96 +63,145 @@ class CompiledStatics {
   std::vector<double> values_, outputs_, workspace_;
 };
 
-// RAII owners of the KINSOL objects, so that no early return leaks them.
-struct SundialsContext {
-  SUNContext ctx = nullptr;
-  SundialsContext() { SUNContext_Create(nullptr, &ctx); }
-  ~SundialsContext() { SUNContext_Free(&ctx); }
-};
-struct Vector {
-  N_Vector v;
-  Vector(std::size_t n, SUNContext ctx) : v(N_VNew_Serial(static_cast<sunindextype>(n), ctx)) {}
-  ~Vector() { N_VDestroy(v); }
-};
-struct KinsolSolver {
-  void* mem;
-  SUNMatrix jacobian;
-  SUNLinearSolver linear;
-  KinsolSolver(std::size_t n, N_Vector y, SUNContext ctx)
-      : mem(KINCreate(ctx)),
-        jacobian(SUNDenseMatrix(static_cast<sunindextype>(n), static_cast<sunindextype>(n), ctx)),
-        linear(SUNLinSol_Dense(y, jacobian, ctx)) {}
-  ~KinsolSolver() {
-    KINFree(&mem);
-    SUNLinSolFree(linear);
-    SUNMatDestroy(jacobian);
+// R(z) and ∂R/∂z at z: false when R is not finite there.
+bool evaluate(CompiledStatics& s, const Eigen::VectorXd& z, Eigen::VectorXd& r,
+              Eigen::MatrixXd* J) {
+  s.evaluate(z.data());
+  const auto N = static_cast<Eigen::Index>(s.dof());
+  for (Eigen::Index j = 0; j < N; ++j) {
+    r[j] = s.force(static_cast<std::size_t>(j));
+    if (J)
+      for (Eigen::Index k = 0; k < N; ++k)
+        (*J)(j, k) = s.jacobian(static_cast<std::size_t>(j), static_cast<std::size_t>(k));
   }
-};
-
-int residual_fn(N_Vector u, N_Vector fval, void* data) {
-  auto* s = static_cast<CompiledStatics*>(data);
-  s->evaluate(N_VGetArrayPointer(u));
-  double* f = N_VGetArrayPointer(fval);
-  for (std::size_t j = 0; j < s->dof(); ++j) {
-    f[j] = s->force(j);
-    if (!std::isfinite(f[j])) return 1;  // recoverable: the line search steps back
-  }
-  return 0;
+  return r.allFinite();
 }
 
-int jacobian_fn(N_Vector u, N_Vector, SUNMatrix J, void* data, N_Vector, N_Vector) {
-  auto* s = static_cast<CompiledStatics*>(data);
-  s->evaluate(N_VGetArrayPointer(u));
-  for (std::size_t j = 0; j < s->dof(); ++j)
-    for (std::size_t k = 0; k < s->dof(); ++k)
-      SM_ELEMENT_D(J, static_cast<sunindextype>(j), static_cast<sunindextype>(k)) =
-          s->jacobian(j, k);
-  return 0;
-}
-
-// Newton with line search from `start`; the point reached (converged or not).
+// Newton's method with minimum-norm steps from `start`; the point reached (converged or not).
+// Each step is the least-squares solution of J δz = −R of smallest norm (a complete orthogonal
+// decomposition, which reveals the rank; of J with its columns scaled to unit norm), so a direction
+// J does not see (a free coordinate, a family of equilibria, a redundant constraint) is not moved,
+// where an LU factorization would fail on the singular J. A backtracking line search on |R|²/2
+// (Armijo) keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is shortened
+// first.
 Eigen::VectorXd newton(CompiledStatics& s, const Eigen::VectorXd& start, double tolerance) {
-  SundialsContext ctx;
-  const std::size_t n = s.dof();
-  Vector u(n, ctx.ctx), scale(n, ctx.ctx);
-  for (std::size_t j = 0; j < n; ++j)
-    NV_Ith_S(u.v, static_cast<sunindextype>(j)) = start[static_cast<Eigen::Index>(j)];
-  N_VConst(1.0, scale.v);
-  KinsolSolver solver(n, u.v, ctx.ctx);
-  KINInit(solver.mem, residual_fn, u.v);
-  KINSetUserData(solver.mem, &s);
-  KINSetLinearSolver(solver.mem, solver.linear, solver.jacobian);
-  KINSetJacFn(solver.mem, jacobian_fn);
-  KINSetFuncNormTol(solver.mem, tolerance);
-  KINSetNumMaxIters(solver.mem, 200);
-  KINSetMaxSetupCalls(solver.mem, 1);  // exact Newton: a fresh Jacobian every iteration
-  KINSetErrHandlerFn(
-      solver.mem, [](int, const char*, const char*, char*, void*) {}, nullptr);
-  KINSol(solver.mem, u.v, KIN_LINESEARCH, scale.v, scale.v);
-  Eigen::VectorXd q(static_cast<Eigen::Index>(n));
-  for (std::size_t j = 0; j < n; ++j)
-    q[static_cast<Eigen::Index>(j)] = NV_Ith_S(u.v, static_cast<sunindextype>(j));
-  return q;
+  const auto N = static_cast<Eigen::Index>(s.dof());
+  Eigen::VectorXd z = start, r(N), trial_r(N);
+  Eigen::MatrixXd J(N, N);
+  if (!evaluate(s, z, r, &J)) return z;
+  for (int iteration = 0; iteration < 200; ++iteration) {
+    if (r.cwiseAbs().maxCoeff() <= tolerance) break;
+    // Columns scaled to unit norm first (a zero column, a free coordinate, stays zero), so that
+    // the rank threshold compares directions, not units: a spring of 1e-6 N/m beside one of
+    // 1e6 N/m is weak, not absent.
+    Eigen::VectorXd scale(N);
+    for (Eigen::Index k = 0; k < N; ++k) {
+      const double norm = J.col(k).norm();
+      scale[k] = norm > 0 ? 1 / norm : 1.0;
+    }
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+    cod.setThreshold(1e-11);  // relative to the largest pivot
+    cod.compute(J * scale.asDiagonal());
+    Eigen::VectorXd step = scale.cwiseProduct(cod.solve(-r));
+    if (!step.allFinite()) break;
+    const double limit = 1000 * std::max(1.0, z.norm());
+    if (step.norm() > limit) step *= limit / step.norm();
+    // The decrease of |R|²/2 along the step predicted by J: −|J δz|²-ish, −Rᵀ J δz.
+    const double slope = r.dot(J * step);
+    if (!(slope < 0)) break;  // stationary: J sees no direction that reduces R
+    const double f = r.squaredNorm() / 2;
+    bool accepted = false;
+    for (double alpha = 1.0; alpha > 1e-10; alpha /= 2) {
+      const Eigen::VectorXd trial = z + alpha * step;
+      if (evaluate(s, trial, trial_r, nullptr) &&
+          trial_r.squaredNorm() / 2 <= f + 1e-4 * alpha * slope) {
+        z = trial;
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted || !evaluate(s, z, r, &J)) break;
+  }
+  return z;
 }
+
+// A canonical basis of the span of the columns of `v` (n×k, independent): the reduced row
+// echelon form of vᵀ, each row a unit vector with its leading entry positive, as columns. Any
+// basis of the same space gives the same matrix, so the output does not depend on how an
+// eigensolver happened to mix a repeated eigenvalue's vectors.
+Eigen::MatrixXd canonical_basis(Eigen::MatrixXd v) {
+  Eigen::MatrixXd rows = v.transpose();
+  const Eigen::Index k = rows.rows(), n = rows.cols();
+  Eigen::Index pivot_row = 0;
+  for (Eigen::Index col = 0; col < n && pivot_row < k; ++col) {
+    Eigen::Index best = pivot_row;
+    for (Eigen::Index i = pivot_row; i < k; ++i)
+      if (std::abs(rows(i, col)) > std::abs(rows(best, col))) best = i;
+    if (std::abs(rows(best, col)) < 1e-8) continue;
+    rows.row(pivot_row).swap(rows.row(best));
+    rows.row(pivot_row) /= rows(pivot_row, col);
+    for (Eigen::Index i = 0; i < k; ++i)
+      if (i != pivot_row) rows.row(i) -= rows(i, col) * rows.row(pivot_row);
+    ++pivot_row;
+  }
+  Eigen::MatrixXd basis = rows.topRows(pivot_row).transpose();
+  for (Eigen::Index c = 0; c < basis.cols(); ++c) {
+    basis.col(c).normalize();
+    for (Eigen::Index j = 0; j < n; ++j)
+      if (std::abs(basis(j, c)) < 1e-14) basis(j, c) = 0.0;  // also -0
+  }
+  return basis;
+}
+
+// -0.0 as 0.0 (x + 0.0 is +0 for x = ±0 and x otherwise), so that no result prints "-0".
+void positive_zeros(Eigen::Ref<Eigen::VectorXd> v) { v.array() += 0.0; }
 
 }  // namespace
+
+const char* stability_name(Stability stability) {
+  switch (stability) {
+    case Stability::Stable:
+      return "stable";
+    case Stability::Unstable:
+      return "unstable";
+    case Stability::Neutral:
+      return "neutral";
+  }
+  return "unstable";
+}
 
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options) {
   const model::Model& m = *model;
+  const std::size_t n = m.dof();
+  const auto nq = static_cast<Eigen::Index>(n);
+  for (std::size_t g = 0; g < options.guesses.size(); ++g) {
+    const Eigen::VectorXd& guess = options.guesses[g];
+    if (guess.size() != nq)
+      throw model::ModelError(model::SourceLocation{"guesses", 0, 0},
+                              "guess " + std::to_string(g + 1) + " has " +
+                                  std::to_string(guess.size()) + " values, expected " +
+                                  std::to_string(n) + " (one per coordinate)");
+    if (!guess.allFinite())
+      throw model::ModelError(model::SourceLocation{"guesses", 0, 0},
+                              "guess " + std::to_string(g + 1) + " is not finite");
+  }
+  if (!std::isfinite(options.stability_tolerance) || options.stability_tolerance < 0)
+    throw model::ModelError(model::SourceLocation{"stability_tolerance", 0, 0},
+                            "expected a finite number >= 0");
+
   sym::Differentiator d(m.time_functions);
   kin::Kinematics kin(model, d);
   StaticsResult result;
   // At rest: every velocity (and acceleration) zero, so dampers and rate terms drop out.
   GiNaC::exmap rest;
-  for (std::size_t j = 0; j < m.dof(); ++j) {
+  for (std::size_t j = 0; j < n; ++j) {
     rest[m.coordinate_symbol(j, 1)] = 0;
     rest[m.coordinate_symbol(j, 2)] = 0;
   }
   result.generalized_forces = sym::substitute(principles::generalized_forces(kin), rest);
 
   // Unknowns q, then one multiplier per holonomic constraint; residuals Q + Φ_qᵀλ, then φ.
-  const std::size_t n = m.dof();
   std::vector<GiNaC::symbol> unknowns;
   for (std::size_t j = 0; j < n; ++j) unknowns.push_back(m.coordinate_symbol(j));
   GiNaC::exvector residuals;
@@ -169,10 +215,9 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     residuals.push_back(c.expression);
   }
   const std::size_t size = unknowns.size();
-  const auto N = static_cast<Eigen::Index>(size), nq = static_cast<Eigen::Index>(n);
+  const auto N = static_cast<Eigen::Index>(size);
 
   CompiledStatics compiled(m, residuals, unknowns, d, options);
-  std::vector<Eigen::VectorXd> starts;
   auto with_multipliers = [&](const Eigen::VectorXd& q) {
     Eigen::VectorXd z = Eigen::VectorXd::Zero(N);
     z.head(nq) = q;
@@ -181,27 +226,48 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   Eigen::VectorXd initial(nq);
   for (Eigen::Index j = 0; j < nq; ++j)
     initial[j] = m.coordinates[static_cast<std::size_t>(j)].initial;
+  Eigen::VectorXd r(N);
+  Eigen::MatrixXd J(N, N);
+
+  // Free coordinates: the Jacobian's column of q_j is exactly zero (the derivatives are
+  // symbolic, so a residual that does not contain q_j gives 0, not a rounding error) at three
+  // unrelated points, multipliers included.
+  std::vector<bool> free(n, true);
+  for (const double shift : {0.0, 0.7311, -1.2893}) {
+    Eigen::VectorXd z = Eigen::VectorXd::Constant(N, 0.5 + shift);
+    z.head(nq) = initial.array() + shift;
+    if (shift != 0.0)
+      for (Eigen::Index j = 0; j < nq; ++j) z[j] += 0.1137 * static_cast<double>(j);
+    evaluate(compiled, z, r, &J);
+    for (Eigen::Index j = 0; j < nq; ++j)
+      if (!(J.col(j).cwiseAbs().maxCoeff() == 0.0)) free[static_cast<std::size_t>(j)] = false;
+  }
+  for (std::size_t j = 0; j < n; ++j)
+    if (free[j]) result.free_coordinates.push_back(j);
+
+  std::vector<Eigen::VectorXd> starts;
   starts.push_back(with_multipliers(initial));
   for (const auto& g : options.guesses) starts.push_back(with_multipliers(g));
   std::mt19937 rng(1234);
   std::uniform_real_distribution<double> angle(-M_PI, M_PI);
   for (int k = 0; k < options.random_starts; ++k) {
     Eigen::VectorXd s(nq);
-    for (Eigen::Index j = 0; j < nq; ++j) s[j] = angle(rng);
+    for (Eigen::Index j = 0; j < nq; ++j) s[j] = angle(rng);  // drawn for every j: same stream
+    for (const std::size_t j : result.free_coordinates)
+      s[static_cast<Eigen::Index>(j)] = initial[static_cast<Eigen::Index>(j)];
     starts.push_back(with_multipliers(s));
   }
 
   // Angle-like coordinates: Q (and φ) are 2π-periodic in them (checked at the initial values and
   // at a second point), so equilibria a turn apart are one equilibrium, reported in [−π, π).
+  // A free coordinate is not one: nothing depends on it, and it keeps its value.
   std::vector<bool> periodic(n, false);
   auto residual_at = [&](const Eigen::VectorXd& q) {
-    const Eigen::VectorXd z = with_multipliers(q);
-    compiled.evaluate(z.data());
-    Eigen::VectorXd f(N);
-    for (Eigen::Index j = 0; j < N; ++j) f[j] = compiled.force(static_cast<std::size_t>(j));
-    return f;
+    evaluate(compiled, with_multipliers(q), r, nullptr);
+    return Eigen::VectorXd(r);
   };
   for (Eigen::Index j = 0; j < nq; ++j) {
+    if (free[static_cast<std::size_t>(j)]) continue;
     bool same = true;
     for (const Eigen::VectorXd& base : {initial, Eigen::VectorXd(initial.array() + 0.7311)}) {
       Eigen::VectorXd turned = base;
@@ -218,25 +284,19 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     for (Eigen::Index j = 0; j < nq; ++j)
       if (periodic[static_cast<std::size_t>(j)])
         z[j] -= 2 * M_PI * std::floor((z[j] + M_PI) / (2 * M_PI) + 1e-12);
-    compiled.evaluate(z.data());
-    Eigen::VectorXd forces(N);
-    Eigen::MatrixXd jacobian(N, N);
-    for (Eigen::Index j = 0; j < N; ++j) {
-      forces[j] = compiled.force(static_cast<std::size_t>(j));
-      for (Eigen::Index k = 0; k < N; ++k)
-        jacobian(j, k) =
-            compiled.jacobian(static_cast<std::size_t>(j), static_cast<std::size_t>(k));
-    }
-    const double residual = forces.cwiseAbs().maxCoeff();
-    if (std::isfinite(residual)) result.best_residual = std::min(result.best_residual, residual);
+    if (!evaluate(compiled, z, r, &J)) continue;
+    const double residual = r.cwiseAbs().maxCoeff();
+    result.best_residual = std::min(result.best_residual, residual);
     if (!(residual <= options.tolerance)) continue;
     const Eigen::VectorXd q = z.head(nq);
+    // The same equilibrium (the same family, when coordinates are free) as one found before.
     auto distance = [&](const Eigen::VectorXd& a) {
       double worst = 0;
       for (Eigen::Index j = 0; j < nq; ++j) {
-        double d = std::abs(a[j] - q[j]);
-        if (periodic[static_cast<std::size_t>(j)]) d = std::min(d, std::abs(2 * M_PI - d));
-        worst = std::max(worst, d);
+        if (free[static_cast<std::size_t>(j)]) continue;
+        double gap = std::abs(a[j] - q[j]);
+        if (periodic[static_cast<std::size_t>(j)]) gap = std::min(gap, std::abs(2 * M_PI - gap));
+        worst = std::max(worst, gap);
       }
       return worst;
     };
@@ -247,28 +307,52 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     e.q = q;
     e.lambda = z.tail(N - nq);
     e.residual = residual;
-    const Eigen::MatrixXd stiffness = -jacobian.topLeftCorner(nq, nq);
-    Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
+    const Eigen::MatrixXd stiffness = -J.topLeftCorner(nq, nq);
+    const Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
+    // The motions allowed: every δq, or with constraints an orthonormal basis of the null space
+    // of Φ_q.
+    Eigen::MatrixXd basis = Eigen::MatrixXd::Identity(nq, nq);
     if (N > nq) {
-      // The motions the constraints allow: an orthonormal basis of the null space of Φ_q.
-      const Eigen::MatrixXd phi_q = jacobian.bottomLeftCorner(N - nq, nq);
+      const Eigen::MatrixXd phi_q = J.bottomLeftCorner(N - nq, nq);
       Eigen::FullPivLU<Eigen::MatrixXd> lu(phi_q);
       const Eigen::MatrixXd kernel =
           lu.dimensionOfKernel() > 0 ? Eigen::MatrixXd(lu.kernel()) : Eigen::MatrixXd(nq, 0);
-      Eigen::MatrixXd basis = kernel;
+      basis = Eigen::MatrixXd(nq, 0);
       if (kernel.cols() > 0)
         basis = Eigen::HouseholderQR<Eigen::MatrixXd>(kernel).householderQ() *
                 Eigen::MatrixXd::Identity(nq, kernel.cols());
-      symmetric = basis.transpose() * symmetric * basis;
     }
-    e.stiffness_eigenvalues =
-        symmetric.size() > 0
-            ? Eigen::VectorXd(
-                  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(symmetric).eigenvalues())
-            : Eigen::VectorXd();
+    const Eigen::MatrixXd restricted = basis.transpose() * symmetric * basis;
     // No freedom left (as many independent constraints as coordinates): nothing can move.
-    e.stable = symmetric.size() == 0 || e.stiffness_eigenvalues.minCoeff() >
-                                            1e-9 * std::max(1.0, stiffness.cwiseAbs().maxCoeff());
+    e.stability = Stability::Stable;
+    if (restricted.size() > 0) {
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(restricted);
+      e.stiffness_eigenvalues = eigen.eigenvalues();
+      const double zero = options.stability_tolerance * symmetric.cwiseAbs().maxCoeff();
+      std::vector<Eigen::Index> flat;
+      bool negative = false;
+      for (Eigen::Index i = 0; i < e.stiffness_eigenvalues.size(); ++i) {
+        const double mu = e.stiffness_eigenvalues[i];
+        if (std::abs(mu) <= zero)
+          flat.push_back(i);
+        else if (mu < 0)
+          negative = true;
+      }
+      if (negative) {
+        e.stability = Stability::Unstable;
+      } else if (!flat.empty()) {
+        e.stability = Stability::Neutral;
+        Eigen::MatrixXd directions(nq, static_cast<Eigen::Index>(flat.size()));
+        for (std::size_t c = 0; c < flat.size(); ++c)
+          directions.col(static_cast<Eigen::Index>(c)) = basis * eigen.eigenvectors().col(flat[c]);
+        e.neutral_directions = canonical_basis(directions);
+      }
+    }
+    e.stable = e.stability == Stability::Stable;
+    if (e.neutral_directions.size() == 0) e.neutral_directions.resize(nq, 0);
+    positive_zeros(e.q);
+    positive_zeros(e.lambda);
+    positive_zeros(e.stiffness_eigenvalues);
     result.equilibria.push_back(std::move(e));
   }
   if (result.equilibria.empty()) {
