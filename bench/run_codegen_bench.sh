@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Per-call time of the code `appell codegen` writes: mass matrix, forcing, forward dynamics and
 # inverse dynamics, for the seed 000 robot and the spatial chains of bench_numeric (the same
-# models bench_numeric times through the in-process tape, so the two are comparable).
+# models bench_numeric times through the in-process tape, so the two are comparable), and the
+# URDF arms of bench_urdf (examples/urdf: UR5, Panda).
 #
 # Generated code cannot be compiled portably inside a Google Benchmark run, hence this script:
 # it writes each header with the CLI, compiles a small timing driver against it and prints
@@ -109,6 +110,8 @@ for links in $chains; do
   "$build/bench_numeric" --chain-yaml "$links" >"$work/chain$links.yaml"
   models+=("chain$links:$work/chain$links.yaml")
 done
+
+models+=("ur5:$root/examples/urdf/ur5_robot.urdf" "panda:$root/examples/urdf/panda.urdf")
 
 echo "generated code, $cxx $cxxflags:"
 for entry in "${models[@]}"; do

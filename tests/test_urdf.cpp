@@ -691,6 +691,28 @@ TEST(UrdfCli, MimicJointsAreWarnedAbout) {
   std::remove(path.c_str());
 }
 
+// ----- the real robots of examples/urdf ------------------------------------------------------
+
+TEST(UrdfExamples, RealRobotsReadEvaluateAndImport) {
+  const std::string folder = std::string(APPELL_EXAMPLES_DIR) + "/urdf/";
+  const std::pair<const char*, std::size_t> robots[] = {
+      {"ur5_robot.urdf", 6}, {"panda.urdf", 9}, {"simple_humanoid.urdf", 29}};
+  for (const auto& [file, dof] : robots) {
+    const io::ModelFile read = io::read_model(folder + file);
+    ASSERT_EQ(read.format, io::ModelFormat::Urdf);
+    ASSERT_EQ(read.model->dof(), dof) << file;
+    // Meshes are named, never opened (simple_humanoid has <collision> geometry only).
+    EXPECT_EQ(read.model->visuals.empty(), dof == 29) << file;
+    // The model file `import` writes is the same model.
+    const io::UrdfImport imported = io::import_urdf(folder + file);
+    EXPECT_EQ(imported.warnings, read.warnings) << file;
+    expect_same_dynamics(*read.model, read.model, io::parse_model(imported.yaml, "imported.yaml"),
+                         2, 1e-12);
+  }
+  // The Panda's second finger mimics the first: warned about, read as a coordinate.
+  EXPECT_EQ(io::read_model(folder + "panda.urdf").warnings.size(), 1u);
+}
+
 // ----- scale: a 40-coordinate humanoid tree with many fixed joints -----------------------------
 
 /// A humanoid-like tree: pelvis fixed to the world; a torso chain (3), two arms (7 each), a head

@@ -80,11 +80,15 @@
 #include "appell/fem/quadrature.hpp"
 #include "appell/fem/response.hpp"
 
-// io/: the model reader; text, LaTeX, JSON, CSV and VTK writers
+// io/: the model readers (YAML, URDF, either by content) and the URDF import; text, LaTeX, JSON,
+// CSV and VTK writers
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/minimal_form_writer.hpp"
+#include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/state_writer.hpp"
+#include "appell/io/urdf_import.hpp"
+#include "appell/io/urdf_reader.hpp"
 #include "appell/io/vtk_writer.hpp"

@@ -38,15 +38,15 @@ std::string number_text(double value) {
   return std::string(buffer, result.ptr);
 }
 
-/// An angle: a multiple k·pi/4 when `value` is the double nearest to it (xacro's ${pi/2} is
-/// 1.5707963267948966), else the number.
+/// An angle: a multiple k·pi/12 (pi/6, pi/4, pi/2 ...) when `value` is the double nearest to it
+/// (xacro's ${pi/2} is 1.5707963267948966), else the number.
 std::string angle_text(double value) {
-  for (int k = -8; k <= 8; ++k) {
+  for (int k = -24; k <= 24; ++k) {
     if (k == 0) continue;
-    const double multiple = k * std::numbers::pi / 4.0;
+    const double multiple = k * std::numbers::pi / 12.0;
     if (std::abs(value - multiple) > 4.0 * std::abs(multiple) * 1e-16) continue;
-    const int g = std::gcd(std::abs(k), 4);
-    const int numerator = k / g, denominator = 4 / g;
+    const int g = std::gcd(std::abs(k), 12);
+    const int numerator = k / g, denominator = 12 / g;
     std::string text = numerator == 1    ? "pi"
                        : numerator == -1 ? "-pi"
                                          : std::to_string(numerator) + "*pi";
@@ -363,8 +363,8 @@ class UrdfReader {
   static bool has_mass(const urdf::Link& link) {
     if (!link.inertial) return false;
     const urdf::Inertial& in = *link.inertial;
-    return !(in.mass == 0.0 && in.ixx == 0.0 && in.iyy == 0.0 && in.izz == 0.0 &&
-             in.ixy == 0.0 && in.iyz == 0.0 && in.ixz == 0.0);
+    return !(in.mass == 0.0 && in.ixx == 0.0 && in.iyy == 0.0 && in.izz == 0.0 && in.ixy == 0.0 &&
+             in.iyz == 0.0 && in.ixz == 0.0);
   }
 
   /// Coordinates first (they are named after the joints), then link frames, bodies, the frames
@@ -377,8 +377,7 @@ class UrdfReader {
     for (const auto& link : order_)
       if (link != root_) frame_[link] = names_.unique(link, "l_", "_link");
     for (const auto& link : order_)
-      if (has_mass(*urdf_->getLink(link)))
-        body_[link] = names_.unique(link + "_body", "l_", "");
+      if (has_mass(*urdf_->getLink(link))) body_[link] = names_.unique(link + "_body", "l_", "");
   }
 
   // -- values of the elements, from urdfdom; rotations as written (urdfdom keeps quaternions) ---

@@ -30,7 +30,8 @@
 // the prefix j_ (joints) or l_ (links), and a name that is reserved (t, pi, world, sin ...) or
 // already taken gets _joint, _link, ... or a number appended. Numbers are kept as written: the
 // shortest decimal of the double urdfdom read, and an angle that is the double nearest to a
-// multiple of pi/4 written as that multiple (1.5707963267948966 is pi/2).
+// multiple of pi/12 written as that multiple (1.5707963267948966 is pi/2, 0.5235987755982988
+// pi/6); 1.5708 stays 1.5708.
 #pragma once
 
 #include <array>
