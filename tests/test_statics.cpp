@@ -431,4 +431,30 @@ TEST(Statics, NoCommandPrintsNegativeZero) {
   }
 }
 
+TEST(Statics, RedundantConstraintsGiveMinimumNormMultipliers) {
+  // A particle held in the plane z = 0, on the circle and on the sphere of radius l: three
+  // constraints of rank two. It hangs at (0, −l, 0) (stable, K = m g / l along x) or stands at
+  // (0, l, 0) (unstable); the circle and the sphere share the rod's force equally (minimum norm):
+  // λ_circle = λ_sphere = ∓m g / (4 l), and the sphere is named redundant.
+  auto model =
+      io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/overconstrained_pendulum.yaml");
+  const auto result = num::solve_statics(model, {});
+  const double m = 2.0, l = 1.5, g = 9.81;
+  ASSERT_EQ(result.equilibria.size(), 2u);
+  for (const auto& e : result.equilibria) {
+    const double side = e.q[1] < 0 ? -1.0 : 1.0;  // hanging: −1
+    EXPECT_NEAR(e.q[0], 0.0, 1e-9);
+    EXPECT_NEAR(e.q[1], side * l, 1e-9);
+    EXPECT_NEAR(e.q[2], 0.0, 1e-9);
+    ASSERT_EQ(e.lambda.size(), 3);
+    EXPECT_NEAR(e.lambda[0], 0.0, 1e-9);
+    EXPECT_NEAR(e.lambda[1], side * m * g / (4 * l), 1e-9);
+    EXPECT_NEAR(e.lambda[2], side * m * g / (4 * l), 1e-9);
+    EXPECT_EQ(e.redundant_constraints, std::vector<std::string>{"sphere"});
+    ASSERT_EQ(e.stiffness_eigenvalues.size(), 1);
+    EXPECT_NEAR(e.stiffness_eigenvalues[0], -side * m * g / l, 1e-9);
+    EXPECT_EQ(e.stability, side < 0 ? num::Stability::Stable : num::Stability::Unstable);
+  }
+}
+
 }  // namespace

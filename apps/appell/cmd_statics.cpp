@@ -80,6 +80,7 @@ int run_statics(const StaticsCommandOptions& o) {
       nlohmann::ordered_json entry = {{"q", numbers(e.q)}, {"stable", e.stable}};
       // With holonomic constraints, their multipliers (as `eval` names them in its JSON).
       if (e.lambda.size() > 0) entry["lambda"] = numbers(e.lambda);
+      if (e.lambda.size() > 0) entry["redundant_constraints"] = e.redundant_constraints;
       entry["stability"] = num::stability_name(e.stability);
       entry["stiffness_eigenvalues"] = numbers(e.stiffness_eigenvalues);
       entry["neutral_directions"] = nlohmann::ordered_json::array();
@@ -141,6 +142,9 @@ int run_statics(const StaticsCommandOptions& o) {
       std::cout << terms;
     }
     std::cout << ")\n";
+    if (!e.redundant_constraints.empty())
+      std::cout << "    redundant constraints here (combinations of the others): "
+                << join_names(e.redundant_constraints) << "; lambda is the minimum-norm one\n";
   }
   return 0;
 }
@@ -156,7 +160,8 @@ void add_statics_command(CLI::App& app, Commands& commands) {
   s->add_flag("--json", o->json,
               "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\", "
               "\"stability\", \"stiffness_eigenvalues\", \"neutral_directions\"}], "
-              "\"free_coordinates\": [..]} (and \"lambda\" with holonomic constraints)");
+              "\"free_coordinates\": [..]} (and \"lambda\", \"redundant_constraints\" with "
+              "holonomic constraints)");
   s->add_option("--guess", o->guesses,
                 "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");

@@ -10,6 +10,7 @@
 
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/sym/dag.hpp"
@@ -206,8 +207,10 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   for (std::size_t j = 0; j < n; ++j) unknowns.push_back(m.coordinate_symbol(j));
   GiNaC::exvector residuals;
   for (std::size_t j = 0; j < n; ++j) residuals.push_back(result.generalized_forces(j, 0));
+  std::vector<std::size_t> holonomic;  // the model's index of each multiplier's constraint
   for (const auto& c : m.constraints) {
     if (c.kind != model::Constraint::Kind::Holonomic) continue;
+    holonomic.push_back(static_cast<std::size_t>(&c - m.constraints.data()));
     const GiNaC::symbol lambda("lambda_" + c.name);
     unknowns.push_back(lambda);
     for (std::size_t j = 0; j < n; ++j)
@@ -304,9 +307,27 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     for (const auto& e : result.equilibria) seen = seen || distance(e.q) < 1e-6;
     if (seen) continue;
     Equilibrium e;
+    if (N > nq) {
+      // Redundant constraints (Φ_q of deficient row rank here): λ is not unique, and Newton's
+      // is whatever its steps summed to; take the minimum-norm one, Φ_qᵀλ = −Q.
+      const Eigen::MatrixXd phi_q = J.bottomLeftCorner(N - nq, nq);
+      for (const std::size_t i : redundant_constraints(phi_q))
+        e.redundant_constraints.push_back(m.constraints[holonomic[i]].name);
+      if (!e.redundant_constraints.empty()) {
+        Eigen::VectorXd at_rest = z;
+        at_rest.tail(N - nq).setZero();
+        evaluate(compiled, at_rest, r, nullptr);
+        const Eigen::VectorXd forces = r.head(nq);
+        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+        cod.setThreshold(1e-10);  // as redundant_constraints
+        cod.compute(phi_q.transpose());
+        z.tail(N - nq) = cod.solve(-forces);
+        if (!evaluate(compiled, z, r, &J)) continue;
+      }
+    }
     e.q = q;
     e.lambda = z.tail(N - nq);
-    e.residual = residual;
+    e.residual = r.cwiseAbs().maxCoeff();
     const Eigen::MatrixXd stiffness = -J.topLeftCorner(nq, nq);
     const Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
     // The motions allowed: every δq, or with constraints an orthonormal basis of the null space

@@ -61,8 +61,12 @@ struct StaticsOptions {
 /// give one equilibrium.
 struct Equilibrium {
   Eigen::VectorXd q;  // n values, coordinate order (free coordinates: the start's values)
-  /// The multipliers of the holonomic constraints, in the model's order (empty without).
+  /// The multipliers of the holonomic constraints, in the model's order (empty without); with
+  /// redundant constraints the minimum-norm ones.
   Eigen::VectorXd lambda;
+  /// The holonomic constraints (names) that are combinations of the others at q
+  /// (num::redundant_constraints of Φ_q): the multipliers are then not unique.
+  std::vector<std::string> redundant_constraints;
   Stability stability = Stability::Unstable;
   bool stable = false;  // stability == Stability::Stable
   /// Of the symmetric part of K = −∂Q/∂q, ascending; with constraints, of K restricted to the
