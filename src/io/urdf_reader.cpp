@@ -30,11 +30,14 @@ using model::SourceLocation;
 // ---------------------------------------------------------------------------------------------
 // Numbers and names as the model language writes them
 
-/// The shortest decimal that reads back as the same double (what the builder keeps exactly).
+/// The shortest decimal that reads back as the same double (what the builder keeps exactly),
+/// without an exponent when that takes 12 characters or fewer (0.0001, not 1e-04).
 std::string number_text(double value) {
   if (value == 0.0) return "0";  // also -0
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  char buffer[400];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+  if (result.ec == std::errc() && result.ptr - buffer <= 12) return std::string(buffer, result.ptr);
+  result = std::to_chars(buffer, buffer + sizeof buffer, value);
   return std::string(buffer, result.ptr);
 }
 
