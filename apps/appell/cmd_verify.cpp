@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "appell/io/limits_writer.hpp"
 #include "appell/numeric/verification.hpp"
 #include "cli_support.hpp"
 
@@ -44,6 +45,8 @@ int run_verify(const VerifyOptions& o) {
   std::cout << "\nAll " << report.methods << " methods give the same equations";
   if (report.has_minimal) std::cout << ", and the minimal form the same motion";
   std::cout << ".\n";
+  if (const std::string limits = io::write_limits_text(*model); !limits.empty())
+    std::cout << "\n" << limits;
   return 0;
 }
 
