@@ -676,6 +676,17 @@ TEST(UrdfCli, ImportThenEvalEqualsEvalOfTheUrdf) {
   std::remove(yaml.c_str());
 }
 
+TEST(UrdfCli, VerifyReportsTheLimits) {
+  const std::string path = write_file("limits.urdf", double_pendulum_urdf);
+  const auto r = run_cli("verify " + path + " --states 2");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("limits (reported, not enforced):\n  elbow: -2 <= elbow <= 2, "
+                       "|dot(elbow)| <= 5, |Q_elbow| <= 10\n"),
+            std::string::npos)
+      << r.out;
+  std::remove(path.c_str());
+}
+
 TEST(UrdfCli, MimicJointsAreWarnedAbout) {
   const std::string path = write_file("mimic.urdf", R"(<robot name="g">
     <link name="palm"/>

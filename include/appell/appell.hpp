@@ -85,6 +85,7 @@
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"
+#include "appell/io/limits_writer.hpp"
 #include "appell/io/minimal_form_writer.hpp"
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
