@@ -85,7 +85,9 @@ TEST(Cli, EvalJsonIsExactlyTheDocumentedObject) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"forcing", "mass_matrix", "q", "qd", "qdd", "t"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"coordinates", "forcing", "mass_matrix", "q", "qd",
+                                            "qdd", "t"}));
+  EXPECT_EQ(j["coordinates"], nlohmann::json::array({"q1", "q2"}));  // appell's order, named
   EXPECT_DOUBLE_EQ(j["t"].get<double>(), 0.5);
   // Seed 000: M11 = M l² (5/3 + cos q2) with M = 2, l = 0.5.
   EXPECT_NEAR(j["mass_matrix"][0][0].get<double>(), 2 * 0.25 * (5.0 / 3 + std::cos(-0.7)), 1e-12);
