@@ -223,6 +223,18 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
 }
 
 namespace {
+bool timing_flag = false;
+}  // namespace
+
+bool timing_requested() { return timing_flag; }
+
+void add_timing_flag(CLI::App& command) {
+  command.add_flag("--timing", timing_flag,
+                   "also print how long each step took (off by default: the output is then the "
+                   "same bytes in every run)");
+}
+
+namespace {
 
 // num_put with no negative zero (print_no_negative_zero).
 class NoNegativeZero : public std::num_put<char> {

@@ -91,4 +91,10 @@ void print_no_negative_zero(std::ostream& out);
 /// `value` with -0.0 as 0.0, for numbers printed without a stream (nlohmann::json's dump).
 double no_negative_zero(double value);
 
+/// Whether the user asked for timings (--timing): without it no command prints a time, so the same
+/// input gives the same bytes in every run.
+bool timing_requested();
+/// Adds --timing to a command that measures what it does.
+void add_timing_flag(CLI::App& command);
+
 }  // namespace appell::cli

@@ -14,13 +14,19 @@ namespace appell::cli {
 namespace {
 
 void print_cost_table(const std::vector<principles::Equations>& all) {
-  std::printf("%-14s %16s %16s %12s %12s %12s %14s\n", "method", "differentiations",
-              "derivative nodes", "size before", "size after", "derive", "simplify");
+  const bool timing = timing_requested();
+  std::printf("%-14s %16s %16s %12s %12s", "method", "differentiations", "derivative nodes",
+              "size before", "size after");
+  if (timing) std::printf(" %12s %14s", "derive", "simplify");
+  std::printf("\n");
   for (const auto& eq : all) {
-    std::printf(
-        "%-14s %16zu %16zu %12zu %12zu %12s %14s\n", principles::method_name(eq.method).c_str(),
-        eq.cost.differentiations, eq.cost.derivative_nodes, eq.cost.size_before, eq.cost.size_after,
-        format_seconds(eq.cost.seconds).c_str(), format_seconds(eq.cost.simplify_seconds).c_str());
+    std::printf("%-14s %16zu %16zu %12zu %12zu", principles::method_name(eq.method).c_str(),
+                eq.cost.differentiations, eq.cost.derivative_nodes, eq.cost.size_before,
+                eq.cost.size_after);
+    if (timing)
+      std::printf(" %12s %14s", format_seconds(eq.cost.seconds).c_str(),
+                  format_seconds(eq.cost.simplify_seconds).c_str());
+    std::printf("\n");
   }
 }
 
@@ -32,7 +38,9 @@ int run_demo() {
   std::vector<principles::Equations> all;
   for (auto method : {principles::Method::Lagrange, principles::Method::GibbsAppell}) {
     auto eq = principles::simplify(principles::derive(model, method));
-    std::cout << io::write_text(eq) << "\n";
+    io::WriteOptions writing;
+    writing.timing = timing_requested();
+    std::cout << io::write_text(eq, writing) << "\n";
     all.push_back(eq);
   }
   const auto raw_a = principles::derive(model, principles::Method::Lagrange);
@@ -54,6 +62,7 @@ int run_demo() {
 void add_demo_command(CLI::App& app, Commands& commands) {
   auto* sub = app.add_subcommand(
       "demo", "the seed 000 robot by Lagrange II and Gibbs-Appell: equal, costs");
+  add_timing_flag(*sub);
   commands.push_back({sub, [] { return run_demo(); }});
 }
 

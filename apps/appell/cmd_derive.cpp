@@ -45,12 +45,14 @@ int run_derive(const DeriveOptions& o) {
                         {"method", "--method"},
                         {"minimal", "--minimal"}});
   }
+  io::WriteOptions writing;
+  writing.timing = timing_requested();
   if (o.format == "text")
-    std::cout << io::write_text(derivation);
+    std::cout << io::write_text(derivation, writing);
   else if (o.format == "latex")
     std::cout << io::write_latex(derivation);
   else
-    std::cout << io::write_json(derivation) << "\n";
+    std::cout << io::write_json(derivation, writing) << "\n";
   return 0;
 }
 
@@ -61,6 +63,7 @@ void add_derive_command(CLI::App& app, Commands& commands) {
   auto* d = app.add_subcommand("derive", "print M(q,t) ddot(q) = f(q, dot(q), t)");
   d->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*d, o->urdf);
+  add_timing_flag(*d);
   d->add_option("--method", o->method,
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   d->add_option("--format", o->format, "text (default) | latex | json");

@@ -84,7 +84,8 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
     j["stiffening"] = result.stiffened;
     if (!result.note.empty()) j["note"] = result.note;
     j["mass"] = body.assembled.total_mass;
-    j["seconds"] = {{"assembly", assembly_seconds}, {"modes", result.seconds}};
+    if (timing_requested())
+      j["seconds"] = {{"assembly", assembly_seconds}, {"modes", result.seconds}};
     std::cout << j.dump() << "\n";
     return 0;
   }
@@ -97,10 +98,11 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
             << "  frame at t = " << o.at_time << ": omega = [" << frame.omega.transpose()
             << "], epsilon = [" << frame.epsilon.transpose() << "]\n"
             << "  geometric stiffening: " << (result.stiffened ? "on" : "off")
-            << (result.note.empty() ? "" : " (" + result.note + ")") << "\n"
-            << "  assembly " << format_seconds(assembly_seconds) << ", modes "
-            << format_seconds(result.seconds) << "\n\n"
-            << "  mode   frequency [Hz]\n";
+            << (result.note.empty() ? "" : " (" + result.note + ")") << "\n";
+  if (timing_requested())
+    std::cout << "  assembly " << format_seconds(assembly_seconds) << ", modes "
+              << format_seconds(result.seconds) << "\n";
+  std::cout << "\n  mode   frequency [Hz]\n";
   for (std::size_t i = 0; i < result.frequencies_hz.size(); ++i)
     std::cout << "  " << std::setw(4) << i + 1 << "   " << std::setprecision(8)
               << result.frequencies_hz[i] << (result.frequencies_hz[i] < 0 ? "  unstable" : "")
@@ -150,8 +152,11 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   if (!o.vtu.empty())
     io::write_pvd((std::filesystem::path(o.vtu) / (body.spec->name + ".pvd")).string(), series);
   std::cerr << "appell fem: " << result.steps << " Newmark steps, " << result.factorizations
-            << " factorizations, stiffening " << (result.stiffened ? "on" : "off") << ", "
-            << format_seconds(result.seconds / double(std::max(1L, result.steps))) << " per step\n";
+            << " factorizations, stiffening " << (result.stiffened ? "on" : "off");
+  if (timing_requested())
+    std::cerr << ", " << format_seconds(result.seconds / double(std::max(1L, result.steps)))
+              << " per step";
+  std::cerr << "\n";
   return 0;
 }
 
@@ -189,6 +194,7 @@ void add_fem_command(CLI::App& app, Commands& commands) {
       "fem", "flexible bodies: natural frequencies, elastic response, element equations");
   s->add_option("MODEL", o->model, "model file (YAML) with a `flexible:` list")->required();
   s->add_option("--body", o->body, "which flexible body (default: the first)");
+  add_timing_flag(*s);
   s->add_option("--modes", o->modes, "number of natural frequencies (default 6)");
   s->add_option("--at-time", o->at_time,
                 "rigid state of the floating frame at this time (default 0)");

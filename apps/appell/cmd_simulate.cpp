@@ -71,10 +71,12 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   else
     std::cout << "INCOMPLETE: last row at t = " << r.t_reached << " of " << options.t_end;
   std::cout << ": " << r.rows << " rows in " << out << "\n"
-            << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations
-            << ", " << format_seconds(seconds);
-  if (seconds > 0 && r.steps > 0)
-    std::cout << " (" << std::setprecision(4) << r.steps / seconds << " steps/s)";
+            << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations;
+  if (timing_requested()) {
+    std::cout << ", " << format_seconds(seconds);
+    if (seconds > 0 && r.steps > 0)
+      std::cout << " (" << std::setprecision(4) << r.steps / seconds << " steps/s)";
+  }
   std::cout << "\n" << std::setprecision(6);
   if (r.conservative)
     std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
@@ -188,6 +190,7 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   auto* s = app.add_subcommand("simulate", "forward dynamics with CVODE, written to a CSV file");
   s->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*s, o->urdf);
+  add_timing_flag(*s);
   s->add_option("--t-end", o->t_end, "end time (the simulation starts at t = 0)")->required();
   s->add_option("--q0", o->q0, "initial coordinates V1,V2,.. (default: the model's)");
   s->add_option("--qd0", o->qd0, "initial velocities V1,V2,.. (default: the model's)");

@@ -29,15 +29,20 @@ int run_verify(const VerifyOptions& o) {
       "largest relative difference at %zu random states)\n\n",
       report.model.c_str(), report.dof, principles::method_name(report.reference).c_str(),
       report.options.states);
-  std::printf("%-13s %-7s %10s %16s %16s %12s %11s %11s %11s\n", "method", "agrees", "max error",
-              "differentiations", "derivative nodes", "size before", "size after", "derive",
-              "simplify");
-  for (const auto& row : report.rows)
-    std::printf("%-13s %-7s %10.1e %16zu %16zu %12zu %11zu %11s %11s\n", row.method.c_str(),
+  const bool timing = timing_requested();
+  std::printf("%-13s %-7s %10s %16s %16s %12s %11s", "method", "agrees", "max error",
+              "differentiations", "derivative nodes", "size before", "size after");
+  if (timing) std::printf(" %11s %11s", "derive", "simplify");
+  std::printf("\n");
+  for (const auto& row : report.rows) {
+    std::printf("%-13s %-7s %10.1e %16zu %16zu %12zu %11zu", row.method.c_str(),
                 row.agrees ? "yes" : "NO", row.max_error, row.differentiations,
-                row.derivative_nodes, row.size_before, row.size_after,
-                format_seconds(row.derive_seconds).c_str(),
-                format_seconds(row.simplify_seconds).c_str());
+                row.derivative_nodes, row.size_before, row.size_after);
+    if (timing)
+      std::printf(" %11s %11s", format_seconds(row.derive_seconds).c_str(),
+                  format_seconds(row.simplify_seconds).c_str());
+    std::printf("\n");
+  }
   if (!report.all_agree) {
     std::cout << "\nDISAGREEMENT: " << report.first_disagreement << "\n";
     return 1;
@@ -58,6 +63,7 @@ void add_verify_command(CLI::App& app, Commands& commands) {
       "verify", "every principle: agreement (symbolic and numeric) and cost; exit 1 on a mismatch");
   v->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*v, o->urdf);
+  add_timing_flag(*v);
   v->add_option("--states", o->states, "random states of the numeric check (default 20)");
   v->add_option("--tolerance", o->tolerance, "largest relative difference allowed (1e-12)");
   commands.push_back({v, [o] { return run_verify(*o); }});

@@ -32,14 +32,20 @@ std::string line(const char* format, ...) {
 }
 
 json cost_json(const fem::RouteCost& c) {
-  return {{"differentiations", c.differentiations},
-          {"derivative_nodes", c.derivative_nodes},
-          {"energy_nodes", c.energy_nodes},
-          {"residual_nodes", c.residual_nodes},
-          {"energy_seconds", c.energy_seconds},
-          {"differentiation_seconds", c.differentiation_seconds},
-          {"seconds", c.seconds()}};
+  json j = {{"differentiations", c.differentiations},
+            {"derivative_nodes", c.derivative_nodes},
+            {"energy_nodes", c.energy_nodes},
+            {"residual_nodes", c.residual_nodes}};
+  if (timing_requested()) {
+    j["energy_seconds"] = c.energy_seconds;
+    j["differentiation_seconds"] = c.differentiation_seconds;
+    j["seconds"] = c.seconds();
+  }
+  return j;
 }
+
+// The time column of a table: a measured time with --timing, else a dash.
+std::string time_cell(double seconds) { return timing_requested() ? format_seconds(seconds) : "-"; }
 
 std::string chain_title(const fem::ElementChain& chain) {
   std::ostringstream s;
@@ -57,11 +63,11 @@ int print_comparison(const fem::ElementComparison& c, bool as_json, std::ostream
               {"elements", c.chain.elements},
               {"dofs", c.chain.dof_names},
               {"identical", c.identical},
-              {"compare_seconds", c.compare_seconds},
               {"routes",
                {{{"route", "lagrange"}, {"cost", cost_json(c.lagrange.cost)}},
                 {{"route", "gibbs-appell"}, {"cost", cost_json(c.gibbs_appell.cost)}}}}};
     if (!c.identical) j["first_difference"] = c.first_difference;
+    if (timing_requested()) j["compare_seconds"] = c.compare_seconds;
     out << j.dump(2) << "\n";
     return c.identical ? 0 : 1;
   }
@@ -74,15 +80,16 @@ int print_comparison(const fem::ElementComparison& c, bool as_json, std::ostream
   for (const auto* d : {&c.lagrange, &c.gibbs_appell})
     out << line("%-13s %16zu %16zu %13zu %15zu %11s\n", fem::route_name(d->route),
                 d->cost.differentiations, d->cost.derivative_nodes, d->cost.energy_nodes,
-                d->cost.residual_nodes, format_seconds(d->cost.seconds()).c_str());
+                d->cost.residual_nodes, time_cell(d->cost.seconds()).c_str());
   out << "\ndifferentiations: scalar d/dx and d/dt requested; derivative nodes: the rules applied "
          "(shared nodes once)\n";
   if (!c.identical) {
     out << "DIFFERENT residuals: " << c.first_difference << "\n";
     return 1;
   }
-  out << "The two residual vectors are symbolically identical (checked in "
-      << format_seconds(c.compare_seconds) << ").\n";
+  out << "The two residual vectors are symbolically identical";
+  if (timing_requested()) out << " (checked in " << format_seconds(c.compare_seconds) << ")";
+  out << ".\n";
   return 0;
 }
 
@@ -116,7 +123,7 @@ int print_sweep(fem::ElementKind kind, const std::vector<int>& counts, bool as_j
                 c.chain.dofs.size(), l.differentiations, g.differentiations,
                 double(l.differentiations) / double(g.differentiations), l.derivative_nodes,
                 g.derivative_nodes, l.residual_nodes, g.residual_nodes,
-                format_seconds(l.seconds()).c_str(), format_seconds(g.seconds()).c_str(),
+                time_cell(l.seconds()).c_str(), time_cell(g.seconds()).c_str(),
                 c.identical ? "yes" : "NO");
   }
   if (as_json) {
@@ -188,7 +195,9 @@ int print_equations(const fem::ElementChain& chain, const fem::ElementDerivation
   for (const auto& p : chain.parameter_order) out << " " << p;
   out << "\n  cost: " << d.cost.differentiations << " differentiations, " << d.cost.derivative_nodes
       << " derivative nodes, energy " << d.cost.energy_nodes << " nodes, residuals "
-      << d.cost.residual_nodes << " nodes, " << format_seconds(d.cost.seconds()) << "\n";
+      << d.cost.residual_nodes << " nodes";
+  if (timing_requested()) out << ", " << format_seconds(d.cost.seconds());
+  out << "\n";
   for (const auto& nm : matrices) {
     const fem::MatrixSymmetry s = fem::symmetry_of(*nm.value);
     out << "\n" << nm.name << " (" << nm.meaning;

@@ -93,3 +93,4 @@
 #include "appell/io/urdf_import.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/io/vtk_writer.hpp"
+#include "appell/io/write_options.hpp"

@@ -116,9 +116,8 @@ std::vector<std::string> names_of(const auto& items) {
 }
 
 Model load(const std::string& path) {
-  // The one place that reads a model file for Python: io::read_model_file reads YAML; a reader
-  // that tells YAML from URDF by content goes here when the library has one.
-  return Model{interruptible([&] { return io::read_model_file(path); })};
+  // The one place that reads a model file for Python: YAML or URDF, told apart by content.
+  return Model{interruptible([&] { return io::read_model(path).model; })};
 }
 
 }  // namespace

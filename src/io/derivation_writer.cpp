@@ -57,19 +57,19 @@ std::string latex_name(const std::string& name) {
   return out;
 }
 
-std::string equations_text(const principles::Derivation& d) {
-  if (d.minimal) return write_text(*d.minimal);
-  if (d.equations) return write_text(*d.equations);
+std::string equations_text(const principles::Derivation& d, const WriteOptions& options) {
+  if (d.minimal) return write_text(*d.minimal, options);
+  if (d.equations) return write_text(*d.equations, options);
   throw std::invalid_argument("a derivation without equations");
 }
 
 }  // namespace
 
-std::string write_text(const principles::Derivation& d) {
+std::string write_text(const principles::Derivation& d, const WriteOptions& options) {
   const model::Model& model = model_of(d);
   const auto context = readable_context(model);
   std::ostringstream out;
-  out << equations_text(d);
+  out << equations_text(d, options);
   if (d.compulsion) out << "\ncompulsion Z = " << expression_text(*d.compulsion, context) << "\n";
   if (d.inertial_forces) {
     const auto& f = *d.inertial_forces;
@@ -111,14 +111,14 @@ std::string write_latex(const principles::Derivation& d) {
   return out.str();
 }
 
-std::string write_json(const principles::Derivation& d) {
+std::string write_json(const principles::Derivation& d, const WriteOptions& options) {
   const model::Model& model = model_of(d);
   const auto context = readable_context(model);
   nlohmann::ordered_json json;
   if (d.minimal)
-    json = nlohmann::ordered_json::parse(write_json(*d.minimal));
+    json = nlohmann::ordered_json::parse(write_json(*d.minimal, options));
   else if (d.equations)
-    json = nlohmann::ordered_json::parse(write_json(*d.equations));
+    json = nlohmann::ordered_json::parse(write_json(*d.equations, options));
   else
     throw std::invalid_argument("a derivation without equations");
   if (d.compulsion) json["compulsion"] = expression_text(*d.compulsion, context);

@@ -557,7 +557,7 @@ std::string expression_latex(const GiNaC::ex& e, const sym::ReadableContext& con
   return Printer(context, Notation::Latex, max_chars).print(e);
 }
 
-std::string write_text(const principles::Equations& equations) {
+std::string write_text(const principles::Equations& equations, const WriteOptions& options) {
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Text, kMaxChars);
   const unsigned n = static_cast<unsigned>(equations.dof());
@@ -598,13 +598,7 @@ std::string write_text(const principles::Equations& equations) {
   out << "forcing f:\n";
   for (unsigned j = 0; j < n; ++j)
     out << "  f[" << j + 1 << "] = " << printer.print(equations.forcing(j, 0)) << "\n";
-  const auto& cost = equations.cost;
-  out << "\ncost: " << cost.differentiations << " differentiations, " << cost.derivative_nodes
-      << " derivative nodes, " << cost.size_before << " nodes as formed";
-  if (equations.simplified) out << ", " << cost.size_after << " simplified";
-  out << ", " << cost.seconds << " s forming";
-  if (equations.simplified) out << ", " << cost.simplify_seconds << " s simplifying";
-  out << "\n";
+  out << "\n" << detail::cost_text(equations.cost, equations.simplified, options);
   return out.str();
 }
 
@@ -641,7 +635,7 @@ std::string write_latex(const principles::Equations& equations) {
   return out.str();
 }
 
-std::string write_json(const principles::Equations& equations) {
+std::string write_json(const principles::Equations& equations, const WriteOptions& options) {
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Text, kMaxChars);
   const unsigned n = static_cast<unsigned>(equations.dof());
@@ -694,7 +688,7 @@ std::string write_json(const principles::Equations& equations) {
   }
   json["simplified"] = equations.simplified;
 
-  json["cost"] = detail::cost_json(equations.cost);
+  json["cost"] = detail::cost_json(equations.cost, options);
   return json.dump(2);
 }
 

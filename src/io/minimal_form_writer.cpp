@@ -44,7 +44,7 @@ std::string names(const principles::MinimalEquations& eq, const std::vector<std:
 
 }  // namespace
 
-std::string write_text(const principles::MinimalEquations& eq) {
+std::string write_text(const principles::MinimalEquations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -74,13 +74,7 @@ std::string write_text(const principles::MinimalEquations& eq) {
   out << "forcing f:\n";
   for (unsigned k = 0; k < p; ++k)
     out << "  f[" << k + 1 << "] = " << print(eq.forcing(k, 0)) << "\n";
-  const auto& cost = eq.cost;
-  out << "\ncost: " << cost.differentiations << " differentiations, " << cost.derivative_nodes
-      << " derivative nodes, " << cost.size_before << " nodes as formed";
-  if (eq.simplified) out << ", " << cost.size_after << " simplified";
-  out << ", " << cost.seconds << " s forming";
-  if (eq.simplified) out << ", " << cost.simplify_seconds << " s simplifying";
-  out << "\n";
+  out << "\n" << detail::cost_text(eq.cost, eq.simplified, options);
   return out.str();
 }
 
@@ -106,7 +100,7 @@ std::string write_latex(const principles::MinimalEquations& eq) {
   return out.str();
 }
 
-std::string write_json(const principles::MinimalEquations& eq) {
+std::string write_json(const principles::MinimalEquations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -143,7 +137,7 @@ std::string write_json(const principles::MinimalEquations& eq) {
   json["mass_matrix"] = mass;
   json["forcing"] = forcing;
   json["simplified"] = eq.simplified;
-  json["cost"] = detail::cost_json(eq.cost);
+  json["cost"] = detail::cost_json(eq.cost, options);
   return json.dump(2);
 }
 

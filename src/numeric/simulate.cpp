@@ -357,18 +357,29 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   sym::Differentiator differentiator(m.time_functions);
   kin::Kinematics kinematics(equations.model, differentiator);
   const GiNaC::exmap numbers = bound.substitution();
+  // The numbers enter the energy tape as variables, not substituted: GiNaC would multiply the
+  // floating-point numbers of a term in its address-seeded order, and the last digit of T and V
+  // would change from run to run.
+  GiNaC::exmap symbolic = bound.unset;
+  symbolic.insert(bound.driven.begin(), bound.driven.end());
   const GiNaC::exvector energies{
-      sym::substitute(principles::kinetic_energy(kinematics), numbers),
-      sym::substitute(principles::potential_energy(kinematics), numbers)};
+      sym::substitute(principles::kinetic_energy(kinematics), symbolic),
+      sym::substitute(principles::potential_energy(kinematics), symbolic)};
   // What E may depend on once every value is bound: an input left at 0 or set to a constant is
   // no dependence on time.
-  GiNaC::exvector everything = energies;
+  GiNaC::exvector everything{sym::substitute(energies[0], numbers),
+                             sym::substitute(energies[1], numbers)};
   for (const auto& e : equations.entries()) everything.push_back(sym::substitute(e, numbers));
   const SymbolSet symbols = symbols_of(everything);
 
   std::vector<GiNaC::symbol> state_symbols{m.time_functions->time()};
   for (int order = 0; order <= 1; ++order)
     for (std::size_t j = 0; j < n; ++j) state_symbols.push_back(m.coordinate_symbol(j, order));
+  std::vector<double> energy_inputs(state_symbols.size(), 0.0);
+  for (const auto& [symbol, number] : bound.numbers) {
+    state_symbols.push_back(GiNaC::ex_to<GiNaC::symbol>(symbol));
+    energy_inputs.push_back(GiNaC::ex_to<GiNaC::numeric>(number).to_double());
+  }
   const Tape energy_tape({energies[0], energies[1]}, state_symbols);
 
   SimulationResult result;
@@ -417,7 +428,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                     Eigen::VectorXd(size),
                     nullptr};
 
-  std::vector<double> energy_inputs(1 + 2 * n), energy_values(2), workspace;
+  std::vector<double> energy_values(2), workspace;
   Eigen::VectorXd q = q0, qd = qd0;
   auto emit_row = [&](double t) {
     rhs.q = q;

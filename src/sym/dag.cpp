@@ -19,7 +19,10 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
     GiNaC::ex e = stack.back();
     stack.pop_back();
     if (!seen.insert(node_key(e)).second) continue;
-    structures.insert(order.hash(e));  // -x hashes as x: one node
+    // -x hashes as x: one node. A coefficient ±1 is where GiNaC left a sign, not a node.
+    const bool unit =
+        GiNaC::is_a<GiNaC::numeric>(e) && GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(e)) == 1;
+    if (!unit) structures.insert(order.hash(e));
     for (std::size_t i = 0; i < e.nops(); ++i) stack.push_back(e.op(i));
   }
   return structures.size();

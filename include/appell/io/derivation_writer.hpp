@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "appell/io/write_options.hpp"
 #include "appell/principles/derivation.hpp"
 
 namespace appell::io {
@@ -13,8 +14,8 @@ namespace appell::io {
 /// The equations as write_text() of Equations or MinimalEquations prints them; then, when
 /// formed, a blank line and "compulsion Z = EXPR"; then, when formed, a blank line,
 /// "inertial forces of the carrier C (relative motion in FORM form: LHS = RHS):" and one line
-/// "  NAME = EXPR" per term (InertialForceTerms order).
-std::string write_text(const principles::Derivation& derivation);
+/// "  NAME = EXPR" per term (InertialForceTerms order). Seconds only with options.timing.
+std::string write_text(const principles::Derivation& derivation, const WriteOptions& options = {});
 
 /// The equations' LaTeX; then an equation environment "Z = ..."; then a comment naming the form,
 /// the form's equation, and an align block of the terms (\mathrm{NAME} &= ...).
@@ -22,6 +23,6 @@ std::string write_latex(const principles::Derivation& derivation);
 
 /// The equations' JSON object (indented by 2, no final line break) with, when formed, "compulsion":
 /// EXPR and "inertial_forces": {"carrier", "form", "equation", then NAME: EXPR per term}.
-std::string write_json(const principles::Derivation& derivation);
+std::string write_json(const principles::Derivation& derivation, const WriteOptions& options = {});
 
 }  // namespace appell::io

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <string>
 
+#include "appell/io/write_options.hpp"
 #include "appell/model/model.hpp"
 #include "appell/principles/equations.hpp"
 #include "appell/sym/readable.hpp"
@@ -38,14 +39,15 @@ std::string expression_latex(const GiNaC::ex& e, const sym::ReadableContext& con
                              std::size_t max_chars = std::size_t{1} << 28);
 
 /// One line per coordinate, "eq j (qj): Σ_k M_jk ddot(qk) = f_j", then M and f entry by entry and
-/// the cost of forming them.
-std::string write_text(const principles::Equations& equations);
+/// the cost of forming them (with seconds only when options.timing).
+std::string write_text(const principles::Equations& equations, const WriteOptions& options = {});
 
 /// A LaTeX align block (no preamble), one equation per coordinate.
 std::string write_latex(const principles::Equations& equations);
 
 /// A JSON object (indented by 2): model, method, coordinates, parameters (default values),
-/// mass_matrix and forcing (expression strings as in expression_text), simplified, cost.
-std::string write_json(const principles::Equations& equations);
+/// mass_matrix and forcing (expression strings as in expression_text), simplified, cost (seconds
+/// and simplify_seconds only when options.timing).
+std::string write_json(const principles::Equations& equations, const WriteOptions& options = {});
 
 }  // namespace appell::io
