@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-sympy  # the Python package, its tests
   clang-format
+  clang libclang-rt-14-dev  # the sanitizer build and the fuzz targets (scripts/sanitize.sh, fuzz.sh)
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies
 )
 

@@ -18,6 +18,7 @@
 #include "appell/fem/element.hpp"
 #include "appell/fem/element_kernels.hpp"
 #include "appell/model/source_location.hpp"
+#include "support/sanitizer_build.hpp"
 
 namespace {
 
@@ -561,7 +562,10 @@ TEST(FemElement, TenThousandHexahedraIntegrateQuickly) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GT(trace, 0.0);
-  EXPECT_LT(seconds, 5.0);  // ~10⁵ per few seconds on a shared 2-core machine
+  // ~10⁵ per few seconds on a shared 2-core machine; not a measure under the sanitizers.
+  if (!appell::test_support::kSanitizerBuild) {
+    EXPECT_LT(seconds, 5.0);
+  }
   RecordProperty("seconds_per_10k_hex8", std::to_string(seconds));
   std::printf("element_integrals: 10^4 hex8 in %.3f s\n", seconds);
 }

@@ -9,11 +9,14 @@ namespace appell::fem {
 
 namespace {
 
+// The 0/1 matrix whose column i picks dof dofs[i]. From triplets: reserve() and makeCompressed()
+// on a matrix of no columns (a body with no prescribed dofs) read before Eigen's index array.
 SparseMatrix selection(const FlexibleBodyInstance& body, const std::vector<int>& dofs) {
+  std::vector<Eigen::Triplet<double, int>> ones;
+  ones.reserve(dofs.size());
+  for (std::size_t i = 0; i < dofs.size(); ++i) ones.emplace_back(dofs[i], int(i), 1.0);
   SparseMatrix s(Eigen::Index(body.assembled.dof_count()), Eigen::Index(dofs.size()));
-  s.reserve(Eigen::VectorXi::Constant(Eigen::Index(dofs.size()), 1));
-  for (std::size_t i = 0; i < dofs.size(); ++i) s.insert(dofs[i], Eigen::Index(i)) = 1.0;
-  s.makeCompressed();
+  s.setFromTriplets(ones.begin(), ones.end());
   return s;
 }
 

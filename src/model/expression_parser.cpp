@@ -306,7 +306,9 @@ class Parser {
     if (!is_symbol(peek(), "^")) return base;
     const Token& op = next();
     const ex exponent = signed_term();  // right-associative: a^b^c = a^(b^c)
-    return evaluated(op, [&] { return GiNaC::pow(base, exponent); });
+    // A power on the stack, not GiNaC::pow: GiNaC leaks the node it allocates when its evaluation
+    // throws (0^0, 0^-1).
+    return evaluated(op, [&] { return ex(GiNaC::power(base, exponent)); });
   }
 
   ex primary() {

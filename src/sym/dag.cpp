@@ -34,6 +34,28 @@ struct MapAdapter : GiNaC::map_function {
   std::function<GiNaC::ex(const GiNaC::ex&)> f;
   GiNaC::ex operator()(const GiNaC::ex& e) override { return f(e); }
 };
+
+// GiNaC evaluates a node it rebuilt on the heap (ex::map, pow, a function's constructor) before an
+// ex owns it, and leaks it when that evaluation throws: 0^-1, log(0), tan(pi/2) after a
+// substitution (a pole_error, which the model builder reports as a located error). A power or a
+// function rebuilt here is made on the stack instead, so that an exception frees it; the sums and
+// products GiNaC rebuilds never throw in their evaluation.
+GiNaC::ex rebuild_power_or_function(const GiNaC::ex& e, MemoisedMap& map) {
+  GiNaC::exvector children;
+  children.reserve(e.nops());
+  bool changed = false;
+  for (std::size_t i = 0; i < e.nops(); ++i) {
+    children.push_back(map(e.op(i)));
+    changed = changed || !GiNaC::are_ex_trivially_equal(children.back(), e.op(i));
+  }
+  if (!changed) return e;
+  if (GiNaC::is_a<GiNaC::power>(e)) {
+    const GiNaC::power node(children[0], children[1]);
+    return node;
+  }
+  const GiNaC::function node(GiNaC::ex_to<GiNaC::function>(e).get_serial(), std::move(children));
+  return node;
+}
 }  // namespace
 
 GiNaC::ex MemoisedMap::operator()(const GiNaC::ex& e) {
@@ -43,6 +65,8 @@ GiNaC::ex MemoisedMap::operator()(const GiNaC::ex& e) {
   if (!rule_(e, result)) {
     if (e.nops() == 0) {
       result = e;
+    } else if (GiNaC::is_exactly_a<GiNaC::power>(e) || GiNaC::is_exactly_a<GiNaC::function>(e)) {
+      result = rebuild_power_or_function(e, *this);
     } else {
       MapAdapter adapter;
       adapter.f = [this](const GiNaC::ex& child) { return (*this)(child); };

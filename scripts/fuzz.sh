@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of fuzz/ (docs/development.md), each for a bounded time, and fails on
+# any finding: a crash, a sanitizer report (AddressSanitizer, UndefinedBehaviorSanitizer, a leak),
+# an input slower than the per-input timeout, more memory than the limit, or a rejection that is
+# not a model::ModelError located at FILE:LINE:COLUMN (the targets abort on those).
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+#
+# SECONDS_PER_TARGET defaults to 60; TARGET is model_reader, expression_parser or gmsh_reader
+# (default: all three). The targets are built by scripts/sanitize.sh (build-asan/, or
+# APPELL_SANITIZE_DIR). Environment: FUZZ_RUNS=N stops each target after N inputs as well;
+# FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_RSS_MB (default 2048).
+#
+# Each target starts from a seed corpus made from examples/ and tests/data/ at run time (model
+# files; the expressions written in them; Gmsh files) and keeps what it learns in
+# build-asan/fuzz/corpus/TARGET, so that a later run starts further on. A finding is saved as
+# build-asan/fuzz/artifacts/TARGET-crash-... (or timeout-, oom-, leak-); rerun it with
+# build-asan/fuzz/fuzz_TARGET FILE.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+
+seconds=${1:-60}
+shift || true
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+  targets=(model_reader expression_parser gmsh_reader)
+fi
+dir=${APPELL_SANITIZE_DIR:-build-asan}
+timeout=${FUZZ_TIMEOUT:-10}
+rss=${FUZZ_RSS_MB:-2048}
+work="$root/$dir/fuzz"
+mkdir -p "$work/artifacts"
+
+# Seeds, made afresh each run from what is committed.
+seeds="$work/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds/model_reader" "$seeds/expression_parser" "$seeds/gmsh_reader"
+mapfile -t models < <(find examples tests/data -name '*.yaml' | sort)
+for file in "${models[@]}"; do
+  cp "$file" "$seeds/model_reader/$(echo "$file" | tr '/' '_')"
+done
+# The expressions: every `key: value` scalar and every item of a flow list, quotes taken off.
+n=0
+for file in "${models[@]}"; do
+  sed -nE 's/^[[:space:]-]*([A-Za-z_][A-Za-z0-9_]*):[[:space:]]+([^{[#|>].*)$/\2/p; s/.*\[([^]{}]*)\].*/\1/p' "$file" |
+    tr ',' '\n' | sed -E 's/#.*//; s/^[[:space:]"'"'"']+//; s/[[:space:]"'"'"'}]+$//' | grep -E '[A-Za-z0-9]' |
+    sort -u | while IFS= read -r expression; do
+      printf '%s' "$expression" >"$seeds/expression_parser/$(printf '%s' "$expression" | cksum | cut -d' ' -f1)"
+    done
+done
+for rotation in 'rot_z(q1)*rot_x(phi)' 'rot(1,1,0,q2)' 'rot_y(pi/2)*rot_z(-psi)'; do
+  printf 'R:%s' "$rotation" >"$seeds/expression_parser/rotation_$((n += 1))"
+done
+find examples tests/data -name '*.msh' -exec cp {} "$seeds/gmsh_reader/" \;
+
+status=0
+summary=()
+for target in "${targets[@]}"; do
+  exe="$root/$dir/fuzz/fuzz_$target"
+  if [ ! -x "$exe" ]; then
+    echo "fuzz: $exe is not built; run scripts/sanitize.sh first" >&2
+    exit 2
+  fi
+  corpus="$work/corpus/$target"
+  mkdir -p "$corpus"
+  log="$work/$target.log"
+  options=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss"
+           -dict="$root/fuzz/$target.dict" -artifact_prefix="$work/artifacts/$target-"
+           -print_final_stats=1)
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    options+=(-runs="$FUZZ_RUNS")
+  fi
+  echo "fuzz: $target for ${seconds} s"
+  # In a scratch folder: a model may name a relative mesh file.
+  result=0
+  (cd "$(mktemp -d)" && "$exe" "${options[@]}" "$corpus" "$seeds/$target") >"$log" 2>&1 ||
+    result=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  if [ "$result" -ne 0 ]; then
+    status=1
+    # The report: from the first sanitizer, libFuzzer or appell line, at most 80 lines.
+    grep -n -m1 -E '==[0-9]+==|^appell fuzz finding|runtime error|^SUMMARY|ALARM' "$log" >/dev/null &&
+      sed -n "$(grep -n -m1 -E '==[0-9]+==|^appell fuzz finding|runtime error|ALARM' "$log" | cut -d: -f1),+80p" "$log" >&2 ||
+      tail -n 80 "$log" >&2
+    summary+=("$target: FINDING after ${runs:-?} runs (exit $result; log $log; input in $work/artifacts/)")
+  else
+    summary+=("$target: ${runs:-?} runs, ${rate:-?} exec/s, no finding")
+  fi
+done
+
+for line in "${summary[@]}"; do
+  echo "fuzz: $line"
+done
+exit "$status"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The sanitizer build (docs/development.md): configures build-asan/ with clang, AddressSanitizer
+# and UndefinedBehaviorSanitizer (APPELL_BUILD_FUZZERS=ON: also libFuzzer's instrumentation and
+# the fuzz targets of fuzz/), builds only the library, the command line, the tests and the fuzz
+# targets (no benchmarks, no Python), and runs the GoogleTest suite (the command-line tests
+# included) under the sanitizers. Any report stops the program that made it (abort), so the test
+# fails. Extra arguments go to ctest. Needs scripts/setup.sh's packages (clang, libclang-rt-14-dev).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+dir=${APPELL_SANITIZE_DIR:-build-asan}
+# -O1 with line tables: reports name file and line, at a fraction of full debug information's
+# compile time; no -DNDEBUG, so that assertions (Eigen's index checks among them) hold too.
+cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DAPPELL_WERROR=ON -DAPPELL_BUILD_FUZZERS=ON -DAPPELL_BUILD_BENCH=OFF -DAPPELL_BUILD_PYTHON=OFF \
+  >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target appell_cli appell_tests \
+  fuzz_model_reader fuzz_expression_parser fuzz_gmsh_reader
+
+if [ "${APPELL_SANITIZE_BUILD_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" "$@"
