@@ -105,5 +105,44 @@ TEST(SanitizerRegressions, AnUndefinedPowerIsALocatedErrorWithoutALeak) {
   }
 }
 
+// Found by fuzz_expression_parser: an exact power with a huge exponent computed a number of
+// hundreds of millions of digits (a timeout). Now "number out of range" at the '^'.
+TEST(SanitizerRegressions, AHugeExactPowerIsOutOfRange) {
+  model::ExpressionScope scope(std::make_shared<sym::TimeFunctions>());
+  scope.add_coordinate("q");
+  const auto locate = model::locate_on_one_line({"test.yaml", 4, 10});
+  for (const char* text : {"2.066666666666330^33333333", "(2*q)^100000000", "(3^(1/2))^1e9",
+                           "2^(-100000000)", "(1/7)^1e999"}) {
+    try {
+      model::parse_expression(text, scope, locate);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const model::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find("number out of range"), std::string::npos) << e.what();
+    }
+  }
+  // Large but reasonable, and symbolic powers of any size, are fine.
+  EXPECT_NO_THROW(model::parse_expression("2^1000 + q^100000000 + (-1)^1e999", scope, locate));
+  // The same through a parameter's value.
+  try {
+    io::parse_model("name: m\nparameters: {a: 2, b: a^1000000000}\ncoordinates: [q]\n", "m.yaml");
+    ADD_FAILURE() << "a^1000000000 was accepted";
+  } catch (const model::ModelError& e) {
+    EXPECT_EQ(e.where().line, 2) << e.what();
+  }
+}
+
+// Found by fuzz_model_reader (",j\x11"): yaml-cpp's LoadAll never returned on a text where a
+// document starts with ','. Now a located error at once.
+TEST(SanitizerRegressions, AMalformedYamlDocumentStartIsAnErrorNotAHang) {
+  for (const char* text : {",j\x11", ",", "]\n", ",a: 1\n"}) {
+    try {
+      io::parse_model(text, "m.yaml");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const model::ModelError& e) {
+      EXPECT_EQ(e.where().line, 1) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace appell

@@ -4,7 +4,10 @@
 #include <cstdlib>
 #include <exception>
 #include <set>
+#include <string>
 #include <utility>
+
+#include "appell/sym/dag.hpp"
 
 namespace appell::model {
 
@@ -306,6 +309,9 @@ class Parser {
     if (!is_symbol(peek(), "^")) return base;
     const Token& op = next();
     const ex exponent = signed_term();  // right-associative: a^b^c = a^(b^c)
+    if (sym::exact_power_digits(base, exponent) > sym::kLargestExactPowerDigits)
+      fail(op, "number out of range: a power of exact numbers larger than 10^" +
+                   std::to_string(int(sym::kLargestExactPowerDigits)));
     // A power on the stack, not GiNaC::pow: GiNaC leaks the node it allocates when its evaluation
     // throws (0^0, 0^-1).
     return evaluated(op, [&] { return ex(GiNaC::power(base, exponent)); });

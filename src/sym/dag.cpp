@@ -1,6 +1,10 @@
 #include "appell/sym/dag.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -29,6 +33,43 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
 }
 
 namespace {
+
+// Decimal digits of the larger of a rational number's numerator and denominator (of the real or
+// imaginary part, whichever is larger).
+double rational_digits(const GiNaC::numeric& r) {
+  if (!r.is_real())
+    return std::max(rational_digits(GiNaC::real(r)), rational_digits(GiNaC::imag(r)));
+  if (!r.is_rational() || r.is_zero()) return 0;
+  auto digits = [](const GiNaC::numeric& integer) {
+    const long bits = integer.int_length();
+    return bits < 1000 ? std::log10(std::abs(integer.to_double())) : double(bits) * 0.30103;
+  };
+  return std::max(digits(r.numer()), digits(r.denom()));
+}
+
+}  // namespace
+
+double exact_power_digits(const GiNaC::ex& base, const GiNaC::ex& exponent) {
+  if (!GiNaC::is_a<GiNaC::numeric>(exponent)) return 0;
+  const GiNaC::numeric& e = GiNaC::ex_to<GiNaC::numeric>(exponent);
+  if (!e.is_rational()) return 0;
+  if (GiNaC::is_a<GiNaC::numeric>(base)) {
+    const GiNaC::numeric& b = GiNaC::ex_to<GiNaC::numeric>(base);
+    if (b.is_zero() || GiNaC::abs(b).is_equal(1)) return 0;
+    // |e| as a double: beyond 10^308 it is infinite, and so is the estimate.
+    return std::abs(e.to_double()) * rational_digits(b);
+  }
+  // GiNaC multiplies the exponents of a power and distributes an integer one over a product.
+  if (GiNaC::is_a<GiNaC::power>(base)) return exact_power_digits(base.op(0), base.op(1) * e);
+  if (GiNaC::is_a<GiNaC::mul>(base)) {
+    double digits = 0;
+    for (std::size_t i = 0; i < base.nops(); ++i) digits += exact_power_digits(base.op(i), e);
+    return digits;
+  }
+  return 0;
+}
+
+namespace {
 // GiNaC's map_function protocol: ex::map calls us on each operand and rebuilds the node.
 struct MapAdapter : GiNaC::map_function {
   std::function<GiNaC::ex(const GiNaC::ex&)> f;
@@ -50,6 +91,9 @@ GiNaC::ex rebuild_power_or_function(const GiNaC::ex& e, MemoisedMap& map) {
   }
   if (!changed) return e;
   if (GiNaC::is_a<GiNaC::power>(e)) {
+    if (exact_power_digits(children[0], children[1]) > kLargestExactPowerDigits)
+      throw std::range_error("a power of exact numbers larger than 10^" +
+                             std::to_string(int(kLargestExactPowerDigits)));
     const GiNaC::power node(children[0], children[1]);
     return node;
   }

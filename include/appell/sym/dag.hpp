@@ -45,9 +45,21 @@ class MemoisedMap {
   std::unordered_map<const void*, Entry> cache_;
 };
 
+/// The most decimal digits an exact number raised to a power may get (numerator or denominator):
+/// 2^(10^9) would take minutes and a gigabyte, 10^10000 takes microseconds.
+inline constexpr double kLargestExactPowerDigits = 10000;
+
+/// An upper estimate of the decimal digits of the exact numbers GiNaC computes to form
+/// base^exponent: a rational base r (or a product's rational coefficient, or a number under a
+/// power) raised to a rational exponent e gets about |e| log10 max(|numerator|, |denominator|)
+/// digits. 0 when the exponent is not a number.
+double exact_power_digits(const GiNaC::ex& base, const GiNaC::ex& exponent);
+
 /// Substitutes symbols without walking shared nodes twice: every symbol that is a key of `map`
 /// is replaced by its value (not substituted again). Keys that are not symbols never match. The
-/// result is not re-simplified beyond GiNaC's automatic evaluation.
+/// result is not re-simplified beyond GiNaC's automatic evaluation. Throws what GiNaC throws for a
+/// pole (GiNaC::pole_error: 1/0, log(0)) and std::range_error for a power of exact numbers larger
+/// than kLargestExactPowerDigits (exact_power_digits).
 GiNaC::ex substitute(const GiNaC::ex& e, const GiNaC::exmap& map);
 /// The same for every entry of `m` (same size), sharing the work across entries.
 GiNaC::matrix substitute(const GiNaC::matrix& m, const GiNaC::exmap& map);
