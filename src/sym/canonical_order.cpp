@@ -81,35 +81,6 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
       break;
     case Product:
     case Power: {
-      // |coefficient| and the factors as a multiset of (base, exponent) with the exponents of
-      // one base added up: GiNaC writes A·(-A) where it keeps two sign variants of one sum A
-      // apart, and -A^2 where it does not. The signs multiply. A product of one factor and ±1
-      // is that factor: -x hashes as x.
-      numeric coefficient = 1;
-      std::map<std::uint64_t, numeric> powers;
-      bool leaf_base = false;
-      const auto add_factor = [&](const ex& factor) {
-        if (GiNaC::is_a<numeric>(factor)) {
-          const Entry& f = entry(factor);
-          sign *= f.sign;
-          coefficient *= GiNaC::abs(GiNaC::ex_to<numeric>(factor));
-          return;
-        }
-        const bool numeric_power =
-            GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<numeric>(factor.op(1));
-        const ex base = numeric_power ? factor.op(0) : factor;
-        const numeric exponent = numeric_power ? GiNaC::ex_to<numeric>(factor.op(1)) : numeric(1);
-        const Entry& b = entry(base);
-        leaf_base = b.leaf;
-        std::uint64_t key = b.hash;
-        if (b.sign < 0) {
-          if (!exponent.is_integer())
-            key = mix(key, 3);  // (-x)^(1/2) is not ±x^(1/2): another base
-          else if (exponent.is_odd())
-            sign = -sign;
-        }
-        powers[key] += exponent;
-      };
       if (kind == Power && !GiNaC::is_a<numeric>(e.op(1))) {
         const Entry& base = entry(e.op(0));
         const Entry& exponent = entry(e.op(1));
@@ -118,20 +89,18 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
         if (base.sign < 0) h = mix(h, 3);
         break;
       }
-      if (kind == Power) {
-        add_factor(e);
-      } else {
-        for (std::size_t i = 0; i < e.nops(); ++i) add_factor(e.op(i));
-      }
-      if (coefficient == 1 && powers.size() == 1 && powers.begin()->second == 1) {
-        h = powers.begin()->first;
-        leaf = leaf_base;
+      // |coefficient| and the (base, exponent) multiset of factors(); -x hashes as x.
+      const Factors f = factors(e);
+      sign = f.sign;
+      if (f.coefficient == 1 && f.powers.size() == 1 && f.powers.begin()->second.exponent == 1) {
+        h = f.powers.begin()->first;
+        leaf = entry(f.powers.begin()->second.base).leaf;
         break;
       }
       h = mix(mix(0x243f6a8885a308d3ull, static_cast<std::uint64_t>(Product)),
-              text_hash(text_of(coefficient)));
-      for (const auto& [base, exponent] : powers)
-        if (!exponent.is_zero()) h = mix(mix(h, base), text_hash(text_of(exponent)));
+              text_hash(text_of(f.coefficient)));
+      for (const auto& [base, power] : f.powers)
+        if (!power.exponent.is_zero()) h = mix(mix(h, base), text_hash(text_of(power.exponent)));
       break;
     }
     case Sum: {
@@ -159,6 +128,40 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
     }
   }
   return memo_.emplace(key, Entry{e, h, sign, leaf}).first->second;
+}
+
+CanonicalOrder::Factors CanonicalOrder::factors(const ex& e) {
+  Factors f;
+  const auto add = [&](const ex& factor) {
+    if (GiNaC::is_a<numeric>(factor)) {
+      const auto& n = GiNaC::ex_to<numeric>(factor);
+      f.real = f.real && n.is_real();
+      if (is_negative_real(factor)) f.sign = -f.sign;
+      f.coefficient *= GiNaC::abs(n);
+      return;
+    }
+    const bool numeric_power =
+        GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<numeric>(factor.op(1));
+    const ex base = numeric_power ? factor.op(0) : factor;
+    const numeric exponent = numeric_power ? GiNaC::ex_to<numeric>(factor.op(1)) : numeric(1);
+    const Entry& b = entry(base);
+    std::uint64_t key = b.hash;
+    if (b.sign < 0) {
+      if (!exponent.is_integer()) {
+        key = mix(key, 3);  // (-x)^(1/2) is not ±x^(1/2): another base
+      } else if (exponent.is_odd()) {
+        f.sign = -f.sign;
+      }
+    }
+    auto [it, inserted] = f.powers.try_emplace(key, Factors::Power{base, exponent});
+    if (!inserted) it->second.exponent += exponent;
+  };
+  if (GiNaC::is_a<GiNaC::mul>(e)) {
+    for (std::size_t i = 0; i < e.nops(); ++i) add(e.op(i));
+  } else {
+    add(e);
+  }
+  return f;
 }
 
 std::uint64_t CanonicalOrder::hash(const ex& e) { return entry(e).hash; }

@@ -52,44 +52,12 @@ std::uint32_t Tape::compile(const ex& e) {
 }
 
 Tape::Signed Tape::compile_product(const ex& e) {
-  // Factors as bases with their exponents added up, in the structural order (CanonicalOrder
-  // hashes a product the same way): A·(-A) and -A^2 give the same instructions.
-  struct Factor {
-    ex base;
-    GiNaC::numeric exponent;
-  };
-  std::map<std::uint64_t, Factor> factors;
-  GiNaC::numeric coefficient = 1;
-  int sign = 1;
-  const auto add = [&](const ex& factor) {
-    if (GiNaC::is_a<GiNaC::numeric>(factor)) {
-      const auto& n = GiNaC::ex_to<GiNaC::numeric>(factor);
-      if (!n.is_real()) throw std::invalid_argument("complex number in a numeric expression");
-      if (n.is_negative()) sign = -sign;
-      coefficient *= GiNaC::abs(n);
-      return;
-    }
-    const bool numeric_power =
-        GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::numeric>(factor.op(1));
-    const ex base = numeric_power ? factor.op(0) : factor;
-    const GiNaC::numeric exponent =
-        numeric_power ? GiNaC::ex_to<GiNaC::numeric>(factor.op(1)) : GiNaC::numeric(1);
-    std::uint64_t key = order_.hash(base);
-    if (order_.sign(base) < 0) {
-      if (!exponent.is_integer())
-        key = ~key;  // (-x)^(1/2) is not ±x^(1/2): another base
-      else if (exponent.is_odd())
-        sign = -sign;
-    }
-    auto [it, inserted] = factors.try_emplace(key, Factor{base, exponent});
-    if (!inserted) it->second.exponent += exponent;
-  };
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    for (std::size_t i = 0; i < e.nops(); ++i) add(e.op(i));
-  } else {
-    add(e);
-  }
-
+  // Bases with their exponents added up, in the structural order (CanonicalOrder::factors, the
+  // same reading the hash makes): A·(-A) and -A^2 give the same instructions.
+  const CanonicalOrder::Factors factors = order_.factors(e);
+  if (!factors.real) throw std::invalid_argument("complex number in a numeric expression");
+  const GiNaC::numeric& coefficient = factors.coefficient;
+  const int sign = factors.sign;
   Signed result{0, sign};
   bool started = false;
   const auto multiply = [&](std::uint32_t slot) {
@@ -97,7 +65,7 @@ Tape::Signed Tape::compile_product(const ex& e) {
     started = true;
   };
   if (coefficient != 1) multiply(constant(coefficient.to_double()));
-  for (const auto& [key, factor] : factors) {
+  for (const auto& [key, factor] : factors.powers) {
     const GiNaC::numeric& n = factor.exponent;
     if (n.is_zero()) continue;
     if (n.is_integer()) {

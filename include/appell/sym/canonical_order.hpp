@@ -13,6 +13,7 @@
 #include <ginac/ginac.h>
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 
 namespace appell::sym {
@@ -40,6 +41,21 @@ class CanonicalOrder {
   /// one hash and one structure, which no model makes).
   int compare(const GiNaC::ex& a, const GiNaC::ex& b);
   bool less(const GiNaC::ex& a, const GiNaC::ex& b) { return compare(a, b) < 0; }
+  /// A product (or a power with a numeric exponent) read as |coefficient| · sign · Π base^exponent,
+  /// the exponents of sign variants of one base added up (GiNaC writes A·(-A) where it keeps two
+  /// variants of a sum A apart, and -A^2 where it does not), bases in this order. The hash of a
+  /// product and the tape's instructions for it both come from this one reading.
+  struct Factors {
+    struct Power {
+      GiNaC::ex base;  // one of the variants of the base; its |base| is what is raised
+      GiNaC::numeric exponent;
+    };
+    GiNaC::numeric coefficient = 1;  // the magnitude of the numeric coefficient
+    int sign = 1;
+    bool real = true;  // every numeric factor real
+    std::map<std::uint64_t, Power> powers;
+  };
+  Factors factors(const GiNaC::ex& e);
   /// The operands of `e` (e.op(i)), those of a sum or a product sorted by this order.
   GiNaC::exvector operands(const GiNaC::ex& e);
 
