@@ -121,14 +121,44 @@ TEST(FemCli, BadInputExitsTwoWithItsLocation) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("no flexible bodies"), std::string::npos) << r.out;
   }
-  {
-    // A flexible-only model has no rigid equations: derive says where to go instead.
-    const auto r = run_cli("derive " + fem_examples + "cantilever_box.yaml");
-    EXPECT_EQ(r.code, 2) << r.out;
+  // A flexible-only model has no rigid equations: every command on them says where to go
+  // instead, at the flexible body's line (statics once crashed on it: issue 12).
+  for (const std::string command :
+       {"derive", "eval", "verify", "statics", "simulate --t-end 0.1 --out /dev/null",
+        "codegen --out /dev/null",
+        "inverse --trajectory 'x=t' --t-end 0.1 --output-step 0.1 --out /dev/null"}) {
+    const auto r = run_cli(command + " " + fem_examples + "cantilever_box.yaml");
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find("cantilever_box.yaml:12:5: this model has no coordinates"),
+              std::string::npos)
+        << command << "\n"
+        << r.out;
     EXPECT_NE(r.out.find("appell fem"), std::string::npos) << r.out;
   }
   EXPECT_EQ(run_cli("fem " + fem_examples + "cantilever_box.yaml --modes 0").code, 2);
   EXPECT_EQ(run_cli("fem " + fem_examples + "cantilever_box.yaml --response --step -1").code, 2);
+}
+
+TEST(FemCli, AMeshBeyondTheElementLimitIsRefusedAtTheMesh) {
+  // A typo in `divisions` (a million times ten) must not fill the memory: refused at the mesh
+  // before anything is allocated, with the way to raise the limit; a raised limit lets a mesh
+  // of that size through.
+  const auto big =
+      write_model("big_box.yaml",
+                  model_with("    mesh: {box: {size: [1.0, 0.1, 0.1], divisions: [100000, 1000, "
+                             "1000]}}\n" +
+                             kSteel + "    clamp: {x: 0}\n"));
+  expect_error_at("fem " + big, big, 7, "more than the limit of 1000000");
+  expect_error_at("fem " + big, big, 7, "--max-elements");
+  // Raised as far as ints index nodes: still refused at the mesh, never an internal error.
+  expect_error_at("fem " + big + " --max-elements 1e12", big, 7, "too many nodes");
+  const auto small =
+      write_model("small_box.yaml", model_with(kBox + kSteel + "    clamp: {x: 0}\n"));
+  expect_error_at("fem " + small + " --max-elements 3", small, 7, "this mesh has 4 elements");
+  const auto r = run_cli("fem " + small + " --max-elements 4 --modes 1 --json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* bad : {"0", "1.5", "1e13", "many"})
+    EXPECT_EQ(run_cli("fem " + small + " --max-elements " + bad).code, 2) << bad;
 }
 
 }  // namespace

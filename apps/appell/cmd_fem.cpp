@@ -2,6 +2,7 @@
 // floating frame's rigid state, its elastic response under the rigid motion, and the symbolic
 // element equations by Lagrange and Gibbs–Appell (seed 002).
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -28,6 +29,7 @@ struct FemCommandOptions {
   int modes = 6;
   double at_time = 0.0, t_end = 1.0, step = 1e-3;
   int vtu_every = 10;
+  std::string max_elements = std::to_string(fem::default_max_elements);
   bool json = false, response = false, derive_element = false, no_stiffening = false;
 };
 
@@ -180,7 +182,11 @@ int run_fem(const FemCommandOptions& o) {
   if (o.modes < 1) throw usage_error("--modes", "must be at least 1");
   const auto values = parse_assignments(o.set);
   const auto start = std::chrono::steady_clock::now();
-  const fem::FlexibleBodyInstance body = fem::build_flexible_body(*model, index, values);
+  const double max_elements = parse_number("--max-elements", o.max_elements);
+  if (!(max_elements >= 1 && max_elements <= 1e12 && max_elements == std::floor(max_elements)))
+    throw usage_error("--max-elements", "expected a whole number from 1 to 1e12", o.max_elements);
+  const fem::FlexibleBodyInstance body =
+      fem::build_flexible_body(*model, index, values, std::size_t(max_elements));
   const double assembly_seconds = seconds_since(start);
   if (o.response) return run_response(o, model, body, values);
   return run_modes(o, model, body, assembly_seconds, values);
@@ -217,6 +223,8 @@ void add_fem_command(CLI::App& app, Commands& commands) {
                 "with --derive-element: chain lengths N,M,.. for the cost table");
   s->add_option("--element", o->element,
                 "with --derive-element: bar, beam2d, beam3d or hex8 (default: the body's)");
+  s->add_option("--max-elements", o->max_elements,
+                "refuse a mesh of more elements than this (default 1000000)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
   commands.push_back({s, [o] { return run_fem(*o); }});
 }

@@ -47,6 +47,7 @@ int run_inverse(const InverseOptions& o) {
                       "not used with --from-csv (the file's rows give the times)");
 
   const auto model = read_model(o.model, o.urdf);
+  principles::require_coordinates(*model);  // before the trajectory names its coordinates
 
   reject_constraints(*model, "inverse");
   const auto values = parse_assignments(o.set);

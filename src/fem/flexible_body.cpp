@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -22,15 +23,32 @@ double number(const GiNaC::ex& e, const GiNaC::exmap& numbers, const model::Sour
   return GiNaC::ex_to<GiNaC::numeric>(value).to_double();
 }
 
+void check_element_count(const model::FlexibleBody& spec, double elements,
+                         std::size_t max_elements) {
+  if (elements > double(max_elements)) {
+    std::ostringstream message;
+    message << "this mesh has " << elements << " elements, more than the limit of " << max_elements
+            << " (raise it with `appell fem --max-elements N`)";
+    throw ModelError(spec.mesh_where, message.str(), spec.name);
+  }
+}
+
 Mesh make_mesh(const model::FlexibleBody& spec, const GiNaC::exmap& numbers,
-               std::optional<BeamSection>& section) {
+               std::optional<BeamSection>& section, std::size_t max_elements) {
   if (const auto* box = std::get_if<model::BoxMeshSpec>(&spec.mesh)) {
     std::array<double, 3> size{};
     for (std::size_t k = 0; k < 3; ++k) {
       size[k] = number(box->size[k], numbers, spec.mesh_where, "size");
       if (size[k] <= 0) throw ModelError(spec.mesh_where, "box sizes must be positive", spec.name);
     }
-    return box_mesh(size, box->divisions);
+    check_element_count(
+        spec, double(box->divisions[0]) * double(box->divisions[1]) * double(box->divisions[2]),
+        max_elements);
+    try {
+      return box_mesh(size, box->divisions);
+    } catch (const std::invalid_argument& e) {  // more nodes than an int indexes
+      throw ModelError(spec.mesh_where, e.what(), spec.name);
+    }
   }
   if (const auto* beam = std::get_if<model::BeamMeshSpec>(&spec.mesh)) {
     BeamSection s;
@@ -46,9 +64,12 @@ Mesh make_mesh(const model::FlexibleBody& spec, const GiNaC::exmap& numbers,
     section = s;
     const double length = number(beam->length, numbers, spec.mesh_where, "length");
     if (length <= 0) throw ModelError(spec.mesh_where, "the length must be positive", spec.name);
+    check_element_count(spec, double(beam->elements), max_elements);
     return beam_mesh(length, beam->elements, beam->planar);
   }
-  return read_gmsh(std::get<model::GmshMeshSpec>(spec.mesh).path, spec.mesh_where);
+  Mesh mesh = read_gmsh(std::get<model::GmshMeshSpec>(spec.mesh).path, spec.mesh_where);
+  check_element_count(spec, double(mesh.elements.size()), max_elements);
+  return mesh;
 }
 
 }  // namespace
@@ -114,7 +135,7 @@ std::vector<int> select_nodes(const Mesh& mesh, const model::NodeSelection& sele
 }
 
 FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
-                                         const model::Values& values) {
+                                         const model::Values& values, std::size_t max_elements) {
   const model::FlexibleBody& spec = model.flexible.at(index);
   // The body's expressions are of the parameters (and t, for loads and supports) only.
   const GiNaC::exmap numbers = model::bind(model, values).numbers;
@@ -130,7 +151,7 @@ FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t 
   body.rayleigh_alpha = number(spec.rayleigh_alpha, numbers, spec.where, "alpha");
   body.rayleigh_beta = number(spec.rayleigh_beta, numbers, spec.where, "beta");
 
-  body.mesh = make_mesh(spec, numbers, body.section);
+  body.mesh = make_mesh(spec, numbers, body.section, max_elements);
   body.assembled = assemble(body.mesh, body.material, body.section);
 
   const int d = body.assembled.dofs_per_node;

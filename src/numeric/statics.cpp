@@ -12,6 +12,7 @@
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/tape.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -174,6 +175,7 @@ const char* stability_name(Stability stability) {
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options) {
   const model::Model& m = *model;
+  principles::require_coordinates(m);
   const std::size_t n = m.dof();
   const auto nq = static_cast<Eigen::Index>(n);
   for (std::size_t g = 0; g < options.guesses.size(); ++g) {

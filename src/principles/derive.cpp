@@ -42,9 +42,10 @@ std::optional<Method> parse_method(const std::string& name) {
 
 // A model of flexible bodies on prescribed frames (`coordinates: []`) has no rigid equations;
 // say so where the user asked for them instead of returning an empty system.
-static void require_coordinates(const model::Model& model) {
+void require_coordinates(const model::Model& model) {
   if (model.dof() == 0)
-    throw model::ModelError(model::SourceLocation{model.source, 0, 0},
+    throw model::ModelError(model.flexible.empty() ? model::SourceLocation{model.source, 0, 0}
+                                                   : model.flexible.front().where,
                             "this model has no coordinates, so no rigid-body equations; its "
                             "flexible bodies are analysed by `appell fem`");
 }

@@ -52,6 +52,10 @@ struct FlexibleBodyInstance {
   std::vector<std::array<int, 3>> prescribed_outputs;  // per prescribed dof: d, ḋ, d̈ outputs
 };
 
+/// The default limit on a flexible body's elements (build_flexible_body, `appell fem
+/// --max-elements`): a million 8-node hexahedra assemble into about 3·10⁶ dofs and 8 GB.
+inline constexpr std::size_t default_max_elements = 1000000;
+
 /// Builds body `index` of `model.flexible` with the parameters of `values` (model::bind):
 /// meshes (reading Gmsh files), selects nodes, integrates and assembles. Bad values throw what
 /// bind throws (model::ModelError naming an unknown name, ...); bad input (a selection that
@@ -61,8 +65,13 @@ struct FlexibleBodyInstance {
 /// its place in the model file; so does an unreadable or invalid Gmsh file (fem::read_gmsh). A
 /// degenerate element is a model::ComputationError (element_integrals); an `index` beyond
 /// model.flexible std::out_of_range.
+///
+/// A mesh of more than `max_elements` elements (a box's nx·ny·nz, a beam's count, a Gmsh file's
+/// elements) is refused with a model::ModelError at the mesh, before anything is allocated: a
+/// typo in `divisions` should not fill the memory. Raise the limit for a mesh known to fit.
 FlexibleBodyInstance build_flexible_body(const model::Model& model, std::size_t index,
-                                         const model::Values& values);
+                                         const model::Values& values,
+                                         std::size_t max_elements = default_max_elements);
 
 /// The nodes a selection picks (sorted): on every plane given (within 1e-6 of the mesh's extent),
 /// among the listed indices and in the named group, all that are given. `numbers` gives the

@@ -11,9 +11,14 @@ namespace appell::principles {
 /// M q̈ = f by `method` (M n×n, f n×1, n = model->dof(), rows and columns in coordinate order;
 /// with constraints also A m×n and b m×1 of A q̈ = b, m = constraints), unsimplified (the
 /// numeric path), with its cost. Every method gives the same equations up to simplification.
-/// Throws model::ModelError, located at the model's file (Model::source, no line; "" when built
-/// in code), for a model without coordinates (flexible bodies on prescribed frames only).
+/// Throws model::ModelError (require_coordinates) for a model without coordinates.
 Equations derive(std::shared_ptr<const model::Model> model, Method method);
+
+/// Throws model::ModelError for a model without coordinates (flexible bodies on prescribed frames
+/// only): it has no rigid-body equations, equilibria or trajectories. Located at its first
+/// flexible body (else at the model's file, Model::source, no line; "" when built in code). Every
+/// computation on the rigid equations calls it first.
+void require_coordinates(const model::Model& model);
 
 /// Gibbs–Appell equations of order m ≥ 1 (higher_order_gibbs_appell.hpp), M q⁽ᵐ⁺¹⁾ = f⁽ᵐ⁾;
 /// order 1 = derive(model, Method::GibbsAppell). Throws model::ModelError for a model without
