@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -134,6 +135,49 @@ TEST(Values, BadValuesAreErrorsNamingThem) {
   // Prescribed functions given by an expression in the model take no value.
   const auto blade = io::read_model_file(examples + "/fem/rotating_blade.yaml");
   EXPECT_THROW(model::bind(*blade, {{"psi", 1.0}}), model::ModelError);
+}
+
+TEST(Values, GivenValuesThatMakeABodyImpossibleAreBadInput) {
+  // The builder checks masses and inertias at the defaults; values given later are checked the
+  // same way (issue 12: --set m=-1 was a "singular mass matrix", exit 1; an inertia A, A, C with
+  // C > 2A was accepted). Each error is located at the value and names its parameter.
+  const auto model = io::parse_model(R"(
+name: box-on-axis
+parameters: {m: 1.0, A: 1.0, C: 1.5, k: 0, mp: 2}
+coordinates: [q]
+frames: {b: {rotation: rot_z(q)}}
+bodies:
+  box: {frame: b, mass: m, inertia: [A, A, C, k, 0, 0]}
+particles:
+  tip: {frame: b, mass: mp, position: [1, 0, 0]}
+)",
+                                     "box.yaml");
+  auto bind = [&](const model::Values& v) { return [&model, v] { model::bind(*model, v); }; };
+  expect_names(bind({{"C", 2.5}}), "C");    // triangle inequality: C > A + A
+  expect_names(bind({{"k", 1.6}}), "k");    // a product of inertia that leaves a moment < 0
+  expect_names(bind({{"m", -1.0}}), "m");   // the body's mass
+  expect_names(bind({{"mp", 0.0}}), "mp");  // the particle's mass
+  expect_names(bind(model::Values().set("A", 0.5, {"--set", 0, 0})), "A", "--set");
+  // On the edge of the triangle inequality, and a nonzero product that keeps it physical.
+  EXPECT_NO_THROW(model::bind(*model, {{"C", 2.0}}));
+  EXPECT_NO_THROW(model::bind(*model, {{"k", 0.5}, {"m", 3.0}, {"mp", 0.1}}));
+  // Through every consumer that binds: eval exits 2 (not 1) with the option's place.
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / "appell_values_box.yaml";
+  {
+    std::ofstream out(file);
+    out << "name: b\nparameters: {m: 1.0, A: 1.0, C: 1.5}\ncoordinates: [q]\nframes: {b: "
+           "{rotation: rot_z(q)}}\nbodies:\n  box: {frame: b, mass: m, inertia: [A, A, C, 0, 0, "
+           "0]}\n";
+  }
+  for (const std::string command : {"eval", "simulate --t-end 0.1 --out /dev/null", "statics"}) {
+    const auto r = test_support::run_cli(command + " " + file.string() + " --set C=3");
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find("--set: with C=3, box's inertia breaks the triangle inequality"),
+              std::string::npos)
+        << r.out;
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(Values, EveryConsumerRejectsAnUnknownName) {

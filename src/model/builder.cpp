@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "appell/sym/dag.hpp"
+#include "inertia_check.hpp"
 
 namespace appell::model {
 
@@ -660,22 +661,7 @@ void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocat
   Eigen::Matrix3d tensor;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) tensor(i, j) = I[i][j];
-  const Eigen::Vector3d moments =
-      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(tensor, Eigen::EigenvaluesOnly)
-          .eigenvalues();  // ascending
-  const double scale = std::max({std::abs(I[0][0]), std::abs(I[1][1]), std::abs(I[2][2]), 1e-300});
-  const double tolerance = 1e-9 * scale;
-  std::ostringstream principal;
-  principal << moments[0] << ", " << moments[1] << ", " << moments[2];
-  if (moments[0] < -tolerance)
-    fail(where, item,
-         "inertia is not positive semi-definite (principal moments " + principal.str() + ")", body);
-  if (moments[2] > moments[0] + moments[1] + tolerance)
-    fail(where, item,
-         "inertia breaks the triangle inequality: the largest principal moment exceeds the sum of "
-         "the other two (principal moments " +
-             principal.str() + ")",
-         body);
+  if (const auto defect = detail::inertia_defect(tensor)) fail(where, item, *defect, body);
 }
 
 ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec) {

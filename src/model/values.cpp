@@ -9,6 +9,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
+#include "inertia_check.hpp"
 
 namespace appell::model {
 
@@ -171,6 +172,69 @@ std::vector<GiNaC::symbol> derivative_symbols(const Model& model, const std::str
 
 }  // namespace
 
+namespace {
+
+// The parameters of `overrides` that `e` uses, as "m=-1, l=2", for a message that says which
+// given values made a mass or an inertia impossible.
+std::string given_in(const GiNaC::ex& e, const Model& model,
+                     const std::map<std::string, double>& overrides) {
+  std::ostringstream text;
+  for (const auto& [name, value] : overrides)
+    if (const auto* p = model.find_parameter(name); p && e.has(p->symbol))
+      text << (text.tellp() > 0 ? ", " : "") << name << "=" << value;
+  return text.str();
+}
+
+// The builder checked every mass and inertia at the parameters' defaults; values given at run
+// time (--set m=-1, C=3 for a body whose moments were A, A, C) are checked here the same way, so
+// that an impossible body is bad input at its place, not a singular mass matrix later.
+void check_mass_properties(const Model& model, const GiNaC::exmap& numbers,
+                           const std::map<std::string, double>& overrides, const Values& values) {
+  if (overrides.empty()) return;  // the defaults: checked when the model was built
+  const auto number = [&](const GiNaC::ex& e) -> std::optional<double> {
+    const GiNaC::ex value = GiNaC::evalf(sym::substitute(e, numbers));
+    if (!GiNaC::is_a<GiNaC::numeric>(value) || !GiNaC::ex_to<GiNaC::numeric>(value).is_real())
+      return std::nullopt;
+    return GiNaC::ex_to<GiNaC::numeric>(value).to_double();
+  };
+  const auto fail = [&](const GiNaC::ex& uses, const std::string& defect,
+                        const std::string& owner) {
+    // Located at the last given value it uses (its --set, or its keyword in code), named.
+    std::string culprit;
+    for (const auto& [name, value] : overrides)
+      if (const auto* p = model.find_parameter(name); p && uses.has(p->symbol)) culprit = name;
+    throw ModelError(values.where(culprit),
+                     "with " + given_in(uses, model, overrides) + ", " + owner + "'s " + defect,
+                     culprit);
+  };
+  for (const auto& p : model.particles) {
+    if (given_in(p.mass, model, overrides).empty()) continue;
+    if (const auto m = number(p.mass); m && !(*m > 0))
+      fail(p.mass, "mass must be positive", p.name);
+  }
+  for (const auto& b : model.bodies) {
+    GiNaC::lst uses{b.mass};
+    for (unsigned k = 0; k < 9; ++k) uses.append(b.inertia(k / 3, k % 3));
+    if (given_in(uses, model, overrides).empty()) continue;
+    if (const auto m = number(b.mass); m && !(*m > 0))
+      fail(b.mass, "mass must be positive", b.name);
+    Eigen::Matrix3d tensor;
+    bool known = true;
+    for (int i = 0; i < 3 && known; ++i)
+      for (int j = 0; j < 3 && known; ++j) {
+        const auto v = number(b.inertia(unsigned(i), unsigned(j)));
+        if (!v)
+          known = false;
+        else
+          tensor(i, j) = *v;
+      }
+    if (!known) continue;
+    if (const auto defect = detail::inertia_defect(tensor)) fail(uses, *defect, b.name);
+  }
+}
+
+}  // namespace
+
 BoundValues bind(const Model& model, const Values& values) {
   // Classify every number: a parameter override, or a value of an open function (by order).
   std::map<std::string, double> overrides;
@@ -214,6 +278,8 @@ BoundValues bind(const Model& model, const Values& values) {
     bound.numbers[p.symbol] = number;
     if (overrides.count(p.name)) bound.given[p.symbol] = number;
   }
+
+  check_mass_properties(model, bound.numbers, overrides, values);
 
   // Inputs, then unspecified prescribed functions: a number, an expression or 0 for each
   // derivative symbol the time table has.
