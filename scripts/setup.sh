@@ -18,6 +18,14 @@ packages=(
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies
 )
 
+# The HTML report's web assets (web/package-lock.json: KaTeX, uPlot, three.js) come from npm, and
+# its browser test runs Debian's chromium. Node and npm may come from elsewhere than Debian (a
+# newer node): only when missing are Debian's installed.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+packages+=(chromium)
+
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
@@ -26,8 +34,21 @@ for package in "${packages[@]}"; do
   fi
 done
 
+# web/node_modules as web/package-lock.json says, by `npm ci`: again only when the lock file changed
+# since the last install (a copy of it is kept beside the modules), so a second run needs no network.
+install_web_assets() {
+  if cmp -s web/package-lock.json web/node_modules/.appell-package-lock.json 2>/dev/null; then
+    echo "setup: web assets (web/node_modules) are installed"
+    return
+  fi
+  echo "setup: installing the web assets (npm ci in web/)"
+  (cd web && npm ci --no-audit --no-fund --loglevel=error </dev/null)
+  cp web/package-lock.json web/node_modules/.appell-package-lock.json
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages are installed"
+  install_web_assets
   exit 0
 fi
 
@@ -43,3 +64,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update </dev/null
 "${as_root[@]}" apt-get install -y --no-install-recommends "${missing[@]}" </dev/null
+install_web_assets

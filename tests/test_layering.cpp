@@ -34,6 +34,8 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"fem", {"fem", "numeric", "principles", "kinematics", "model", "sym"}},
       // The writers sit above everything; the readers (io/*reader*) only on the model.
       {"io", {"io", "fem", "codegen", "numeric", "principles", "kinematics", "model", "sym"}},
+      {"report",
+       {"report", "io", "fem", "codegen", "numeric", "principles", "kinematics", "model", "sym"}},
   };
   return table;
 }

@@ -11,12 +11,15 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "appell/io/csv_writer.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/report/report.hpp"
 #include "cli_support.hpp"
+#include "simulation_flags.hpp"
 
 namespace appell::cli {
 
@@ -24,9 +27,8 @@ namespace {
 
 struct SimulateOptions {
   UrdfFlags urdf;  // how a URDF model is read
-  std::string model, t_end, q0, qd0, rtol = "1e-8", atol = "1e-8", output_step = "0.01",
-                                     integrator = "bdf", out, max_rows = "10000000";
-  std::vector<std::string> inputs, set;
+  std::string model, out, report;
+  SimulationFlags flags;
 };
 
 // A one-line bar on stderr, redrawn when the shown percentage changes; only for a terminal, so
@@ -101,40 +103,22 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   }
 }
 
+// The page of this run (report::make_report with the rows kept), marked incomplete when the run
+// stopped early.
+void write_report(std::shared_ptr<const model::Model> model, report::SimulationRecording recording,
+                  const std::string& path) {
+  report::ReportOptions options;
+  options.simulation = recording.options();
+  write_report_file(path, report::make_report(model, options, std::move(recording)), "--report");
+  std::cout << "report written to " << path << "\n";
+}
+
 int run_simulate(const SimulateOptions& o) {
-  num::SimulationOptions options;
-  options.t_end = parse_number("--t-end", o.t_end);
-  options.rtol = parse_number("--rtol", o.rtol);
-  options.atol = parse_number("--atol", o.atol);
-  options.output_step = parse_number("--output-step", o.output_step);
-  const double max_rows = parse_number("--max-rows", o.max_rows);
-  if (!(max_rows >= 1 && max_rows <= 1e12 && max_rows == std::floor(max_rows)))
-    throw usage_error("--max-rows", "expected a whole number from 1 to 1e12", o.max_rows);
-  options.max_rows = static_cast<long>(max_rows);
-  if (!o.q0.empty()) options.q0 = parse_list("--q0", o.q0);
-  if (!o.qd0.empty()) options.qd0 = parse_list("--qd0", o.qd0);
-  const auto integrator = num::parse_integrator(o.integrator);
-  if (!integrator)
-    throw usage_error("--integrator", "unknown integrator (bdf, adams)", o.integrator);
-  options.integrator = *integrator;
-  options.values = parse_assignments(o.set);
-
   auto model = read_model(o.model, o.urdf);
-
-  for (const auto& item : o.inputs) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw usage_error("--input", "expected NAME=EXPR", item);
-    const std::string name = item.substr(0, eq);
-    if (options.values.driven().count(name)) throw usage_error("--input", "given twice", name);
-    GiNaC::ex expression;
-    try {
-      expression = num::parse_time_function(*model, item.substr(eq + 1));
-    } catch (const model::ModelError& e) {
-      throw at_option(e, {{"input", "--input"}});
-    }
-    options.values.drive(name, expression, model::SourceLocation{"--input", 0, 0});
-  }
+  const num::SimulationOptions options = simulation_options(*model, o.flags);
+  // With --report, the rows kept for the page (at most 2000, evenly spaced).
+  std::optional<report::SimulationRecording> recording;
+  if (!o.report.empty()) recording.emplace(options);
 
   const auto equations = principles::derive(model, principles::Method::GibbsAppell);
   io::SimulationCsvFile csv(o.out, *model);
@@ -152,6 +136,7 @@ int run_simulate(const SimulateOptions& o) {
     // The clock starts at the first row: compiling the tapes is not integration time.
     if (row.t == options.t_start) first_row = std::chrono::steady_clock::now();
     writing([&] { csv.row(row); });
+    if (recording) recording->add(row);
     progress.update(row.t);
   };
   auto elapsed = [&] {
@@ -163,22 +148,24 @@ int run_simulate(const SimulateOptions& o) {
     progress.finish();
     csv.close();
     print_summary(*model, options, result, o.out, seconds, true);
+    if (recording) {
+      recording->finish(result);
+      write_report(model, *recording, o.report);
+    }
     return 0;
   } catch (const model::ModelError& e) {
     // Bad options, before anything was integrated: at the flags that gave them.
-    throw at_option(e, {{"t_end", "--t-end"},
-                        {"output_step", "--output-step"},
-                        {"rtol", "--rtol"},
-                        {"atol", "--atol"},
-                        {"q0", "--q0"},
-                        {"qd0", "--qd0"},
-                        {"integrator", "--integrator"}});
+    throw at_simulation_option(e);
   } catch (const num::SimulationError& e) {
     const double seconds = elapsed();
     progress.finish();
     writing([&] { csv.mark_incomplete(e.what()); });
     csv.close();
     print_summary(*model, options, e.partial(), o.out, seconds, false);
+    if (recording) {
+      recording->fail(e);
+      write_report(model, *recording, o.report);
+    }
     throw;  // main reports it and exits 1
   }
 }
@@ -191,27 +178,29 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   s->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*s, o->urdf);
   add_timing_flag(*s);
-  s->add_option("--t-end", o->t_end, "end time (the simulation starts at t = 0)")->required();
-  s->add_option("--q0", o->q0, "initial coordinates V1,V2,.. (default: the model's)");
-  s->add_option("--qd0", o->qd0, "initial velocities V1,V2,.. (default: the model's)");
-  s->add_option("--rtol", o->rtol, "relative tolerance (default 1e-8)");
-  s->add_option("--atol", o->atol, "absolute tolerance (default 1e-8)");
-  s->add_option("--output-step", o->output_step,
+  s->add_option("--t-end", o->flags.t_end, "end time (the simulation starts at t = 0)")->required();
+  s->add_option("--q0", o->flags.q0, "initial coordinates V1,V2,.. (default: the model's)");
+  s->add_option("--qd0", o->flags.qd0, "initial velocities V1,V2,.. (default: the model's)");
+  s->add_option("--rtol", o->flags.rtol, "relative tolerance (default 1e-8)");
+  s->add_option("--atol", o->flags.atol, "absolute tolerance (default 1e-8)");
+  s->add_option("--output-step", o->flags.output_step,
                 "time between CSV rows (default 0.01; the last row is at --t-end)");
-  s->add_option("--integrator", o->integrator,
+  s->add_option("--integrator", o->flags.integrator,
                 "bdf (default; Newton, dense linear solver) | adams (fixed-point iterations)");
-  s->add_option("--input", o->inputs,
+  s->add_option("--input", o->flags.inputs,
                 "NAME=EXPR: an input (or unspecified prescribed function) as an expression of t "
                 "and the parameters; repeatable");
-  s->add_option("--set", o->set,
+  s->add_option("--set", o->flags.set,
                 "NAME=VALUE for a parameter, or a constant input or prescribed function; "
                 "repeatable");
-  s->add_option("--max-rows", o->max_rows,
+  s->add_option("--max-rows", o->flags.max_rows,
                 "the most output rows a run may ask for (default 1e7): more is refused before "
                 "integrating");
   s->add_option("--out", o->out,
                 "CSV file: t,<q..>,dot(<q>)..,T,V,E (then lambda_<constraint>.. with constraints)")
       ->required();
+  s->add_option("--report", o->report,
+                "also an HTML report of this run (appell report's page): FILE.html");
   commands.push_back({s, [o] { return run_simulate(*o); }});
 }
 

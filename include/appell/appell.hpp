@@ -94,3 +94,9 @@
 #include "appell/io/urdf_reader.hpp"
 #include "appell/io/vtk_writer.hpp"
 #include "appell/io/write_options.hpp"
+// report: the self-contained HTML page (KaTeX, uPlot, three.js embedded)
+#include "appell/report/html_writer.hpp"
+#include "appell/report/motion.hpp"
+#include "appell/report/report.hpp"
+#include "appell/report/scene.hpp"
+#include "appell/report/simulation_recording.hpp"

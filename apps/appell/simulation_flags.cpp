@@ -1,0 +1,63 @@
+#include "simulation_flags.hpp"
+
+#include <cmath>
+#include <fstream>
+
+#include "appell/report/html_writer.hpp"
+
+namespace appell::cli {
+
+num::SimulationOptions simulation_options(const model::Model& model, const SimulationFlags& o) {
+  num::SimulationOptions options;
+  options.t_end = parse_number("--t-end", o.t_end);
+  options.rtol = parse_number("--rtol", o.rtol);
+  options.atol = parse_number("--atol", o.atol);
+  options.output_step = parse_number("--output-step", o.output_step);
+  const double max_rows = parse_number("--max-rows", o.max_rows);
+  if (!(max_rows >= 1 && max_rows <= 1e12 && max_rows == std::floor(max_rows)))
+    throw usage_error("--max-rows", "expected a whole number from 1 to 1e12", o.max_rows);
+  options.max_rows = static_cast<long>(max_rows);
+  if (!o.q0.empty()) options.q0 = parse_list("--q0", o.q0);
+  if (!o.qd0.empty()) options.qd0 = parse_list("--qd0", o.qd0);
+  const auto integrator = num::parse_integrator(o.integrator);
+  if (!integrator)
+    throw usage_error("--integrator", "unknown integrator (bdf, adams)", o.integrator);
+  options.integrator = *integrator;
+  options.values = parse_assignments(o.set);
+  for (const auto& item : o.inputs) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw usage_error("--input", "expected NAME=EXPR", item);
+    const std::string name = item.substr(0, eq);
+    if (options.values.driven().count(name)) throw usage_error("--input", "given twice", name);
+    GiNaC::ex expression;
+    try {
+      expression = num::parse_time_function(model, item.substr(eq + 1));
+    } catch (const model::ModelError& e) {
+      throw at_option(e, {{"input", "--input"}});
+    }
+    options.values.drive(name, expression, model::SourceLocation{"--input", 0, 0});
+  }
+  return options;
+}
+
+model::ModelError at_simulation_option(const model::ModelError& error) {
+  return at_option(error, {{"t_end", "--t-end"},
+                           {"output_step", "--output-step"},
+                           {"rtol", "--rtol"},
+                           {"atol", "--atol"},
+                           {"q0", "--q0"},
+                           {"qd0", "--qd0"},
+                           {"integrator", "--integrator"}});
+}
+
+void write_report_file(const std::string& path, const report::Report& contents,
+                       const std::string& option) {
+  const std::string html = report::write_html(contents);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw usage_error(option, "cannot write the file", path);
+  out << html;
+  if (!out.flush()) throw usage_error(option, "cannot write the file", path);
+}
+
+}  // namespace appell::cli

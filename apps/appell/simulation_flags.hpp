@@ -1,0 +1,38 @@
+// The options of a simulation as the command line gives them (`simulate`, `report`): parsed into
+// num::SimulationOptions in one place, and the library's errors about them located at the flags.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/numeric/simulate.hpp"
+#include "cli_support.hpp"
+
+namespace appell::report {
+struct Report;
+}
+
+namespace appell::cli {
+
+/// The flags' texts, as CLI11 stores them.
+struct SimulationFlags {
+  std::string t_end, q0, qd0, rtol = "1e-8", atol = "1e-8", output_step = "0.01",
+                              integrator = "bdf", max_rows = "10000000";
+  std::vector<std::string> inputs, set;
+};
+
+/// --t-end, --q0, --qd0, --rtol, --atol, --output-step, --integrator, --max-rows, --input and
+/// --set parsed (usage_error at the flag for a bad one); --input's expressions parsed against
+/// `model`.
+num::SimulationOptions simulation_options(const model::Model& model, const SimulationFlags& flags);
+
+/// A library error about the simulation options (located at "t_end", "q0", ...) relocated at
+/// the flag that gave the value (at_option).
+model::ModelError at_simulation_option(const model::ModelError& error);
+
+/// Writes report::write_html(contents) to `path` (usage_error at --out when it cannot).
+void write_report_file(const std::string& path, const report::Report& contents,
+                       const std::string& option = "--out");
+
+}  // namespace appell::cli

@@ -1,0 +1,80 @@
+#include "appell/report/report.hpp"
+
+#include <utility>
+
+#include "appell/principles/derive.hpp"
+
+namespace appell::report {
+
+namespace {
+
+model::Values bound_values(const num::SimulationOptions& simulation) {
+  model::Values values = simulation.values;
+  for (const auto& [name, expression] : simulation.inputs) values.drive(name, expression);
+  return values;
+}
+
+// Derivation and verification: a ComputationError (or an expression too large to print) is a
+// reason for an incomplete report, not the end of it.
+Report describe(std::shared_ptr<const model::Model> model, const ReportOptions& options) {
+  Report report;
+  report.model = model;
+  report.method = options.method;
+  report.values = bound_values(options.simulation);
+  model::bind(*model, report.values);  // bad values are bad input: before anything is computed
+  principles::DerivationRequest request;
+  request.method = options.method;
+  request.inertial_forces =
+      model->relative_to.has_value() && principles::relative_form(options.method).has_value();
+  try {
+    report.derivation = principles::derive(model, request);
+  } catch (const model::ComputationError& e) {
+    report.incomplete.push_back(std::string("equations: ") + e.what());
+  }
+  if (options.verify) {
+    try {
+      report.verification = num::verify(model, options.verification);
+    } catch (const model::ComputationError& e) {
+      report.incomplete.push_back(std::string("verification: ") + e.what());
+    }
+  }
+  return report;
+}
+
+void note_simulation(Report& report) {
+  if (report.simulation && !report.simulation->complete())
+    report.incomplete.push_back("simulation: " + report.simulation->failure());
+}
+
+}  // namespace
+
+Report make_report(std::shared_ptr<const model::Model> model, const ReportOptions& options) {
+  Report report = describe(model, options);
+  if (!options.simulate) return report;
+  SimulationRecording recording(options.simulation, options.max_rows);
+  try {
+    const auto equations = principles::derive(model, options.method);
+    const auto result = num::simulate(equations, options.simulation,
+                                      [&](const num::SimulationRow& row) { recording.add(row); });
+    recording.finish(result);
+  } catch (const num::SimulationError& e) {
+    recording.fail(e);
+  } catch (const model::ModelError&) {
+    throw;  // bad options: bad input
+  } catch (const model::ComputationError& e) {
+    recording.fail(e.what());
+  }
+  report.simulation = std::move(recording);
+  note_simulation(report);
+  return report;
+}
+
+Report make_report(std::shared_ptr<const model::Model> model, const ReportOptions& options,
+                   SimulationRecording recorded) {
+  Report report = describe(model, options);
+  report.simulation = std::move(recorded);
+  note_simulation(report);
+  return report;
+}
+
+}  // namespace appell::report

@@ -1,0 +1,135 @@
+// Opens appell's HTML reports in Debian's headless Chromium (playwright-core drives it; no
+// browser is downloaded) with the network switched off, and checks what a person would see:
+// no console error, every equation typeset by KaTeX (no raw TeX left), the plots with their
+// series, a WebGL canvas that draws (not blank), and a time slider that moves the mechanism and
+// the plots' cursor. Usage:
+//   node report_test.mjs [--screenshot FILE] PAGE.html:SERIES,SERIES,.. [...]
+// SERIES are the plot series labels the page must have (e.g. q1,dot(q1),T,V,E).
+import path from 'node:path';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+// playwright-core as web/package-lock.json installed it (web/node_modules).
+const webDir = process.env.APPELL_WEB_DIR ||
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
+const { chromium } = createRequire(path.join(webDir, 'package.json'))('playwright-core');
+
+const args = process.argv.slice(2);
+let screenshot = null;
+const pages = [];
+for (let i = 0; i < args.length; ++i) {
+  if (args[i] === '--screenshot') screenshot = args[++i];
+  else pages.push(args[i]);
+}
+const executablePath = process.env.APPELL_CHROMIUM || '/usr/bin/chromium';
+const userDataDir = fs.mkdtempSync(path.join(process.env.TMPDIR || '/tmp', 'appell-chromium-'));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath,
+  headless: true,
+  offline: true,
+  viewport: { width: 1200, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+});
+
+let failures = 0, passes = 0;
+function check(page, what, ok, detail = '') {
+  if (ok) { ++passes; return; }
+  ++failures;
+  console.log(`FAIL ${page}: ${what}${detail ? ': ' + detail : ''}`);
+}
+
+try {
+  for (const spec of pages) {
+    const colon = spec.lastIndexOf(':');
+    const file = path.resolve(spec.slice(0, colon));
+    const expected = spec.slice(colon + 1).split(',').filter((s) => s.length > 0);
+    const name = path.basename(file);
+    const page = await context.newPage();
+    const errors = [], requests = [];
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto('file://' + file, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.appellReport && window.appellReport.ready, null, { timeout: 120000 });
+    const state = await page.evaluate(() => ({
+      errors: window.appellReport.errors,
+      tex: document.querySelectorAll('.tex').length,
+      rendered: document.querySelectorAll('.tex.rendered .katex').length,
+      texErrors: document.querySelectorAll('.tex-error, .katex-error').length,
+      text: document.body.innerText,
+      plots: document.querySelectorAll('#plots .uplot').length,
+      labels: [...document.querySelectorAll('#plots .u-legend .u-label')].map((e) => e.textContent),
+      canvas: !!document.querySelector('#viewer canvas'),
+      frames: window.appellReport.frameCount || 0,
+    }));
+    check(name, 'no console errors', errors.length === 0 && state.errors.length === 0,
+      [...errors, ...state.errors].join(' | '));
+    check(name, 'only the page itself is requested (no network)',
+      requests.every((u) => /^(file|data|blob):/.test(u)), requests.filter((u) => !/^(file|data|blob):/.test(u)).join(' '));
+    check(name, 'equations present', state.tex > 0, `${state.tex} blocks`);
+    check(name, 'every equation typeset by KaTeX', state.rendered === state.tex && state.texErrors === 0,
+      `${state.rendered} of ${state.tex} rendered, ${state.texErrors} errors`);
+    const raw = state.text.match(/\\(frac|begin|end|ddot|dot|left|right|mathrm|cos|sin)\b/);
+    check(name, 'no raw TeX left on the page', !raw, raw && raw[0]);
+    check(name, 'plots drawn', state.plots >= 3, `${state.plots} plots`);
+    for (const label of expected)
+      check(name, `plot series ${label}`, state.labels.includes(label), `labels: ${state.labels.join(' ')}`);
+    check(name, 'a WebGL canvas', state.canvas);
+    check(name, 'an animation of several frames', state.frames > 10, `${state.frames}`);
+
+    // The canvas draws: pixels other than the background, read back from WebGL (counted in the
+    // page; the last picture kept there to count the pixels that change).
+    const pixels = () => page.evaluate(() => {
+      const gl = window.appellReport.renderer.getContext();
+      const w = gl.drawingBufferWidth, h = gl.drawingBufferHeight;
+      const buffer = new Uint8Array(w * h * 4);
+      gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, buffer);
+      const previous = window.appellTestPicture;
+      let drawn = 0, changed = 0;
+      for (let p = 0; p < buffer.length; p += 4) {
+        if (Math.abs(buffer[p] - 0xf7) + Math.abs(buffer[p + 1] - 0xf7) + Math.abs(buffer[p + 2] - 0xf4) > 30) ++drawn;
+        if (previous && (buffer[p] !== previous[p] || buffer[p + 1] !== previous[p + 1] || buffer[p + 2] !== previous[p + 2])) ++changed;
+      }
+      window.appellTestPicture = buffer;
+      return { share: drawn / (w * h), changed };
+    });
+    const before = await pixels();
+    const share = before.share;
+    check(name, 'the animation is not blank', share > 0.002, `${(100 * share).toFixed(3)} % of pixels drawn`);
+    const shotBefore = await page.locator('#viewer').screenshot();
+
+    // The time slider moves the mechanism (the frames' poses and the pixels) and the plots' cursor.
+    const poseOf = () => page.evaluate(() => window.appellReport.frames.map((f) => [...f.position.toArray(), ...f.quaternion.toArray()]));
+    const poseBefore = await poseOf();
+    const last = state.frames - 1;
+    await page.locator('#time-slider').evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }, Math.round(last * 0.6));
+    const after = await page.evaluate(() => ({
+      index: window.appellReport.index, time: window.appellReport.time,
+      cursor: window.appellReport.plots.map((u) => u.cursor.idx),
+      label: document.getElementById('time-label').textContent,
+    }));
+    const poseAfter = await poseOf();
+    const moved = Math.max(...poseAfter.flat().map((x, k) => Math.abs(x - poseBefore.flat()[k])));
+    check(name, 'the slider moves the mechanism', moved > 1e-3, `largest change ${moved}`);
+    check(name, 'the slider sets the time', after.index === Math.round(last * 0.6) && after.time > 0 && after.label.includes(after.time.toFixed(3)), JSON.stringify(after));
+    check(name, "the slider moves the plots' cursor", after.cursor.every((i) => i === after.index), JSON.stringify(after.cursor));
+    const changed = (await pixels()).changed;
+    check(name, 'the picture changes with the pose', changed > 50, `${changed} pixels changed`);
+    const shotAfter = await page.locator('#viewer').screenshot();
+    check(name, 'the screenshot changes with the pose', !shotAfter.equals(shotBefore));
+    if (screenshot && pages.indexOf(spec) === 0) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.locator('#motion').screenshot({ path: screenshot });
+    }
+    await page.close();
+    console.log(`${name}: ${state.tex} equation blocks, ${state.plots} plots, ${state.frames} animation frames, ${(100 * share).toFixed(1)} % of the canvas drawn`);
+  }
+} finally {
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+console.log(`${passes} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
