@@ -126,15 +126,10 @@ class Printer {
       return {false, number(n)};
     }
     if (GiNaC::is_a<GiNaC::add>(e)) return {false, sum(e)};
-    if (GiNaC::is_a<GiNaC::mul>(e)) {
-      numeric coefficient = 1;
-      exvector factors;
-      for (const ex& factor : e) {
-        if (GiNaC::is_a<numeric>(factor))
-          coefficient *= GiNaC::ex_to<numeric>(factor);
-        else
-          factors.push_back(factor);
-      }
+    if (GiNaC::is_a<GiNaC::mul>(e) || sign_flips(e)) {
+      const Reading& reading = read(e);
+      numeric coefficient = reading.coefficient;
+      const exvector& factors = reading.factors;
       const auto is_sum = [](const ex& f) { return GiNaC::is_a<GiNaC::add>(f); };
       const auto sum_factor = std::find_if(factors.begin(), factors.end(), is_sum);
       std::optional<std::string> sum_text;
@@ -271,7 +266,7 @@ class Printer {
   /// with exactly one sum, the coefficient is put back into the sum's terms and only what they
   /// all share is taken out again (the same rule as sym::readable): a common magnitude, and the
   /// sign when all are negative. Returns {coefficient left in front, scale of the sum's terms}.
-  static std::pair<numeric, numeric> regroup(const numeric& coefficient, const ex& sum) {
+  std::pair<numeric, numeric> regroup(const numeric& coefficient, const ex& sum) {
     if (!coefficient.is_real()) return {coefficient, 1};
     std::optional<numeric> shared;
     bool same_magnitude = true, all_negative = true;
@@ -287,29 +282,107 @@ class Printer {
     return {front, coefficient / front};
   }
 
-  static numeric numeric_factor(const ex& term) {
-    if (GiNaC::is_a<numeric>(term)) return GiNaC::ex_to<numeric>(term);
-    numeric c = 1;
-    if (GiNaC::is_a<GiNaC::mul>(term))
-      for (const ex& f : term)
-        if (GiNaC::is_a<numeric>(f)) c *= GiNaC::ex_to<numeric>(f);
-    return c;
-  }
+  numeric numeric_factor(const ex& term) { return read(term).coefficient; }
 
   /// A term of a sum whose coefficients are multiplied by `scale`. Only its own text is new:
-  /// its factors are the original, shared nodes.
+  /// its factors are the original, shared nodes (or their sign-normalised variants).
   Signed scaled_term(const ex& term, const numeric& scale) {
-    numeric c = scale * numeric_factor(term);
-    exvector rest;
-    if (GiNaC::is_a<GiNaC::mul>(term)) {
-      for (const ex& f : term)
-        if (!GiNaC::is_a<numeric>(f)) rest.push_back(f);
-    } else if (!GiNaC::is_a<numeric>(term)) {
-      rest.push_back(term);
-    }
+    const Reading& reading = read(term);
+    numeric c = scale * reading.coefficient;
     const bool negative = c.is_real() && c.is_negative();
     if (negative) c = -c;
-    return {negative, rest.empty() ? number(c) : product(c, rest)};
+    return {negative, reading.factors.empty() ? number(c) : product(c, reading.factors)};
+  }
+
+  /// A product as its numeric coefficient and its other factors, every sum among them (alone or
+  /// raised to a whole power) in the variant of its sign that reads_negated() does not prefer,
+  /// the sign moved into the coefficient, and the variants of one base merged (A·(-A) is -A²).
+  /// GiNaC leaves a sign inside a sum factor or in front of the product depending on its term
+  /// order, which changes from run to run with the addresses of its type names; the printed text
+  /// must not (sym/canonical_order.hpp).
+  struct Reading {
+    numeric coefficient = 1;
+    exvector factors;
+  };
+
+  const Reading& read(const ex& term) {
+    const void* key = sym::node_key(term);
+    if (auto it = readings_.find(key); it != readings_.end()) return it->second.second;
+    Reading reading;
+    const auto take = [&](const ex& factor) {
+      if (GiNaC::is_a<numeric>(factor)) {
+        reading.coefficient *= GiNaC::ex_to<numeric>(factor);
+        return;
+      }
+      const bool whole_power =
+          GiNaC::is_a<GiNaC::power>(factor) && factor.op(1).info(GiNaC::info_flags::integer);
+      ex base = whole_power ? factor.op(0) : factor;
+      numeric exponent = whole_power ? GiNaC::ex_to<numeric>(factor.op(1)) : numeric(1);
+      if (GiNaC::is_a<GiNaC::add>(base) && reads_negated(base)) {
+        base = (-base).eval();
+        if (exponent.is_odd()) reading.coefficient = -reading.coefficient;
+      } else if (!whole_power) {
+        reading.factors.push_back(factor);  // kept as it is: the shared node
+        return;
+      }
+      for (ex& f : reading.factors) {
+        const bool f_power =
+            GiNaC::is_a<GiNaC::power>(f) && f.op(1).info(GiNaC::info_flags::integer);
+        const ex f_base = f_power ? f.op(0) : f;
+        if (!f_base.is_equal(base)) continue;
+        const numeric total = exponent + (f_power ? GiNaC::ex_to<numeric>(f.op(1)) : numeric(1));
+        f = unevaluated_power(base, total);
+        return;
+      }
+      reading.factors.push_back(exponent == 1 ? base : unevaluated_power(base, exponent));
+    };
+    if (GiNaC::is_a<GiNaC::mul>(term)) {
+      for (const ex& factor : term) take(factor);
+    } else {
+      take(term);
+    }
+    // A merged power may have become 1 (A·A⁻¹ does not reach here from GiNaC, but stay safe).
+    reading.factors.erase(std::remove_if(reading.factors.begin(), reading.factors.end(),
+                                         [](const ex& f) { return f.is_equal(1); }),
+                          reading.factors.end());
+    return readings_.emplace(key, std::make_pair(term, std::move(reading))).first->second.second;
+  }
+
+  /// base^exponent as written: GiNaC's evaluation would give an integer power of a sum the sign
+  /// of its own (run-dependent) leading term again, undoing read()'s choice.
+  static ex unevaluated_power(const ex& base, const numeric& exponent) {
+    if (exponent == 1) return base;
+    return (new GiNaC::power(base, exponent))
+        ->setflag(GiNaC::status_flags::dynallocated | GiNaC::status_flags::evaluated);
+  }
+
+  /// Whether a power or a lone factor would print differently once read (a whole power of a
+  /// sum that reads negated): such a node goes through the product path.
+  bool sign_flips(const ex& e) {
+    return GiNaC::is_a<GiNaC::power>(e) && e.op(1).info(GiNaC::info_flags::integer) &&
+           GiNaC::is_a<GiNaC::add>(e.op(0)) && reads_negated(e.op(0));
+  }
+
+  /// Whether a sum factor reads better as -(−S): when more of its terms are negative than
+  /// positive, or as many and the first in printed order is negative; b - a becomes -(a - b)
+  /// only so that every run prints the same.
+  bool reads_negated(const ex& sum) {
+    const void* key = sym::node_key(sum);
+    if (auto it = negated_.find(key); it != negated_.end()) return it->second.second;
+    int balance = 0;  // positive terms minus negative ones
+    for (const ex& term : sum) {
+      const numeric c = numeric_factor(term);
+      if (!c.is_real()) continue;
+      balance += c.is_negative() ? -1 : 1;
+    }
+    bool negated = balance < 0;
+    if (balance == 0) {
+      const std::vector<Term> terms = ordered_terms(sum, 1, nullptr);
+      // By the sign read() gives the first term, not by its text: a term's text may take its
+      // sign back into its sum factor (regroup), and the two variants would disagree.
+      negated = !terms.empty() && terms.front().negative_coefficient;
+    }
+    return negated_.emplace(key, std::make_pair(sum, negated)).first->second.second;
   }
 
   /// Orders texts as people do: digit runs by value (q2 before q10), and what closes a group
@@ -439,25 +512,26 @@ class Printer {
            join(denominator, " ") + "}";
   }
 
-  /// A sum: accelerations, then velocities (each by coordinate order), then the rest led by a
-  /// numeric constant; terms of one group ordered like their factors in products (parameters in
-  /// model order, coordinates in model order, then by natural spelling).
-  std::string sum(const ex& e, const numeric& scale = 1) {
-    std::deque<Signed> scaled;  // texts of scaled terms; a deque keeps pointers valid
-    struct Term {
-      int group;
-      std::vector<std::size_t> motion;
-      bool constant;
-      std::vector<Rank> factors;
-      const Signed* text;
-    };
+  /// A term of a sum and what orders it.
+  struct Term {
+    int group;
+    std::vector<std::size_t> motion;
+    bool constant;
+    std::vector<Rank> factors;
+    const Signed* text;
+    bool negative_coefficient;  // read(term).coefficient < 0
+  };
+
+  /// The terms of a sum, coefficients multiplied by `scale`, in printed order (before the
+  /// positive-first rotation of sum()); texts of scaled terms live in `scaled`.
+  std::vector<Term> ordered_terms(const ex& e, const numeric& scale, std::deque<Signed>* scaled) {
     std::vector<Term> terms;
+    std::deque<Signed> local;
     for (const ex& term : e) {
-      Term t{2, {}, GiNaC::is_a<numeric>(term), {}, nullptr};
-      const exvector factors =
-          GiNaC::is_a<GiNaC::mul>(term) ? exvector(term.begin(), term.end()) : exvector{term};
-      for (const ex& factor : factors) {
-        if (GiNaC::is_a<numeric>(factor)) continue;
+      const Reading& reading = read(term);
+      Term t{2,  {},      GiNaC::is_a<numeric>(term),
+             {}, nullptr, reading.coefficient.is_real() && reading.coefficient.is_negative()};
+      for (const ex& factor : reading.factors) {
         t.factors.push_back(rank(factor));
         const bool whole_power =
             GiNaC::is_a<GiNaC::power>(factor) && factor.op(1).info(GiNaC::info_flags::posint);
@@ -473,8 +547,9 @@ class Printer {
       if (scale == 1) {
         t.text = &signed_form(term);
       } else {
-        scaled.push_back(scaled_term(term, scale));
-        t.text = &scaled.back();
+        std::deque<Signed>& store = scaled ? *scaled : local;
+        store.push_back(scaled_term(term, scale));
+        t.text = &store.back();
       }
       terms.push_back(std::move(t));
     }
@@ -485,6 +560,15 @@ class Printer {
       return std::lexicographical_compare(a.factors.begin(), a.factors.end(), b.factors.begin(),
                                           b.factors.end());
     });
+    return terms;
+  }
+
+  /// A sum: accelerations, then velocities (each by coordinate order), then the rest led by a
+  /// numeric constant; terms of one group ordered like their factors in products (parameters in
+  /// model order, coordinates in model order, then by natural spelling).
+  std::string sum(const ex& e, const numeric& scale = 1) {
+    std::deque<Signed> scaled;  // texts of scaled terms; a deque keeps pointers valid
+    std::vector<Term> terms = ordered_terms(e, scale, &scaled);
     // Without velocities or accelerations to order by, a sum reads better opening with a
     // positive term: phi - beta, cos(q) - 1.
     const bool plain =
@@ -515,6 +599,8 @@ class Printer {
   std::size_t accelerations_ = 0;
   std::map<ex, std::size_t, GiNaC::ex_is_less> coordinates_;
   std::unordered_map<const void*, std::pair<ex, Signed>> cache_;  // ex keeps the key alive
+  std::unordered_map<const void*, std::pair<ex, Reading>> readings_;
+  std::unordered_map<const void*, std::pair<ex, bool>> negated_;
 };
 
 const model::Model& model_of(const principles::Equations& equations) {

@@ -5,8 +5,11 @@
 // (parenthesised) sums, then velocities and accelerations, e.g. M*l^2*(5/3 + cos(q2))*ddot(q1);
 // denominators close the product (g*sin(q1)/l); in a sum, acceleration terms come first, then
 // velocity terms, then the rest, a numeric constant leading it (a sum without velocities opens
-// with a positive term: q1 - q2). The printer visits each shared node once, so unsimplified
-// DAG-shaped expressions print in time proportional to the output.
+// with a positive term: q1 - q2). A sum factor is printed in the sign variant with fewer negative
+// terms (on a tie, the one whose first printed term is positive), its sign moved in front of the
+// product, so that one value prints one way however GiNaC distributed the signs (which changes
+// from run to run: sym/canonical_order.hpp). The printer visits each shared node once, so
+// unsimplified DAG-shaped expressions print in time proportional to the output.
 #pragma once
 
 #include <ginac/ginac.h>
