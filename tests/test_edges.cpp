@@ -117,6 +117,27 @@ TEST(Edges, AnUnclosedQuoteIsLocatedWhereItOpens) {
     EXPECT_EQ(e.where().column, 6) << e.what();
     EXPECT_NE(std::string(e.what()).find("unclosed quote"), std::string::npos) << e.what();
   }
+  // Inside a flow map or list the open string swallows the closing bracket, and the YAML parser
+  // complains where the text ends: the error points at the quote all the same.
+  for (const char quote : {'"', '\''}) {
+    const auto e =
+        error_of(std::string("name: m # it's\ncoordinates: [q]\nframes: {f: {rotation: ") + quote +
+                 "rot_z(q)}}\nparticles: {p: {frame: f, mass: 1, position: [1, "
+                 "0, 0]}}\n");
+    EXPECT_EQ(e.where().line, 3) << e.what();
+    EXPECT_EQ(e.where().column, 24) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unclosed quote"), std::string::npos) << e.what();
+  }
+  {
+    const auto e = error_of("name: m\ncoordinates: [q]\ngravity: [0, \"-g, 0]\n");
+    EXPECT_EQ(e.where().line, 3) << e.what();
+    EXPECT_EQ(e.where().column, 14) << e.what();
+  }
+  // A bracket left open with every quote closed is still the parser's "not found".
+  {
+    const auto e = error_of("name: \"m\"\ncoordinates: [q]\ngravity: [0, -1, 0\n");
+    EXPECT_NE(std::string(e.what()).find("malformed YAML"), std::string::npos) << e.what();
+  }
   // Escaped and doubled quotes inside closed strings are fine.
   EXPECT_NO_THROW(
       io::parse_model("name: \"a \\\" b\"\ndescription: 'it''s'\ncoordinates: [q]\n", "m.yaml"));

@@ -80,6 +80,9 @@ class SourceText {
     };
   }
 
+  /// The file location of a position in the text.
+  SourceLocation location_of(std::size_t position) const { return at_position(position); }
+
  private:
   // Position in the text of character `offset` of `value`, which was written from `start` on:
   // a run of blanks in the text (indentation, a folded line break) stands for at most one
@@ -219,6 +222,12 @@ class ModelReader {
              "a model file holds one YAML document; a second one starts here");
       if (!documents.starts().empty()) root = YAML::Load(source_.text());
     } catch (const YAML::Exception& e) {
+      // A quote left open in a flow map or list swallows the closing bracket, and yaml-cpp
+      // complains only where the text ends: point at the quote instead.
+      const bool unclosed = e.msg.find("not found") != std::string::npos;  // end of map/list
+      if (const auto quote = unclosed ? open_quote_before(e.mark.pos) : std::nullopt)
+        fail(source_.location_of(*quote), "unclosed quote: the string that starts here never ends",
+             std::string(1, source_.text()[*quote]));
       throw ModelError(source_.at(e.mark), "malformed YAML: " + e.msg);
     }
     check_quotes_closed(root);
@@ -260,6 +269,48 @@ class ModelReader {
 
  private:
   // -- errors and YAML shapes -----------------------------------------------------------------
+
+  /// The position of a quote that opens a string still open at `end` (reading the text from the
+  /// start as YAML quotes it: a quote opens a string only where a value may start, after a
+  /// space, ':', ',', '[', '{', '-' or a line start; '#' after a space starts a comment), or
+  /// nothing. A negative `end` (yaml-cpp's unknown mark) reads to the end of the text.
+  std::optional<std::size_t> open_quote_before(int end) const {
+    const std::string& text = source_.text();
+    const std::size_t stop =
+        end < 0 ? text.size() : std::min(text.size(), static_cast<std::size_t>(end) + 1);
+    std::optional<std::size_t> open;
+    bool comment = false;
+    for (std::size_t k = 0; k < stop; ++k) {
+      const char c = text[k];
+      if (c == '\n') {
+        comment = false;  // a quoted string goes on over line ends
+        continue;
+      }
+      if (comment) continue;
+      if (open) {
+        const char quote = text[*open];
+        if (quote == '"' && c == '\\') {
+          ++k;
+        } else if (c == quote) {
+          if (quote == '\'' && k + 1 < stop && text[k + 1] == '\'') {
+            ++k;
+          } else {
+            open.reset();
+          }
+        }
+        continue;
+      }
+      const char before = k == 0 ? '\n' : text[k - 1];
+      const bool value_start = before == ' ' || before == '\t' || before == '\n' || before == ':' ||
+                               before == ',' || before == '[' || before == '{' || before == '-';
+      if (c == '#' && (before == ' ' || before == '\t' || before == '\n')) {
+        comment = true;
+      } else if ((c == '"' || c == '\'') && value_start) {
+        open = k;
+      }
+    }
+    return open;
+  }
 
   /// yaml-cpp ends a quoted scalar whose closing quote is missing at the end of the file without
   /// a word; the rest of the file would silently become part of one string.
