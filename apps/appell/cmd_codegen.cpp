@@ -1,4 +1,5 @@
-// appell codegen: the equations as one self-contained C++17 header (codegen::generate_cpp_header).
+// appell codegen: the equations as one self-contained C++17 (or C99) header
+// (codegen::generate_code).
 #include <fstream>
 #include <iostream>
 
@@ -12,7 +13,7 @@ namespace {
 
 struct CodegenCommandOptions {
   UrdfFlags urdf;  // how a URDF model is read
-  std::string model, out, namespace_name, method = "gibbs-appell";
+  std::string model, out, namespace_name, method = "gibbs-appell", language = "c++";
   std::vector<std::string> set;
 };
 
@@ -22,13 +23,17 @@ int run_codegen(const CodegenCommandOptions& o) {
     throw usage_error("--namespace",
                       "not a valid C++ namespace name (identifiers, not keywords, joined by ::)",
                       o.namespace_name);
+  if (o.language != "c++" && o.language != "c")
+    throw usage_error("--language", "must be c++ or c", o.language);
   const principles::Method method = method_option(o.method);
   const auto values = parse_assignments(o.set);
   auto model = read_model(o.model, o.urdf);
   reject_constraints(*model, "codegen");
   const auto equations = principles::derive(model, method);
-  const std::string header =
-      codegen::generate_cpp_header(equations, codegen::CodegenOptions{o.namespace_name, values});
+  const std::string header = codegen::generate_code(
+      equations,
+      codegen::CodegenOptions{o.namespace_name, values,
+                              o.language == "c" ? codegen::Language::C : codegen::Language::Cpp});
 
   std::ofstream file(o.out, std::ios::binary);
   if (!file) throw usage_error("--out", "cannot write the file", o.out);
@@ -45,12 +50,16 @@ int run_codegen(const CodegenCommandOptions& o) {
 void add_codegen_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<CodegenCommandOptions>();
   auto* c = app.add_subcommand("codegen",
-                               "a self-contained C++17 header: M, f, forward and inverse dynamics");
+                               "a self-contained C++17 (or C99) header: M, f, forward and inverse "
+                               "dynamics, nonlinear effects, gravity");
   c->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*c, o->urdf);
-  c->add_option("--out", o->out, "header to write (FILE.hpp)")->required();
+  c->add_option("--out", o->out, "header to write (FILE.hpp, or FILE.h with --language c)")
+      ->required();
+  c->add_option("--language", o->language, "c++ (default: C++17) or c (C99)");
   c->add_option("--namespace", o->namespace_name,
-                "namespace of the generated code, e.g. robots::arm (default: the model's name)");
+                "namespace of the generated code, e.g. robots::arm (default: the model's name); "
+                "with --language c the prefix of every name (robots_arm_)");
   c->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "

@@ -66,6 +66,7 @@
 
 // codegen/: standalone C++ for M, f, forward and inverse dynamics
 #include "appell/codegen/cpp_generator.hpp"
+#include "appell/codegen/generated_dynamics.hpp"
 
 // fem/: finite elements in a moving frame (seed 002)
 #include "appell/fem/assembly.hpp"

@@ -1,9 +1,11 @@
-// Standalone C++ for the equations of motion (`appell codegen`).
+// Standalone C++ or C for the equations of motion (`appell codegen`).
 //
-// The generated header needs nothing but the C++17 standard library: users embed it in a
-// controller or a simulator without appell, GiNaC or Eigen. It is written from the numeric tape
-// (sym::Tape) after its common-subexpression elimination, one `const double` per instruction a
-// function needs, so the generated code does the same arithmetic as `appell eval`.
+// The generated header needs nothing but the C++17 standard library (or, as C99, <math.h>):
+// users embed it in a controller or a simulator without appell, GiNaC or Eigen. Its functions
+// are straight-line code, one `const double` per operation, built by the recursions of
+// generated_dynamics.hpp (Newton–Euler, composite rigid bodies, M = Lᵀ D L along the tree) with
+// the model's constants folded; models those recursions do not cover are written from the tape
+// of M and f (sym::Tape) after its common-subexpression elimination.
 #pragma once
 
 #include <map>
@@ -15,6 +17,9 @@
 
 namespace appell::codegen {
 
+/// The language of the generated code.
+enum class Language { Cpp, C };
+
 /// What generate_cpp_header() writes besides the equations.
 struct CodegenOptions {
   /// Namespace of the generated code, possibly nested ("robots::arm"); empty: from the model's
@@ -25,6 +30,8 @@ struct CodegenOptions {
   /// driven by an expression of t (Values::drive) is generated as that expression and has no
   /// member in `Inputs`.
   model::Values values;
+  /// generate_code()'s language (generate_cpp_header and generate_c_header ignore it).
+  Language language = Language::Cpp;
 };
 
 /// One member of the generated `Parameters` or `Inputs` struct.
@@ -57,13 +64,25 @@ std::string default_namespace(const std::string& model_name);
 
 /// The whole header: `dof`, the structs `Parameters` and `Inputs`, and inline functions of
 /// (t, q, qd, Parameters, Inputs) with q, qd arrays of dof doubles in coordinate order:
-/// mass_matrix (M row-major dof×dof), forcing (f), mass_matrix_and_forcing, forward_dynamics
-/// (solves M qdd = f + Q by Cholesky, false when M is not positive definite) and
-/// inverse_dynamics (Q = M qdd − f). Throws std::invalid_argument for an invalid namespace,
+/// mass_matrix (M row-major dof×dof), forcing (f), mass_matrix_and_forcing, nonlinear_effects
+/// (h = −f), gravity (g(q), of t, q, p, in), forward_dynamics (solves M qdd = f + Q by
+/// M = Lᵀ D L, false when M is not positive definite) and inverse_dynamics (Q = M qdd − f, by
+/// Newton–Euler). Throws std::invalid_argument for an invalid namespace,
 /// equations with constraints (not implemented) or a symbol the generated code has no value for
 /// (as generated_layout), model::ModelError for bad options.values (model::bind).
 /// Deterministic: the same equations give the same text.
 std::string generate_cpp_header(const principles::Equations& equations,
                                 const CodegenOptions& options = {});
+
+/// The same functions as C99 in one header: `enum { NS_dof = n }`, `typedef struct
+/// NS_parameters`, `NS_inputs`, `NS_default_parameters()`, `NS_default_inputs()` and
+/// `static inline` functions `NS_mass_matrix(t, q, qd, &p, &in, M)` ... where NS is the
+/// namespace with `::` written `_`; forward_dynamics returns int (1: solved) and takes Q (may
+/// be NULL). Throws as generate_cpp_header().
+std::string generate_c_header(const principles::Equations& equations,
+                              const CodegenOptions& options = {});
+
+/// generate_cpp_header() or generate_c_header() by options.language.
+std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
 }  // namespace appell::codegen

@@ -1,0 +1,216 @@
+#include "code_writer.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace appell::codegen::detail {
+
+namespace {
+
+bool is_binary(Op op) {
+  return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div || op == Op::Pow ||
+         op == Op::Atan2;
+}
+
+class Writer {
+ public:
+  Writer(const DynamicsProgram& d, const Plan& plan, Language language)
+      : d_(d), plan_(plan), code_(d.program.instructions()), c_(language == Language::C) {}
+
+  Body write(const std::vector<Target>& targets) {
+    std::vector<bool> live(code_.size(), false);
+    for (const auto& target : targets) live[target.node] = true;
+    for (std::size_t i = code_.size(); i-- > 0;) {
+      if (!live[i] || code_[i].op == Op::Constant || code_[i].op == Op::Variable) continue;
+      live[code_[i].a] = true;
+      if (is_binary(code_[i].op)) live[code_[i].b] = true;
+    }
+    names_.assign(code_.size(), std::string());
+    Body body;
+    std::ostringstream out;
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < code_.size(); ++i) {
+      if (!live[i]) continue;
+      const Instruction& c = code_[i];
+      if (c.op == Op::Variable) {
+        body.arguments_read.insert(argument(c.a));
+        continue;
+      }
+      if (c.op == Op::Constant) continue;
+      const std::string expr = expression(c, body.counts);
+      names_[i] = "v" + std::to_string(next++);
+      out << "  const double " << names_[i] << " = " << expr << ";\n";
+    }
+    for (const auto& target : targets)
+      out << "  " << target.name << " = " << operand(target.node) << ";\n";
+    body.code = out.str();
+    return body;
+  }
+
+ private:
+  Argument argument(std::uint32_t variable) const {
+    if (variable < plan_.variables.size()) return plan_.variables[variable].argument;
+    return variable < d_.first_extra ? Argument::Qdd : Argument::Extra;
+  }
+
+  std::string reference(std::uint32_t variable) const {
+    if (variable >= d_.first_extra) return "Qx[" + std::to_string(variable - d_.first_extra) + "]";
+    if (variable >= d_.first_qdd) return "qdd[" + std::to_string(variable - d_.first_qdd) + "]";
+    const Variable& v = plan_.variables[variable];
+    if (!c_) return v.reference;
+    if (v.argument == Argument::Parameters) return "p->" + v.reference.substr(2);
+    if (v.argument == Argument::Inputs) return "in->" + v.reference.substr(3);
+    return v.reference;
+  }
+
+  std::string literal(double v) const {
+    if (c_ && !std::isfinite(v)) return std::isnan(v) ? "NAN" : v > 0 ? "INFINITY" : "(-INFINITY)";
+    return operand_literal(v);
+  }
+
+  std::string operand(Node node) const {
+    const Instruction& c = code_[node];
+    if (c.op == Op::Constant) return literal(c.value);
+    if (c.op == Op::Variable) return reference(c.a);
+    return names_[node];
+  }
+
+  std::string function(const char* name) const { return c_ ? name : std::string("std::") + name; }
+
+  std::string call(const char* name, const Instruction& c, OperationCounts& counts) const {
+    ++counts.calls;
+    return function(name) + "(" + operand(c.a) + ")";
+  }
+
+  std::string expression(const Instruction& c, OperationCounts& counts) const {
+    const std::string a = operand(c.a);
+    switch (c.op) {
+      case Op::Add:
+        ++counts.adds;
+        return a + " + " + operand(c.b);
+      case Op::Sub:
+        ++counts.adds;
+        return a + " - " + operand(c.b);
+      case Op::Neg:
+        ++counts.negations;
+        return "-" + a;
+      case Op::Mul:
+        ++counts.multiplies;
+        return a + " * " + operand(c.b);
+      case Op::Div:
+        ++counts.divides;
+        return a + " / " + operand(c.b);
+      case Op::PowInt: {
+        // Small powers as products: compilers keep pow(x, 3.0) a call without -ffast-math.
+        const int n = static_cast<int>(c.value);
+        switch (n) {
+          case 2:
+            ++counts.multiplies;
+            return a + " * " + a;
+          case 3:
+            counts.multiplies += 2;
+            return a + " * " + a + " * " + a;
+          case -1:
+            ++counts.divides;
+            return "1.0 / " + a;
+          case -2:
+            ++counts.divides;
+            ++counts.multiplies;
+            return "1.0 / (" + a + " * " + a + ")";
+          default:
+            ++counts.calls;
+            return function("pow") + "(" + a + ", " + plain_literal(c.value) + ")";
+        }
+      }
+      case Op::Pow:
+        ++counts.calls;
+        return function("pow") + "(" + a + ", " + operand(c.b) + ")";
+      case Op::Atan2:
+        ++counts.calls;
+        return function("atan2") + "(" + a + ", " + operand(c.b) + ")";
+      case Op::Sqrt:
+        return call("sqrt", c, counts);
+      case Op::Sin:
+        return call("sin", c, counts);
+      case Op::Cos:
+        return call("cos", c, counts);
+      case Op::Tan:
+        return call("tan", c, counts);
+      case Op::Exp:
+        return call("exp", c, counts);
+      case Op::Log:
+        return call("log", c, counts);
+      case Op::Asin:
+        return call("asin", c, counts);
+      case Op::Acos:
+        return call("acos", c, counts);
+      case Op::Atan:
+        return call("atan", c, counts);
+      case Op::Sinh:
+        return call("sinh", c, counts);
+      case Op::Cosh:
+        return call("cosh", c, counts);
+      case Op::Tanh:
+        return call("tanh", c, counts);
+      case Op::Abs:
+        return call("fabs", c, counts);
+      case Op::Constant:
+      case Op::Variable:
+        break;
+    }
+    throw std::logic_error("codegen: unexpected instruction");
+  }
+
+  const DynamicsProgram& d_;
+  const Plan& plan_;
+  const std::vector<Instruction>& code_;
+  bool c_;
+  std::vector<std::string> names_;
+};
+
+std::vector<Target> indexed(const std::string& array, const std::vector<Node>& nodes) {
+  std::vector<Target> targets;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    targets.push_back({array + "[" + std::to_string(i) + "]", nodes[i]});
+  return targets;
+}
+
+}  // namespace
+
+Body write_body(const DynamicsProgram& d, const Plan& plan, const std::vector<Target>& targets,
+                Language language) {
+  return Writer(d, plan, language).write(targets);
+}
+
+std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction function) {
+  std::vector<Target> targets;
+  auto append = [&](const std::vector<Target>& more) {
+    targets.insert(targets.end(), more.begin(), more.end());
+  };
+  switch (function) {
+    case GeneratedFunction::MassMatrix:
+      return indexed("M", d.mass);
+    case GeneratedFunction::Forcing:
+    case GeneratedFunction::MassMatrixAndForcing: {
+      if (function == GeneratedFunction::MassMatrixAndForcing) append(indexed("M", d.mass));
+      for (std::size_t i = 0; i < d.n; ++i)
+        targets.push_back({"f[" + std::to_string(i) + "]", d.forcing[i]});
+      return targets;
+    }
+    case GeneratedFunction::NonlinearEffects:
+      return indexed("h", d.bias);
+    case GeneratedFunction::Gravity:
+      return indexed("g", d.gravity);
+    case GeneratedFunction::InverseDynamics:
+      return indexed("Q", d.inverse);
+    case GeneratedFunction::ForwardDynamics:
+      append(indexed("qdd", d.forward));
+      append(indexed("pivot", d.pivots));
+      append(indexed("diagonal", d.diagonal));
+      return targets;
+  }
+  return targets;
+}
+
+}  // namespace appell::codegen::detail
