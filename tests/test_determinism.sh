@@ -52,7 +52,10 @@ for model in examples/*.yaml; do
   run "statics $model" statics "$model"
   run "codegen $model" codegen "$model" --out '$OUT/model.hpp'
   run "simulate $model" simulate "$model" --t-end 0.2 --out '$OUT/run.csv'
+  run "report $model" report "$model" --t-end 0.2 --out '$OUT/report.html'
 done
+run "simulate --report" simulate examples/slider_crank.yaml --t-end 0.2 --out '$OUT/run.csv' \
+  --report '$OUT/run.html'
 run "inverse planar_2r" inverse examples/planar_2r.yaml --trajectory "q1=sin(t); q2=t^2" \
   --t-end 0.5 --output-step 0.1 --out '$OUT/q.csv'
 for model in examples/fem/*.yaml; do

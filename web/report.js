@@ -97,7 +97,7 @@
     let extent = box.getSize(new THREE.Vector3()).length();
     for (const s of anim.solids) extent = Math.max(extent, Math.hypot(...s.centre) * 2, ...s.size);
     if (!(extent > 0)) extent = 1;
-    const dot = extent / 40;
+    const dot = extent / 30;  // the thickness of a rod, the radius of a particle
 
     // Frames: a group per model frame, nested as in the model; solids inside them.
     const frames = anim.frames.map(() => new THREE.Group());
@@ -120,19 +120,35 @@
       } else if (s.kind === 'box') {
         geometry = new THREE.BoxGeometry(Math.max(a, dot / 4), Math.max(b, dot / 4), Math.max(c, dot / 4));
       } else {
-        geometry = new THREE.SphereGeometry(a > 0 ? a : dot, 24, 16);
+        geometry = new THREE.SphereGeometry(a > 0 ? a : 1.5 * dot, 24, 16);
       }
       const mesh = new THREE.Mesh(geometry, material);
       mesh.position.set(...s.centre);
       mesh.quaternion.set(...s.rotation);
       mesh.name = s.name;
       frameOf(s.frame).add(mesh);
-      if (s.stem) {
+      if (s.stem || (s.source === 'particle' && Math.hypot(...s.centre) > 0)) {
         const stem = new THREE.BufferGeometry().setFromPoints([new THREE.Vector3(0, 0, 0), new THREE.Vector3(...s.centre)]);
         frameOf(s.frame).add(new THREE.Line(stem, new THREE.LineBasicMaterial({ color: 0x333333 })));
       }
     });
     for (const f of frames) f.add(new THREE.AxesHelper(extent / 12));
+
+    // The space the motion takes: the frames with their solids at (up to 60) poses of the run.
+    const placeFrames = (pose) => frames.forEach((f, i) => {
+      f.position.set(pose[7 * i], pose[7 * i + 1], pose[7 * i + 2]);
+      f.quaternion.set(pose[7 * i + 3], pose[7 * i + 4], pose[7 * i + 5], pose[7 * i + 6]);
+      f.updateMatrixWorld(true);
+    });
+    const bounds = new THREE.Box3(new THREE.Vector3(0, 0, 0), new THREE.Vector3(0, 0, 0));
+    const every = Math.max(1, Math.floor(anim.poses.length / 60));
+    for (let k = 0; k < anim.poses.length; k += every) {
+      placeFrames(anim.poses[k]);
+      for (const f of frames) bounds.expandByObject(f);
+    }
+    if (anim.solids.some((s) => s.frame < 0)) bounds.expandByObject(scene);
+    const sphere = bounds.getBoundingSphere(new THREE.Sphere());
+    const radius = sphere.radius > 0 ? sphere.radius : extent;
 
     // Springs and dampers: lines whose ends are recomputed from the frames.
     const lines = anim.lines.map((l) => {
@@ -143,25 +159,27 @@
     });
 
     // World axes and gravity's direction.
-    scene.add(new THREE.AxesHelper(extent / 4));
+    scene.add(new THREE.AxesHelper(radius / 3));
     const g = new THREE.Vector3(...anim.gravity);
     if (g.length() > 0) {
-      const arrow = new THREE.ArrowHelper(g.clone().normalize(), box.getCenter(new THREE.Vector3()).add(new THREE.Vector3(extent * 0.6, 0, 0)), extent / 4, 0x444444);
+      const side = new THREE.Vector3(1, 0, 0);
+      const arrow = new THREE.ArrowHelper(g.clone().normalize(), sphere.center.clone().add(side.multiplyScalar(radius * 1.1)).sub(g.clone().normalize().multiplyScalar(radius / 4)), radius / 2, 0x444444);
       arrow.name = 'gravity';
       scene.add(arrow);
     }
 
     // Camera: up against gravity; a planar model in the x-y plane is seen from +z.
     const up = g.length() > 0 ? g.clone().normalize().negate() : new THREE.Vector3(0, 0, 1);
-    const camera = new THREE.PerspectiveCamera(40, width / height, extent / 1000, extent * 100);
+    const camera = new THREE.PerspectiveCamera(40, width / height, radius / 1000, radius * 100);
     camera.up.copy(up);
-    const centre = box.getCenter(new THREE.Vector3());
+    const centre = sphere.center.clone();
     let view;
     if (Math.abs(up.z) > 0.9) view = new THREE.Vector3(1, -1.2, 0.7);
     else view = new THREE.Vector3(0.25, 0.3, 1);
-    camera.position.copy(centre).add(view.normalize().multiplyScalar(extent * 1.8));
+    // Far enough that the sphere of the motion fills the view's height (half-angle 20°).
+    camera.position.copy(centre).add(view.normalize().multiplyScalar(radius / Math.tan(Math.PI / 9) * 1.15));
     camera.lookAt(centre);
-    sun.position.copy(camera.position).add(up.clone().multiplyScalar(extent));
+    sun.position.copy(camera.position).add(up.clone().multiplyScalar(radius * 2));
     const controls = new OrbitControls(camera, renderer.domElement);
     controls.target.copy(centre);
     controls.update();

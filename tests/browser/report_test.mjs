@@ -98,7 +98,7 @@ try {
     });
     const before = await pixels();
     const share = before.share;
-    check(name, 'the animation is not blank', share > 0.002, `${(100 * share).toFixed(3)} % of pixels drawn`);
+    check(name, 'the animation is not blank', share > 0.001, `${(100 * share).toFixed(3)} % of pixels drawn`);
     const shotBefore = await page.locator('#viewer').screenshot();
 
     // The time slider moves the mechanism (the frames' poses and the pixels) and the plots' cursor.
