@@ -40,16 +40,17 @@ std::vector<std::string> example_names() {
   return names;
 }
 
-// n links, joints alternately about z and y, rods along x: the benchmarks' spatial chain.
-std::string spatial_chain_yaml(int n) {
+// n links, joints alternately about z and y (all about z when planar), rods along x: the
+// benchmarks' chains.
+std::string spatial_chain_yaml(int n, bool planar = false) {
   std::ostringstream y;
   y << "name: chain\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
   for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
   y << "]\nframes:\n";
   for (int i = 1; i <= n; ++i)
     y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
-      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_" << (i % 2 ? 'z' : 'y')
-      << "(q" << i << ")}\n";
+      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_"
+      << (planar || i % 2 ? 'z' : 'y') << "(q" << i << ")}\n";
   y << "bodies:\n";
   for (int i = 1; i <= n; ++i)
     y << "  rod" << i << ": {frame: link" << i
@@ -198,6 +199,20 @@ TEST(CodegenRecursive, SpatialChainsAgreeWithTheEquations) {
     SCOPED_TRACE(std::to_string(n) + " links");
     check_against_equations(io::parse_model(spatial_chain_yaml(n), "chain.yaml"));
   }
+}
+
+// A long planar chain takes the articulated-body recursion, a short spatial one M = Lᵀ D L:
+// both forward dynamics are checked against the tape's.
+TEST(CodegenRecursive, BothForwardDynamicsAreExercised) {
+  const auto planar = io::parse_model(spatial_chain_yaml(12, true), "planar.yaml");
+  EXPECT_EQ(codegen::GeneratedDynamics(principles::derive(planar, principles::Method::GibbsAppell))
+                .forward_method(),
+            "articulated bodies");
+  check_against_equations(planar);
+  const auto spatial = io::parse_model(spatial_chain_yaml(3), "spatial.yaml");
+  EXPECT_EQ(codegen::GeneratedDynamics(principles::derive(spatial, principles::Method::GibbsAppell))
+                .forward_method(),
+            "M = L^T D L");
 }
 
 TEST(CodegenRecursive, BranchingTreeWithEveryLoadAgreesWithTheEquations) {

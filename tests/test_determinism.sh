@@ -51,6 +51,7 @@ for model in examples/*.yaml; do
   run "verify $model" verify "$model" --states 5
   run "statics $model" statics "$model"
   run "codegen $model" codegen "$model" --out '$OUT/model.hpp'
+  run "codegen $model --language c" codegen "$model" --language c --out '$OUT/model.h'
   run "simulate $model" simulate "$model" --t-end 0.2 --out '$OUT/run.csv'
   run "report $model" report "$model" --t-end 0.2 --out '$OUT/report.html'
 done

@@ -27,6 +27,17 @@ class Writer {
       if (is_binary(code_[i].op)) live[code_[i].b] = true;
     }
     names_.assign(code_.size(), std::string());
+    // A target is stored as soon as its value is known: short live ranges keep the compiler's
+    // register allocation (and its time) linear in the size of a large function.
+    std::vector<std::vector<std::size_t>> stores(code_.size());
+    std::vector<std::size_t> at_end;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      const Op op = code_[targets[k].node].op;
+      if (op == Op::Constant || op == Op::Variable)
+        at_end.push_back(k);
+      else
+        stores[targets[k].node].push_back(k);
+    }
     Body body;
     std::ostringstream out;
     std::size_t next = 0;
@@ -41,9 +52,10 @@ class Writer {
       const std::string expr = expression(c, body.counts);
       names_[i] = "v" + std::to_string(next++);
       out << "  const double " << names_[i] << " = " << expr << ";\n";
+      for (std::size_t k : stores[i]) out << "  " << targets[k].name << " = " << names_[i] << ";\n";
     }
-    for (const auto& target : targets)
-      out << "  " << target.name << " = " << operand(target.node) << ";\n";
+    for (std::size_t k : at_end)
+      out << "  " << targets[k].name << " = " << operand(targets[k].node) << ";\n";
     body.code = out.str();
     return body;
   }

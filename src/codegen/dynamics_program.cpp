@@ -147,6 +147,7 @@ class Builder {
     out_.bias = newton_euler(Pass::Bias);
     out_.gravity = newton_euler(Pass::Static);
     out_.mass = composite_inertia();
+    articulated_body();
   }
 
  private:
@@ -289,12 +290,11 @@ class Builder {
     return m;
   }
 
-  std::vector<Node> newton_euler(Pass pass) {
-    const std::vector<FrameNodes> frames =
-        frame_nodes(frames_, pass == Pass::Full ? full_ : no_qdd_);
-    const std::vector<Node>& nodes = pass == Pass::Full ? full_ : no_qdd_;
-    const std::vector<Motion> motion = motions(pass, frames);
-    std::vector<Wrench> wrench(frames.size(), Wrench{zero3(p_), zero3(p_)});
+  // Each frame's m a − F of its bodies and particles (applied forces still to subtract): the
+  // force and the moment about the origin, frame components.
+  std::vector<Wrench> body_wrenches(const std::vector<Motion>& motion,
+                                    const std::vector<Node>& nodes) {
+    std::vector<Wrench> wrench(motion.size(), Wrench{zero3(p_), zero3(p_)});
     for (const auto& mass : masses_) {
       const Motion& m = motion[static_cast<std::size_t>(mass.frame)];
       const Node mm = nodes[mass.mass];
@@ -312,6 +312,15 @@ class Builder {
       w.force = add(p_, w.force, f);
       w.moment = add(p_, w.moment, moment);
     }
+    return wrench;
+  }
+
+  std::vector<Node> newton_euler(Pass pass) {
+    const std::vector<FrameNodes> frames =
+        frame_nodes(frames_, pass == Pass::Full ? full_ : no_qdd_);
+    const std::vector<Node>& nodes = pass == Pass::Full ? full_ : no_qdd_;
+    const std::vector<Motion> motion = motions(pass, frames);
+    std::vector<Wrench> wrench = body_wrenches(motion, nodes);
     const std::size_t n = model_.dof();
     std::vector<Node> tau(n, p_.constant(0.0));
     if (pass != Pass::Static) {
@@ -420,16 +429,183 @@ class Builder {
     }
   }
 
+  // ---- articulated bodies ------------------------------------------------------------------
+
+  using Vec6 = std::array<Node, 6>;   // (angular; linear) at the frame's origin, its components
+  using Mat6 = std::array<Node, 36>;  // row-major, symmetric
+
+  Vec6 join(const Vec3& a, const Vec3& b) { return {a[0], a[1], a[2], b[0], b[1], b[2]}; }
+  Vec3 top(const Vec6& v) { return {v[0], v[1], v[2]}; }
+  Vec3 bottom(const Vec6& v) { return {v[3], v[4], v[5]}; }
+
+  // A motion of the parent's origin seen at the child's: (Rᵀ ω, Rᵀ (v + ω × t)).
+  Vec6 motion_to_child(const FrameNodes& f, const Vec6& m) {
+    return join(
+        mul_transposed(p_, f.rotation, top(m)),
+        mul_transposed(p_, f.rotation, add(p_, bottom(m), cross(p_, top(m), f.translation))));
+  }
+  // A force at the child's origin moved to the parent's: (R n + t × R f, R f).
+  Vec6 force_to_parent(const FrameNodes& f, const Vec6& w) {
+    const Vec3 force = mul(p_, f.rotation, bottom(w));
+    return join(add(p_, mul(p_, f.rotation, top(w)), cross(p_, f.translation, force)), force);
+  }
+  Vec6 mul6(const Mat6& m, const Vec6& v) {
+    Vec6 r;
+    for (int i = 0; i < 6; ++i) {
+      Node sum = p_.constant(0.0);
+      for (int k = 0; k < 6; ++k) sum = p_.add(sum, p_.mul(m[6 * i + k], v[k]));
+      r[i] = sum;
+    }
+    return r;
+  }
+  Node dot6(const Vec6& a, const Vec6& b) {
+    Node sum = p_.constant(0.0);
+    for (int k = 0; k < 6; ++k) sum = p_.add(sum, p_.mul(a[k], b[k]));
+    return sum;
+  }
+  Vec6 add6(const Vec6& a, const Vec6& b) {
+    Vec6 r;
+    for (int k = 0; k < 6; ++k) r[k] = p_.add(a[k], b[k]);
+    return r;
+  }
+  // Xᵀ I X: the child's articulated inertia seen from the parent (upper triangle, mirrored).
+  Mat6 inertia_to_parent(const FrameNodes& f, const Mat6& inertia) {
+    Mat6 out;
+    for (int k = 0; k < 6; ++k) {
+      Vec6 unit;
+      for (int i = 0; i < 6; ++i) unit[i] = p_.constant(i == k ? 1.0 : 0.0);
+      const Vec6 column = force_to_parent(f, mul6(inertia, motion_to_child(f, unit)));
+      for (int i = 0; i <= k; ++i) out[6 * i + k] = out[6 * k + i] = column[i];
+    }
+    return out;
+  }
+
+  // Forward dynamics by the articulated-body recursion (Featherstone's ABA), for models whose
+  // every coordinate moves exactly one frame and no frame more than one coordinate; the result
+  // goes to aba_forward_ (empty otherwise).
+  void articulated_body() {
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, no_qdd_);
+    const std::size_t count = frames.size(), n = model_.dof();
+    std::vector<int> owner(n, -1);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (frames[k].coordinates.size() > 1) return;
+      for (std::size_t j : frames[k].coordinates) {
+        if (owner[j] >= 0) return;
+        owner[j] = static_cast<int>(k);
+      }
+    }
+    for (int o : owner)
+      if (o < 0) return;
+    // Velocities and the bias accelerations c (the motion at q̈ = 0 less the parent's carried
+    // over), from the Newton–Euler pass at q̈ = 0.
+    const std::vector<Motion> bias = motions(Pass::Bias, frames);
+    Motion world{zero3(p_), zero3(p_), zero3(p_), zero3(p_)};
+    if (gravity_) {
+      const Vec3 g = vec(full_, *gravity_);
+      world.acceleration = {p_.neg(g[0]), p_.neg(g[1]), p_.neg(g[2])};
+    }
+    std::vector<Vec6> c(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      const Motion& parent =
+          frames[k].parent < 0 ? world : bias[static_cast<std::size_t>(frames[k].parent)];
+      const Vec6 carried = motion_to_child(frames[k], join(parent.epsilon, parent.acceleration));
+      c[k] = {
+          p_.sub(bias[k].epsilon[0], carried[0]),      p_.sub(bias[k].epsilon[1], carried[1]),
+          p_.sub(bias[k].epsilon[2], carried[2]),      p_.sub(bias[k].acceleration[0], carried[3]),
+          p_.sub(bias[k].acceleration[1], carried[4]), p_.sub(bias[k].acceleration[2], carried[5])};
+    }
+    // Rigid inertias about the origins, and the bias forces: the Newton–Euler wrench of the
+    // motion without accelerations, less the loads.
+    std::vector<Motion> still = bias;
+    for (auto& m : still) m.epsilon = m.acceleration = zero3(p_);
+    std::vector<Wrench> wrench = body_wrenches(still, no_qdd_);
+    apply_loads(frames, still, no_qdd_, wrench);
+    std::vector<Mat6> I(count);
+    std::vector<Vec6> pa(count);
+    const Node z = p_.constant(0.0);
+    std::vector<Node> m(count, z);
+    std::vector<Vec3> h(count, zero3(p_));
+    std::vector<Mat3> J(count, Mat3{z, z, z, z, z, z, z, z, z});
+    rigid_inertias(m, h, J);
+    for (std::size_t k = 0; k < count; ++k) {
+      Mat6& r = I[k];
+      r.fill(z);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r[6 * i + j] = J[k][3 * i + j];
+      // n = J ω + h × v: the block [h]×; f = m v − h × ω: the block −[h]× = [h]×ᵀ.
+      const Vec3& hk = h[k];
+      const Node hx[9] = {z, p_.neg(hk[2]), hk[1], hk[2], z, p_.neg(hk[0]), p_.neg(hk[1]), hk[0],
+                          z};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          r[6 * i + 3 + j] = hx[3 * i + j];
+          r[6 * (3 + j) + i] = hx[3 * i + j];
+        }
+      for (int i = 0; i < 3; ++i) r[6 * (3 + i) + 3 + i] = m[k];
+      pa[k] = join(wrench[k].moment, wrench[k].force);
+    }
+    // The applied generalized forces: extra forces, generalized loads, potentials.
+    std::vector<Node> tau(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      tau[j] = p_.variable(static_cast<std::uint32_t>(out_.first_extra + j));
+      for (const auto& [index, sign] : generalized_[j])
+        tau[j] = sign > 0 ? p_.sub(tau[j], no_qdd_[index]) : p_.add(tau[j], no_qdd_[index]);
+    }
+    std::vector<Vec6> S(count), U(count);
+    std::vector<Node> D(count, z), u(count, z);
+    for (std::size_t k = count; k-- > 0;) {
+      const FrameNodes& f = frames[k];
+      Mat6 Ia = I[k];
+      Vec6 pk = add6(pa[k], mul6(I[k], c[k]));
+      if (!f.coordinates.empty()) {
+        const std::size_t j = f.coordinates[0];
+        S[k] = join(f.omega_partial[0], mul_transposed(p_, f.rotation, f.translation_partial[0]));
+        U[k] = mul6(I[k], S[k]);
+        D[k] = dot6(S[k], U[k]);
+        u[k] = p_.sub(tau[j], dot6(S[k], pa[k]));
+        const Node inverse = p_.div(p_.constant(1.0), D[k]);
+        for (int a = 0; a < 6; ++a)
+          for (int b = a; b < 6; ++b)
+            Ia[6 * a + b] = Ia[6 * b + a] =
+                p_.sub(I[k][6 * a + b], p_.mul(p_.mul(U[k][a], U[k][b]), inverse));
+        pk = add6(pa[k], mul6(Ia, c[k]));
+        const Node ratio = p_.mul(u[k], inverse);
+        for (int a = 0; a < 6; ++a) pk[a] = p_.add(pk[a], p_.mul(U[k][a], ratio));
+      }
+      if (f.parent < 0) continue;
+      const auto parent = static_cast<std::size_t>(f.parent);
+      const Mat6 moved = inertia_to_parent(f, Ia);
+      for (int a = 0; a < 36; ++a) I[parent][a] = p_.add(I[parent][a], moved[a]);
+      pa[parent] = add6(pa[parent], force_to_parent(f, pk));
+    }
+    std::vector<Vec6> acceleration(count);
+    std::vector<Node> qdd(n), pivots(n);
+    for (std::size_t k = 0; k < count; ++k) {
+      const FrameNodes& f = frames[k];
+      const Vec6 parent = f.parent < 0 ? join(zero3(p_), world.acceleration)
+                                       : acceleration[static_cast<std::size_t>(f.parent)];
+      Vec6 a = add6(motion_to_child(f, parent), c[k]);
+      if (!f.coordinates.empty()) {
+        const std::size_t j = f.coordinates[0];
+        qdd[j] = p_.div(p_.sub(u[k], dot6(U[k], a)), D[k]);
+        pivots[j] = D[k];
+        for (int e = 0; e < 6; ++e) a[e] = p_.add(a[e], p_.mul(S[k][e], qdd[j]));
+      }
+      acceleration[k] = a;
+    }
+    aba_forward_ = qdd;
+    aba_pivots_ = pivots;
+  }
+
+ public:
+  std::vector<Node> aba_forward_, aba_pivots_;
+
+ private:
   // ---- composite rigid bodies ----------------------------------------------------------------
 
-  std::vector<Node> composite_inertia() {
-    const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
-    const std::size_t count = frames.size(), n = model_.dof();
-    // Mass, first moment and rotational inertia about the frame's origin, frame components.
-    std::vector<Node> m(count, p_.constant(0.0));
-    std::vector<Vec3> h(count, zero3(p_));
-    const Node z = p_.constant(0.0);
-    std::vector<Mat3> J(count, Mat3{z, z, z, z, z, z, z, z, z});
+  // Mass, first moment and rotational inertia about each frame's origin of its own bodies and
+  // particles (added to m, h, J), frame components.
+  void rigid_inertias(std::vector<Node>& m, std::vector<Vec3>& h, std::vector<Mat3>& J) {
     for (const auto& mass : masses_) {
       const auto k = static_cast<std::size_t>(mass.frame);
       const Node mm = full_[mass.mass];
@@ -440,6 +616,17 @@ class Builder {
       if (mass.inertia) about_origin = add(p_, about_origin, mat(full_, *mass.inertia));
       J[k] = add(p_, J[k], about_origin);
     }
+  }
+
+  std::vector<Node> composite_inertia() {
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
+    const std::size_t count = frames.size(), n = model_.dof();
+    // Mass, first moment and rotational inertia about the frame's origin, frame components.
+    std::vector<Node> m(count, p_.constant(0.0));
+    std::vector<Vec3> h(count, zero3(p_));
+    const Node z = p_.constant(0.0);
+    std::vector<Mat3> J(count, Mat3{z, z, z, z, z, z, z, z, z});
+    rigid_inertias(m, h, J);
     for (std::size_t k = count; k-- > 0;) {
       const FrameNodes& f = frames[k];
       if (f.parent < 0) continue;
@@ -622,6 +809,22 @@ bool agrees_with_tape(const Plan& plan, const DynamicsProgram& d) {
 
 }  // namespace
 
+std::size_t operation_count(const ScalarProgram& program, const std::vector<Node>& targets) {
+  const auto& code = program.instructions();
+  std::vector<bool> live(code.size(), false);
+  for (Node t : targets) live[t] = true;
+  std::size_t count = 0;
+  for (std::size_t i = code.size(); i-- > 0;) {
+    if (!live[i] || code[i].op == Op::Constant || code[i].op == Op::Variable) continue;
+    ++count;
+    live[code[i].a] = true;
+    if (code[i].op == Op::Add || code[i].op == Op::Sub || code[i].op == Op::Mul ||
+        code[i].op == Op::Div || code[i].op == Op::Pow || code[i].op == Op::Atan2)
+      live[code[i].b] = true;
+  }
+  return count;
+}
+
 std::vector<double> program_variables(const Plan& plan, double t, const double* q, const double* qd,
                                       const double* qdd, const double* extra) {
   const std::size_t n = plan.n;
@@ -670,8 +873,12 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
     d.fallback_reason = "flexible bodies";
   else if (eq.constraint_count() > 0)
     d.fallback_reason = "constraints";
+  std::vector<Node> aba_forward, aba_pivots;
   if (d.fallback_reason.empty()) {
-    Builder(m, plan, d).build();
+    Builder builder(m, plan, d);
+    builder.build();
+    aba_forward = builder.aba_forward_;
+    aba_pivots = builder.aba_pivots_;
     d.recursive = true;
     if (!agrees_with_tape(plan, d)) {
       d = DynamicsProgram{};
@@ -685,6 +892,19 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
   d.forcing.clear();
   for (Node b : d.bias) d.forcing.push_back(d.program.neg(b));
   solve_ldlt(d);
+  d.forward_method = "M = L^T D L";
+  if (d.recursive && !aba_forward.empty()) {
+    // Both are exact; keep the one with fewer operations (measured: also the faster one).
+    std::vector<Node> ldlt = d.forward, aba = aba_forward;
+    ldlt.insert(ldlt.end(), d.pivots.begin(), d.pivots.end());
+    ldlt.insert(ldlt.end(), d.diagonal.begin(), d.diagonal.end());
+    aba.insert(aba.end(), aba_pivots.begin(), aba_pivots.end());
+    if (operation_count(d.program, aba) < operation_count(d.program, ldlt)) {
+      d.forward = aba_forward;
+      d.pivots = d.diagonal = aba_pivots;
+      d.forward_method = "articulated bodies";
+    }
+  }
   return d;
 }
 

@@ -32,7 +32,8 @@ struct DynamicsProgram {
   std::vector<Node> gravity;    // generalized gravity g(q) (M q̈ + b = τ's gravity part)
   std::vector<Node> inverse;    // τ = M q̈ − f
   std::vector<Node> forward;    // q̈ = M⁻¹ (f + Q_extra)
-  std::vector<Node> pivots;     // D of M = Lᵀ D L
+  std::string forward_method;   // "articulated bodies" or "M = L^T D L"
+  std::vector<Node> pivots;     // D of M = Lᵀ D L (of the articulated bodies: the same)
   std::vector<Node> diagonal;   // M's diagonal (the scale of the pivot test)
 };
 
@@ -40,6 +41,9 @@ struct DynamicsProgram {
 /// is checked against the tape at two states before it is used; should they disagree the
 /// program falls back to the tape (fallback_reason says so).
 DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan);
+
+/// The operations (nodes that are neither constants nor variables) `targets` need.
+std::size_t operation_count(const ScalarProgram& program, const std::vector<Node>& targets);
 
 /// Values of the program's variables at a state: the plan's parameter and input defaults.
 std::vector<double> program_variables(const Plan& plan, double t, const double* q, const double* qd,

@@ -31,6 +31,10 @@ const std::string& GeneratedDynamics::fallback_reason() const {
   return data_->program.fallback_reason;
 }
 
+const std::string& GeneratedDynamics::forward_method() const {
+  return data_->program.forward_method;
+}
+
 namespace {
 
 void check_size(const std::vector<double>& v, std::size_t n, const char* what) {

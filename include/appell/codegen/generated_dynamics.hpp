@@ -61,6 +61,10 @@ class GeneratedDynamics {
   /// fallback_reason() says why).
   bool recursive() const;
   const std::string& fallback_reason() const;
+  /// How forward_dynamics solves: "articulated bodies" (Featherstone's recursion, customized) or
+  /// "M = L^T D L" (composite-inertia M factored along the tree), whichever needs fewer
+  /// operations for this model.
+  const std::string& forward_method() const;
 
   std::vector<double> mass_matrix(double t, const std::vector<double>& q,
                                   const std::vector<double>& qd) const;
