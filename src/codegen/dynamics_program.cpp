@@ -1,6 +1,7 @@
 #include "dynamics_program.hpp"
 
 #include <cmath>
+#include <tuple>
 #include <type_traits>
 #include <variant>
 
@@ -125,7 +126,9 @@ class Builder {
   Builder(const model::Model& m, const Plan& plan, DynamicsProgram& out)
       : model_(m), plan_(plan), out_(out), p_(out.program) {}
 
-  void build() {
+  /// Fills `out` (inverse dynamics, bias, gravity, M) and gives the articulated-body forward
+  /// dynamics, q̈ and the pivots D (both empty when the model's joints do not suit it).
+  std::pair<std::vector<Node>, std::vector<Node>> build() {
     collect();
     std::vector<GiNaC::symbol> symbols;
     for (const auto& v : plan_.variables) symbols.push_back(v.symbol);
@@ -147,7 +150,7 @@ class Builder {
     out_.bias = newton_euler(Pass::Bias);
     out_.gravity = newton_euler(Pass::Static);
     out_.mass = composite_inertia();
-    articulated_body();
+    return articulated_body();
   }
 
  private:
@@ -482,20 +485,20 @@ class Builder {
 
   // Forward dynamics by the articulated-body recursion (Featherstone's ABA), for models whose
   // every coordinate moves exactly one frame and no frame more than one coordinate; the result
-  // goes to aba_forward_ (empty otherwise).
-  void articulated_body() {
+  // gives q̈ and the pivots D (empty otherwise).
+  std::pair<std::vector<Node>, std::vector<Node>> articulated_body() {
     const std::vector<FrameNodes> frames = frame_nodes(frames_, no_qdd_);
     const std::size_t count = frames.size(), n = model_.dof();
     std::vector<int> owner(n, -1);
     for (std::size_t k = 0; k < count; ++k) {
-      if (frames[k].coordinates.size() > 1) return;
+      if (frames[k].coordinates.size() > 1) return {};
       for (std::size_t j : frames[k].coordinates) {
-        if (owner[j] >= 0) return;
+        if (owner[j] >= 0) return {};
         owner[j] = static_cast<int>(k);
       }
     }
     for (int o : owner)
-      if (o < 0) return;
+      if (o < 0) return {};
     // Velocities and the bias accelerations c (the motion at q̈ = 0 less the parent's carried
     // over), from the Newton–Euler pass at q̈ = 0.
     const std::vector<Motion> bias = motions(Pass::Bias, frames);
@@ -593,14 +596,8 @@ class Builder {
       }
       acceleration[k] = a;
     }
-    aba_forward_ = qdd;
-    aba_pivots_ = pivots;
+    return {qdd, pivots};
   }
-
- public:
-  std::vector<Node> aba_forward_, aba_pivots_;
-
- private:
   // ---- composite rigid bodies ----------------------------------------------------------------
 
   // Mass, first moment and rotational inertia about each frame's origin of its own bodies and
@@ -876,9 +873,7 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
   std::vector<Node> aba_forward, aba_pivots;
   if (d.fallback_reason.empty()) {
     Builder builder(m, plan, d);
-    builder.build();
-    aba_forward = builder.aba_forward_;
-    aba_pivots = builder.aba_pivots_;
+    std::tie(aba_forward, aba_pivots) = builder.build();
     d.recursive = true;
     if (!agrees_with_tape(plan, d)) {
       d = DynamicsProgram{};

@@ -43,41 +43,45 @@ void check_size(const std::vector<double>& v, std::size_t n, const char* what) {
                                 " entries, not " + std::to_string(n));
 }
 
-}  // namespace
+// The values of `nodes` at a state (q̈ and the extra forces zero when null).
+std::vector<double> evaluate(const detail::Plan& plan, const detail::DynamicsProgram& program,
+                             const std::vector<detail::Node>& nodes, double t,
+                             const std::vector<double>& q, const double* qd, const double* qdd,
+                             const double* extra) {
+  check_size(q, plan.n, "q");
+  const std::vector<double> v = detail::program_variables(plan, t, q.data(), qd, qdd, extra);
+  std::vector<double> out(nodes.size()), work;
+  program.program.evaluate(v.data(), nodes, out.data(), work);
+  return out;
+}
 
-#define APPELL_EVALUATE(nodes, qd_, qdd_, extra_)                                                  \
-  const auto& d = *data_;                                                                          \
-  const std::size_t n = d.plan.n;                                                                  \
-  check_size(q, n, "q");                                                                           \
-  const std::vector<double> v = detail::program_variables(d.plan, t, q.data(), qd_, qdd_, extra_); \
-  std::vector<double> out((nodes).size()), work;                                                   \
-  d.program.program.evaluate(v.data(), nodes, out.data(), work);
+}  // namespace
 
 std::vector<double> GeneratedDynamics::mass_matrix(double t, const std::vector<double>& q,
                                                    const std::vector<double>& qd) const {
   check_size(qd, dof(), "qd");
-  APPELL_EVALUATE(d.program.mass, qd.data(), nullptr, nullptr)
-  return out;
+  return evaluate(data_->plan, data_->program, data_->program.mass, t, q, qd.data(), nullptr,
+                  nullptr);
 }
 
 std::vector<double> GeneratedDynamics::forcing(double t, const std::vector<double>& q,
                                                const std::vector<double>& qd) const {
   check_size(qd, dof(), "qd");
-  APPELL_EVALUATE(d.program.forcing, qd.data(), nullptr, nullptr)
-  return out;
+  return evaluate(data_->plan, data_->program, data_->program.forcing, t, q, qd.data(), nullptr,
+                  nullptr);
 }
 
 std::vector<double> GeneratedDynamics::nonlinear_effects(double t, const std::vector<double>& q,
                                                          const std::vector<double>& qd) const {
   check_size(qd, dof(), "qd");
-  APPELL_EVALUATE(d.program.bias, qd.data(), nullptr, nullptr)
-  return out;
+  return evaluate(data_->plan, data_->program, data_->program.bias, t, q, qd.data(), nullptr,
+                  nullptr);
 }
 
 std::vector<double> GeneratedDynamics::gravity(double t, const std::vector<double>& q) const {
   const std::vector<double> zero(dof(), 0.0);
-  APPELL_EVALUATE(d.program.gravity, zero.data(), nullptr, nullptr)
-  return out;
+  return evaluate(data_->plan, data_->program, data_->program.gravity, t, q, zero.data(), nullptr,
+                  nullptr);
 }
 
 std::vector<double> GeneratedDynamics::inverse_dynamics(double t, const std::vector<double>& q,
@@ -85,8 +89,8 @@ std::vector<double> GeneratedDynamics::inverse_dynamics(double t, const std::vec
                                                         const std::vector<double>& qdd) const {
   check_size(qd, dof(), "qd");
   check_size(qdd, dof(), "qdd");
-  APPELL_EVALUATE(d.program.inverse, qd.data(), qdd.data(), nullptr)
-  return out;
+  return evaluate(data_->plan, data_->program, data_->program.inverse, t, q, qd.data(), qdd.data(),
+                  nullptr);
 }
 
 std::optional<std::vector<double>> GeneratedDynamics::forward_dynamics(
@@ -97,7 +101,9 @@ std::optional<std::vector<double>> GeneratedDynamics::forward_dynamics(
   std::vector<detail::Node> nodes = data_->program.forward;
   nodes.insert(nodes.end(), data_->program.pivots.begin(), data_->program.pivots.end());
   nodes.insert(nodes.end(), data_->program.diagonal.begin(), data_->program.diagonal.end());
-  APPELL_EVALUATE(nodes, qd.data(), nullptr, Q.empty() ? nullptr : Q.data())
+  const std::size_t n = dof();
+  std::vector<double> out = evaluate(data_->plan, data_->program, nodes, t, q, qd.data(), nullptr,
+                                     Q.empty() ? nullptr : Q.data());
   double scale = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(out[2 * n + i])) return std::nullopt;
@@ -108,8 +114,6 @@ std::optional<std::vector<double>> GeneratedDynamics::forward_dynamics(
   out.resize(n);
   return out;
 }
-
-#undef APPELL_EVALUATE
 
 OperationCounts GeneratedDynamics::operation_counts(GeneratedFunction function) const {
   return detail::write_body(data_->program, data_->plan,
