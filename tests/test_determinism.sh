@@ -50,6 +50,8 @@ for model in examples/*.yaml; do
   run "eval $model --json" eval "$model" --json
   run "verify $model" verify "$model" --states 5
   run "statics $model" statics "$model"
+  run "linearize $model --modes" linearize "$model" --modes
+  run "linearize $model --json --modes" linearize "$model" --json --modes
   run "codegen $model" codegen "$model" --out '$OUT/model.hpp'
   run "codegen $model --language c" codegen "$model" --language c --out '$OUT/model.h'
   run "simulate $model" simulate "$model" --t-end 0.2 --out '$OUT/run.csv'

@@ -1,0 +1,100 @@
+// appell linearize: the state-space model dx/dt = A x + B u about an operating point, with its
+// eigenvalues and (--modes) natural frequencies and damping ratios.
+#include <iostream>
+
+#include "appell/io/linear_model_writer.hpp"
+#include "appell/numeric/linearization.hpp"
+#include "appell/principles/derive.hpp"
+#include "cli_support.hpp"
+
+namespace appell::cli {
+
+namespace {
+
+struct LinearizeOptions {
+  UrdfFlags urdf;  // how a URDF model is read
+  std::string model, method = "gibbs-appell", q, qd, inputs;
+  double t = 0.0;
+  std::vector<std::string> set;
+  bool json = false;
+  bool modes = false;
+};
+
+int run_linearize(const LinearizeOptions& o) {
+  auto model = read_model(o.model, o.urdf);
+  principles::require_coordinates(*model);
+  const auto n = model->dof();
+  Eigen::VectorXd q(static_cast<Eigen::Index>(n)), qd(static_cast<Eigen::Index>(n));
+  for (std::size_t j = 0; j < n; ++j) {
+    q[static_cast<Eigen::Index>(j)] = model->coordinates[j].initial;
+    qd[static_cast<Eigen::Index>(j)] = model->coordinates[j].velocity;
+  }
+  auto take = [&](const std::string& option, const std::string& text, Eigen::VectorXd& into) {
+    if (text.empty()) return;
+    const auto values = parse_list(option, text);
+    if (values.size() != n)
+      throw usage_error(option,
+                        "expected " + std::to_string(n) + " values (one per coordinate), got " +
+                            std::to_string(values.size()),
+                        text);
+    for (std::size_t j = 0; j < n; ++j) into[static_cast<Eigen::Index>(j)] = values[j];
+  };
+  take("--q", o.q, q);
+  take("--qd", o.qd, qd);
+
+  num::LinearizationOptions options;
+  options.values = parse_assignments(o.set);
+  options.t = o.t;
+  if (o.inputs.empty()) {
+    for (const auto& input : model->inputs) options.inputs.push_back(input.name);
+  } else {
+    std::size_t start = 0;
+    while (true) {
+      const auto comma = o.inputs.find(',', start);
+      const std::string name = o.inputs.substr(start, comma - start);
+      if (name.empty()) throw usage_error("--inputs", "an empty name", o.inputs);
+      options.inputs.push_back(name);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  const auto eq = principles::derive(model, method_option(o.method));
+  num::LinearModel linear;
+  try {
+    linear = num::linearize(eq, q, qd, options);
+  } catch (const model::ModelError& e) {
+    throw at_option(e, {{"inputs", "--inputs"}});
+  }
+  if (o.json)
+    std::cout << io::write_linear_model_json(linear, o.modes) << "\n";
+  else
+    std::cout << io::write_linear_model_text(*model, linear, o.t, o.modes);
+  return 0;
+}
+
+}  // namespace
+
+void add_linearize_command(CLI::App& app, Commands& commands) {
+  auto o = std::make_shared<LinearizeOptions>();
+  auto* c = app.add_subcommand("linearize",
+                               "the state-space model dx/dt = A x + B u about an operating point");
+  c->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
+  add_urdf_options(*c, o->urdf);
+  c->add_option("--q", o->q, "coordinates V1,V2,.. (default: the model's initial values)");
+  c->add_option("--qd", o->qd, "velocities V1,V2,.. (default: the model's initial values)");
+  c->add_option("--t", o->t, "time of the operating point (default 0)");
+  c->add_option("--inputs", o->inputs,
+                "the inputs u, NAME1,NAME2,.. (default: every input of the model, in order)");
+  c->add_option("--set", o->set,
+                "NAME=VALUE for a parameter, an input (its operating value) or an unspecified "
+                "prescribed function; repeatable");
+  c->add_option("--method", o->method,
+                "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
+  c->add_flag("--json", o->json,
+              "print {\"states\", \"inputs\", \"A\", \"B\", \"eigenvalues\"} (and \"modes\" "
+              "with --modes)");
+  c->add_flag("--modes", o->modes, "natural frequencies and damping ratios of the eigenvalues");
+  commands.push_back({c, [o] { return run_linearize(*o); }});
+}
+
+}  // namespace appell::cli

@@ -1,0 +1,94 @@
+// The state-space model ẋ = A x + B u of a model's equations about an operating point, with its
+// eigenvalues, natural frequencies and damping ratios.
+//
+// Without constraints x = (q, q̇) and ẋ = (q̇, G(q, q̇, u)) with G = M⁻¹ f, so
+//   A = [0  I; ∂G/∂q  ∂G/∂q̇],   B = [0; ∂G/∂u],
+//   ∂G/∂x_k = M⁻¹ (∂f/∂x_k − ∂M/∂x_k q̈)
+// at the operating point, from the symbolic partials of M and f (sym::Differentiator, exact)
+// compiled to a tape. With constraints M q̈ = f + Aᵀλ, A q̈ = b is differentiated the same way:
+// δq̈ and δλ solve the same system with right-hand sides δf − δM q̈ + δAᵀλ and δb − δA q̈.
+//
+// The constraints leave fewer states (as SymPy's Linearizer does): the holonomic ones φ(q, t) = 0
+// make some coordinates q_D dependent on the others q_I (∂q_D/∂q_I = −Φ_D⁻¹ Φ_I), and all of them
+// at velocity level, g(q, q̇, t) = 0 (φ̇ for the holonomic ones), make some speeds q̇_W dependent on
+// the others u = q̇_U. The reduced state is x_r = (q_I, q̇_U); with T = ∂x/∂x_r along the
+// constraints and S the rows of x that are x_r, the reduced model is A_r = S J T, B_r = S B, J the
+// unconstrained-form Jacobian of ẋ above.
+#pragma once
+
+#include <Eigen/Dense>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "appell/model/values.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+/// Where and in what a model is linearized.
+struct LinearizationOptions {
+  /// Parameters, inputs (their operating values) and unspecified prescribed functions, as for
+  /// CompiledEquations (model::bind).
+  model::Values values;
+  double t = 0.0;  // the time of the operating point, s
+  /// The inputs u (names of the model's inputs, each at most once), the columns of B in this
+  /// order; an unknown or repeated name throws model::ModelError located at "inputs".
+  std::vector<std::string> inputs;
+};
+
+/// ẋ = A x + B u about an operating point, x the deviations of the states from it.
+struct LinearModel {
+  /// The states' names: the independent coordinates (coordinate order), then the independent
+  /// speeds as "dot(NAME)" (coordinate order).
+  std::vector<std::string> states;
+  std::vector<std::string> inputs;  // the inputs' names, columns of B
+  Eigen::MatrixXd A;                // states × states
+  Eigen::MatrixXd B;                // states × inputs
+  /// Indices into Model::coordinates, ascending: the coordinates kept as states and those the
+  /// holonomic constraints make dependent; the speeds kept and those all constraints make
+  /// dependent. Without constraints every coordinate and speed is independent.
+  std::vector<std::size_t> independent_coordinates, dependent_coordinates;
+  std::vector<std::size_t> independent_speeds, dependent_speeds;
+  /// The operating point (n values each, coordinate order): the one given, with the dependent
+  /// coordinates and speeds solved from the constraints when it did not satisfy them.
+  Eigen::VectorXd q, qd;
+  /// Whether the dependent coordinates or speeds were changed to satisfy the constraints.
+  bool completed = false;
+  /// The eigenvalues of A, ordered by modulus, then real part, then imaginary part.
+  Eigen::VectorXcd eigenvalues;
+};
+
+/// One eigenvalue s of A read as a mode: natural frequency ω_n = |s| (rad/s) and damping ratio
+/// ζ = −Re(s)/|s| (1 for a real negative s, 0 for an undamped oscillation, negative when
+/// unstable; NaN when s = 0). A real part within rounding of zero (|Re s| ≤ 1.5e-8 ≈ √ε times
+/// the largest |A_ij|, the accuracy of a double eigenvalue) counts as zero: ζ = 0 and the mode
+/// is not unstable.
+struct Mode {
+  std::complex<double> eigenvalue;
+  double natural_frequency = 0.0;
+  double damping_ratio = 0.0;
+  bool unstable = false;  // Re(s) above that rounding tolerance
+};
+
+/// The linear model of `equations` about (q, q̇) (n values each, coordinate order; other sizes
+/// throw std::invalid_argument) at the values and time of `options`.
+///
+/// With constraints, the dependent coordinates are chosen as the last columns of Φ_q, in the
+/// order of preference "the model's `independent:` coordinates first, then the others in
+/// coordinate order", that are linearly independent (so that the first coordinates stay
+/// states), and the dependent speeds likewise from the velocity-level constraints' ∂g/∂q̇, the
+/// independent coordinates' speeds preferred. When (q, q̇) does not satisfy the constraints
+/// (max |φ|, |g| > 1e-9), the dependent coordinates are solved by Newton's method holding the
+/// independent ones, then the dependent speeds (LinearModel::completed).
+///
+/// Throws model::ModelError for bad values (what model::bind throws) or inputs,
+/// model::ComputationError when M is singular at the point, M, f, A, b or their derivatives are
+/// not finite there, or the constraints cannot be satisfied from it.
+LinearModel linearize(const principles::Equations& equations, const Eigen::VectorXd& q,
+                      const Eigen::VectorXd& qd, const LinearizationOptions& options);
+
+/// The modes of A, one per eigenvalue, in the order of LinearModel::eigenvalues.
+std::vector<Mode> modes(const LinearModel& linear);
+
+}  // namespace appell::num

@@ -1,0 +1,139 @@
+#include "appell/io/linear_model_writer.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace appell::io {
+
+namespace {
+
+// -0.0 as 0.0: neither JSON nor the text shows a negative zero.
+double number(double v) { return v == 0.0 ? 0.0 : v; }
+
+nlohmann::ordered_json rows_of(const Eigen::MatrixXd& m) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (Eigen::Index k = 0; k < m.cols(); ++k) row.push_back(number(m(i, k)));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string names_of(const model::Model& model, const std::vector<std::size_t>& indices,
+                     const std::string& before = "", const std::string& after = "") {
+  std::string out;
+  for (std::size_t j : indices)
+    out += (out.empty() ? "" : ", ") + before + model.coordinates[j].name + after;
+  return out;
+}
+
+std::string list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void write_matrix(std::ostream& out, const Eigen::MatrixXd& m) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    out << "  [";
+    for (Eigen::Index k = 0; k < m.cols(); ++k) out << (k ? ", " : "") << number(m(i, k));
+    out << "]\n";
+  }
+}
+
+void write_vector(std::ostream& out, const Eigen::VectorXd& v) {
+  out << "[";
+  for (Eigen::Index k = 0; k < v.size(); ++k) out << (k ? ", " : "") << number(v[k]);
+  out << "]";
+}
+
+std::string complex_text(std::complex<double> s) {
+  std::ostringstream out;
+  out << std::setprecision(12) << number(s.real());
+  if (s.imag() != 0.0) out << (s.imag() < 0 ? " - " : " + ") << std::abs(s.imag()) << "i";
+  return out.str();
+}
+
+}  // namespace
+
+std::string write_linear_model_json(const num::LinearModel& linear, bool with_modes) {
+  nlohmann::ordered_json j;
+  j["states"] = linear.states;
+  j["inputs"] = linear.inputs;
+  j["A"] = rows_of(linear.A);
+  j["B"] = rows_of(linear.B);
+  j["eigenvalues"] = nlohmann::ordered_json::array();
+  for (Eigen::Index k = 0; k < linear.eigenvalues.size(); ++k)
+    j["eigenvalues"].push_back(
+        {number(linear.eigenvalues[k].real()), number(linear.eigenvalues[k].imag())});
+  if (with_modes) {
+    j["modes"] = nlohmann::ordered_json::array();
+    for (const auto& mode : num::modes(linear)) {
+      nlohmann::ordered_json entry;
+      entry["eigenvalue"] = {number(mode.eigenvalue.real()), number(mode.eigenvalue.imag())};
+      entry["natural_frequency"] = number(mode.natural_frequency);
+      if (std::isnan(mode.damping_ratio))
+        entry["damping_ratio"] = nullptr;
+      else
+        entry["damping_ratio"] = number(mode.damping_ratio);
+      entry["unstable"] = mode.unstable;
+      j["modes"].push_back(entry);
+    }
+  }
+  return j.dump();
+}
+
+std::string write_linear_model_text(const model::Model& model, const num::LinearModel& linear,
+                                    double t, bool with_modes) {
+  std::ostringstream out;
+  out << std::setprecision(12);
+  out << model.name << ": linearized about t = " << number(t) << ", q = ";
+  write_vector(out, linear.q);
+  out << ", dot(q) = ";
+  write_vector(out, linear.qd);
+  out << "\n";
+  if (linear.completed)
+    out << "  (the dependent coordinates and speeds solved from the constraints)\n";
+  out << "x = (" << list(linear.states) << "), the deviations from the operating point\n";
+  out << "u = (" << list(linear.inputs) << ")\n";
+  if (!linear.dependent_coordinates.empty() || !linear.dependent_speeds.empty()) {
+    out << "independent coordinates: " << names_of(model, linear.independent_coordinates);
+    if (!linear.dependent_coordinates.empty())
+      out << "; dependent (holonomic constraints): "
+          << names_of(model, linear.dependent_coordinates);
+    out << "\nindependent speeds: " << names_of(model, linear.independent_speeds, "dot(", ")");
+    if (!linear.dependent_speeds.empty())
+      out << "; dependent (constraints): " << names_of(model, linear.dependent_speeds, "dot(", ")");
+    out << "\n";
+  }
+  out << "dx/dt = A x + B u\nA =\n";
+  write_matrix(out, linear.A);
+  if (linear.B.cols() == 0) {
+    out << "B = (no inputs)\n";
+  } else {
+    out << "B =\n";
+    write_matrix(out, linear.B);
+  }
+  out << "eigenvalues of A:\n";
+  for (Eigen::Index k = 0; k < linear.eigenvalues.size(); ++k)
+    out << "  " << complex_text(linear.eigenvalues[k]) << "\n";
+  if (with_modes) {
+    out << "modes (natural frequency |s|, damping ratio -Re(s)/|s|):\n";
+    for (const auto& mode : num::modes(linear)) {
+      out << "  s = " << complex_text(mode.eigenvalue) << ": " << number(mode.natural_frequency)
+          << " rad/s (" << number(mode.natural_frequency / (2.0 * M_PI)) << " Hz), damping ratio ";
+      if (std::isnan(mode.damping_ratio))
+        out << "- (s = 0)";
+      else
+        out << number(mode.damping_ratio);
+      if (mode.unstable) out << " (unstable)";
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace appell::io

@@ -1,0 +1,305 @@
+// Linearization (num::linearize, `appell linearize`): A and B against closed forms, against
+// finite differences of the nonlinear equations, and on the independent states of constrained
+// models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "appell/io/model_reader.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/linearization.hpp"
+#include "appell/numeric/state_evaluation.hpp"
+#include "appell/principles/derive.hpp"
+#include "support/run_cli.hpp"
+
+namespace {
+
+using namespace appell;
+using Eigen::MatrixXd;
+using Eigen::VectorXd;
+
+// An inverted pendulum on a cart: cart mass mc on x, a point mass m at distance l above the
+// pivot when theta = 0, a horizontal force F on the cart.
+constexpr const char* kCartPole = R"yaml(name: cart-pole
+parameters: {mc: 2.0, m: 0.5, l: 0.8, g: 9.81}
+coordinates: [x, theta]
+inputs: [F]
+frames:
+  cart: {translation: [x, 0, 0]}
+  pole: {parent: cart, rotation: rot_z(theta)}
+bodies:
+  carriage: {frame: cart, mass: mc, inertia: {box: {size: [0.4, 0.2, 0.2]}}}
+particles:
+  bob: {frame: pole, mass: m, position: [0, l, 0]}
+gravity: [0, -g, 0]
+loads:
+  - {force: [F, 0, 0], on: cart}
+)yaml";
+
+constexpr const char* kDoublePendulum = R"yaml(name: double-pendulum
+parameters: {m1: 1.0, m2: 0.5, l1: 1.0, l2: 0.7, g: 9.81, c: 0.3}
+coordinates: [q1, q2]
+inputs: [tau]
+frames:
+  rod1: {rotation: rot_z(q1)}
+  rod2: {parent: rod1, translation: [0, -l1, 0], rotation: rot_z(q2)}
+particles:
+  bob1: {frame: rod1, mass: m1, position: [0, -l1, 0]}
+  bob2: {frame: rod2, mass: m2, position: [0, -l2, 0]}
+gravity: [0, -g, 0]
+loads:
+  - {generalized: {coordinate: q2, value: "tau - c*dot(q2)"
+}
+}
+  - {force: [0.4*tau, 0, 0], on: rod2, at: [0, -l2, 0]}
+)yaml";
+
+constexpr const char* kSliderCrank = R"yaml(name: slider-crank
+parameters: {m1: 0.5, m2: 1.0, m3: 2.0, r: 0.1, L: 0.3, g: 9.81}
+coordinates: [q1, q2, x]
+inputs: [torque]
+frames:
+  crank: {rotation: rot_z(q1)}
+  rod: {translation: [r*cos(q1), r*sin(q1), 0], rotation: rot_z(q2)}
+  slider: {translation: [x, 0, 0]}
+bodies:
+  crank_body: {frame: crank, mass: m1, com: [r/2, 0, 0], inertia: {rod: {length: r, axis: x}}}
+  rod_body: {frame: rod, mass: m2, com: [L/2, 0, 0], inertia: {rod: {length: L, axis: x}}}
+particles:
+  block: {frame: slider, mass: m3, position: [0, 0, 0]}
+gravity: [0, -g, 0]
+loads:
+  - {generalized: {coordinate: q1, value: torque}}
+constraints:
+  - {name: loop_x, holonomic: "r*cos(q1) + L*cos(q2) - x"}
+  - {name: loop_y, holonomic: "r*sin(q1) + L*sin(q2)"
+  }
+)yaml";
+
+num::LinearModel linearize(const char* yaml, const VectorXd& q, const VectorXd& qd,
+                           const std::vector<std::string>& inputs, model::Values values = {}) {
+  const auto model = io::parse_model(yaml, "model.yaml");
+  num::LinearizationOptions options;
+  options.inputs = inputs;
+  options.values = std::move(values);
+  return num::linearize(principles::derive(model, principles::Method::GibbsAppell), q, qd, options);
+}
+
+// Central differences of ẋ_r = F(x_r, u) (each of size states): the columns of A, then of B.
+MatrixXd finite_difference(const std::function<VectorXd(const VectorXd&, const VectorXd&)>& F,
+                           const VectorXd& x, const VectorXd& u) {
+  const double h = 1e-6;
+  MatrixXd J(x.size(), x.size() + u.size());
+  for (Eigen::Index k = 0; k < x.size() + u.size(); ++k) {
+    VectorXd xp = x, xm = x, up = u, um = u;
+    if (k < x.size()) {
+      xp[k] += h;
+      xm[k] -= h;
+    } else {
+      up[k - x.size()] += h;
+      um[k - x.size()] -= h;
+    }
+    J.col(k) = (F(xp, up) - F(xm, um)) / (2 * h);
+  }
+  return J;
+}
+
+TEST(Linearize, CartPoleAgainstTheClosedForm) {
+  // Upright: M ẍ = F + m g θ, M l θ̈ = (M + m) g θ + F (M the cart, m the bob); eigenvalues
+  // 0, 0, ±√((M + m) g / (M l)).
+  const double mc = 2.0, m = 0.5, l = 0.8, g = 9.81;
+  const auto lin = linearize(kCartPole, VectorXd::Zero(2), VectorXd::Zero(2), {"F"});
+  EXPECT_EQ(lin.states, (std::vector<std::string>{"x", "theta", "dot(x)", "dot(theta)"}));
+  EXPECT_EQ(lin.inputs, std::vector<std::string>{"F"});
+  MatrixXd A(4, 4);
+  A << 0, 0, 1, 0,  //
+      0, 0, 0, 1,   //
+      0, m * g / mc, 0, 0, 0, (mc + m) * g / (mc * l), 0, 0;
+  VectorXd B(4);
+  B << 0, 0, 1 / mc, 1 / (mc * l);
+  EXPECT_LT((lin.A - A).cwiseAbs().maxCoeff(), 1e-12) << lin.A;
+  EXPECT_LT((lin.B - B).cwiseAbs().maxCoeff(), 1e-12) << lin.B;
+  ASSERT_EQ(lin.eigenvalues.size(), 4);
+  const double s = std::sqrt((mc + m) * g / (mc * l));
+  EXPECT_LT(std::abs(lin.eigenvalues[0]), 1e-6);
+  EXPECT_LT(std::abs(lin.eigenvalues[1]), 1e-6);
+  EXPECT_NEAR(lin.eigenvalues[2].real(), -s, 1e-10);
+  EXPECT_NEAR(lin.eigenvalues[3].real(), s, 1e-10);
+  EXPECT_EQ(lin.eigenvalues[3].imag(), 0.0);
+
+  // Hanging down (θ = π) the pole oscillates: ±i√((M + m) g / (M l)), undamped.
+  VectorXd down(2);
+  down << 0.3, M_PI;
+  const auto hanging = linearize(kCartPole, down, VectorXd::Zero(2), {"F"});
+  const auto modes = num::modes(hanging);
+  EXPECT_NEAR(modes[3].natural_frequency, s, 1e-9);
+  EXPECT_NEAR(std::abs(modes[3].eigenvalue.imag()), s, 1e-9);
+  EXPECT_NEAR(modes[3].damping_ratio, 0.0, 1e-9);
+  EXPECT_FALSE(modes[2].unstable);
+  EXPECT_FALSE(modes[3].unstable);
+  // Upright, the pole falls: one mode unstable (s > 0), the other decays.
+  const auto upright = num::modes(lin);
+  EXPECT_FALSE(upright[2].unstable);
+  EXPECT_TRUE(upright[3].unstable);
+  EXPECT_NEAR(upright[3].damping_ratio, -1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(modes[0].damping_ratio) || std::abs(modes[0].natural_frequency) < 1e-6);
+}
+
+TEST(Linearize, DoublePendulumAgainstFiniteDifferencesOfTheEquations) {
+  const auto model = io::parse_model(kDoublePendulum, "model.yaml");
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+  for (const auto& [q, qd, tau] : std::vector<std::tuple<VectorXd, VectorXd, double>>{
+           {VectorXd::Constant(2, 0.0), VectorXd::Constant(2, 0.0), 0.0},
+           {(VectorXd(2) << 0.8, -0.4).finished(), (VectorXd(2) << 1.3, -2.1).finished(), 0.7},
+           {(VectorXd(2) << -2.2, 1.9).finished(), (VectorXd(2) << -0.6, 3.0).finished(), -1.5}}) {
+    num::LinearizationOptions options;
+    options.inputs = {"tau"};
+    options.values.set("tau", tau);
+    const auto lin = num::linearize(eq, q, qd, options);
+    auto F = [&](const VectorXd& x, const VectorXd& u) {
+      const num::CompiledEquations compiled(eq, model::Values{{"tau", u[0]}});
+      const auto state = num::evaluate_state(compiled, 0.0, x.head(2), x.tail(2));
+      VectorXd rate(4);
+      rate << x.tail(2), state.qdd;
+      return rate;
+    };
+    VectorXd x(4);
+    x << q, qd;
+    const MatrixXd J = finite_difference(F, x, VectorXd::Constant(1, tau));
+    EXPECT_LT((lin.A - J.leftCols(4)).cwiseAbs().maxCoeff(), 1e-6) << lin.A << "\n\n" << J;
+    EXPECT_LT((lin.B - J.rightCols(1)).cwiseAbs().maxCoeff(), 1e-6) << lin.B << "\n\n" << J;
+  }
+}
+
+TEST(Linearize, SliderCrankOnTheCrankAngleAgainstTheReducedClosedForm) {
+  // With the crank down (q1 = −π/2) everything translates with the crank pin's speed r q̇1:
+  // M_r = m1 r²/3 + (m2 + m3) r², V_r = g r (m1 + m2) sin(q1) / 2, so
+  // q̈1 = −V_r''/M_r δq1 = −g r (m1 + m2) / (2 M_r) δq1 and B = 1/M_r.
+  const double m1 = 0.5, m2 = 1.0, m3 = 2.0, r = 0.1, L = 0.3, g = 9.81;
+  const double q1 = -M_PI / 2, q2 = std::asin(-r * std::sin(q1) / L);
+  VectorXd q(3);
+  q << q1, q2, r * std::cos(q1) + L * std::cos(q2);
+  const auto lin = linearize(kSliderCrank, q, VectorXd::Zero(3), {"torque"});
+  EXPECT_EQ(lin.states, (std::vector<std::string>{"q1", "dot(q1)"}));
+  EXPECT_EQ(lin.dependent_coordinates, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(lin.dependent_speeds, (std::vector<std::size_t>{1, 2}));
+  EXPECT_FALSE(lin.completed);
+  const double Mr = m1 * r * r / 3 + (m2 + m3) * r * r;
+  MatrixXd A(2, 2);
+  A << 0, 1, -g * r * (m1 + m2) / (2 * Mr), 0;
+  EXPECT_LT((lin.A - A).cwiseAbs().maxCoeff(), 1e-9) << lin.A;
+  EXPECT_NEAR(lin.B(0, 0), 0.0, 1e-12);
+  EXPECT_NEAR(lin.B(1, 0), 1 / Mr, 1e-9);
+  EXPECT_NEAR(std::abs(lin.eigenvalues[0].imag()), std::sqrt(g * r * (m1 + m2) / (2 * Mr)), 1e-9);
+
+  // A slider position off the loop is completed from the crank angle: the same model.
+  VectorXd off = q;
+  off[2] += 0.05;
+  off[1] -= 0.1;
+  const auto completed = linearize(kSliderCrank, off, VectorXd::Zero(3), {"torque"});
+  EXPECT_TRUE(completed.completed);
+  EXPECT_LT((completed.q - q).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_LT((completed.A - lin.A).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+TEST(Linearize, SliderCrankAwayFromEquilibriumAgainstFiniteDifferencesOnTheLoop) {
+  // The reduced dynamics (q1, q̇1) -> (q̇1, q̈1) along the loop, q2, x and their speeds from the
+  // closed-form loop (q2 = asin(−r sin q1 / L)), q̈1 from the full constrained equations.
+  const double r = 0.1, L = 0.3;
+  const auto model = io::parse_model(kSliderCrank, "model.yaml");
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+  auto full = [&](double q1, double w1) {
+    const double q2 = std::asin(-r * std::sin(q1) / L);
+    const double w2 = -r * std::cos(q1) * w1 / (L * std::cos(q2));
+    VectorXd q(3), qd(3);
+    q << q1, q2, r * std::cos(q1) + L * std::cos(q2);
+    qd << w1, w2, -r * std::sin(q1) * w1 - L * std::sin(q2) * w2;
+    return std::make_pair(q, qd);
+  };
+  const auto [q, qd] = full(0.7, 2.3);
+  num::LinearizationOptions options;
+  options.inputs = {"torque"};
+  options.values.set("torque", 0.2);
+  const auto lin = num::linearize(eq, q, qd, options);
+  auto F = [&](const VectorXd& x, const VectorXd& u) {
+    const auto [qf, qdf] = full(x[0], x[1]);
+    const num::CompiledEquations compiled(eq, model::Values{{"torque", u[0]}});
+    const auto state = num::evaluate_state(compiled, 0.0, qf, qdf);
+    return VectorXd((VectorXd(2) << x[1], state.qdd[0]).finished());
+  };
+  const MatrixXd J =
+      finite_difference(F, (VectorXd(2) << 0.7, 2.3).finished(), VectorXd::Constant(1, 0.2));
+  EXPECT_LT((lin.A - J.leftCols(2)).cwiseAbs().maxCoeff(), 1e-5) << lin.A << "\n\n" << J;
+  EXPECT_LT((lin.B - J.rightCols(1)).cwiseAbs().maxCoeff(), 1e-5) << lin.B << "\n\n" << J;
+}
+
+TEST(Linearize, ChaplyginSleighKeepsTheIndependentSpeeds) {
+  // Nonholonomic: the coordinates stay (x, y, θ), the speeds are (ẋ, θ̇) with ẏ = tan θ ẋ.
+  const auto model = io::parse_model(R"yaml(name: sleigh
+parameters: {m: 2.0, I: 0.05, a: 0.2}
+coordinates: [x, y, theta]
+frames:
+  sleigh: {translation: [x, y, 0], rotation: rot_z(theta)}
+bodies:
+  hull: {frame: sleigh, mass: m, com: [a, 0, 0], inertia: [I, I, I, 0, 0, 0]}
+constraints:
+  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
+)yaml",
+                                     "sleigh.yaml");
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+  const double th = 0.4, vx = 0.9, w = 1.1;
+  VectorXd q(3), qd(3);
+  q << 0.2, -0.1, th;
+  qd << vx, std::tan(th) * vx, w;
+  const auto lin = num::linearize(eq, q, qd, {});
+  EXPECT_EQ(lin.states, (std::vector<std::string>{"x", "y", "theta", "dot(x)", "dot(theta)"}));
+  auto F = [&](const VectorXd& x, const VectorXd&) {
+    VectorXd qf = x.head(3), qdf(3);
+    qdf << x[3], std::tan(x[2]) * x[3], x[4];
+    const num::CompiledEquations compiled(eq);
+    const auto state = num::evaluate_state(compiled, 0.0, qf, qdf);
+    VectorXd rate(5);
+    rate << qdf, state.qdd[0], state.qdd[2];
+    return rate;
+  };
+  VectorXd x(5);
+  x << q, vx, w;
+  const MatrixXd J = finite_difference(F, x, VectorXd(0));
+  EXPECT_LT((lin.A - J).cwiseAbs().maxCoeff(), 1e-6) << lin.A << "\n\n" << J;
+}
+
+TEST(Linearize, CommandLineJsonHasTheFieldsInOrder) {
+  const std::string path = ::testing::TempDir() + "/cart_pole_linearize.yaml";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(kCartPole, f);
+    std::fclose(f);
+  }
+  const auto run =
+      test_support::run_cli("linearize " + path + " --q 0,0 --qd 0,0 --inputs F --json");
+  ASSERT_EQ(run.code, 0) << run.out;
+  const auto j = nlohmann::ordered_json::parse(run.out);
+  std::vector<std::string> keys;
+  for (const auto& item : j.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"states", "inputs", "A", "B", "eigenvalues"}));
+  EXPECT_EQ(j["states"], nlohmann::json({"x", "theta", "dot(x)", "dot(theta)"}));
+  EXPECT_NEAR(j["A"][3][1].get<double>(), (2.5 * 9.81) / (2.0 * 0.8), 1e-12);
+  EXPECT_NEAR(j["B"][2][0].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(j["eigenvalues"].size(), 4u);
+
+  const auto modes =
+      test_support::run_cli("linearize " + path + " --q 0,3.141592653589793 --modes");
+  ASSERT_EQ(modes.code, 0) << modes.out;
+  EXPECT_NE(modes.out.find("rad/s"), std::string::npos) << modes.out;
+  EXPECT_NE(modes.out.find("damping ratio 0"), std::string::npos) << modes.out;
+
+  const auto bad = test_support::run_cli("linearize " + path + " --inputs G");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("--inputs"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("(G)"), std::string::npos) << bad.out;
+}
+
+}  // namespace
