@@ -347,6 +347,27 @@ TEST(ReportPage, AFailedSimulationGivesAnIncompletePageWithTheReason) {
   EXPECT_GE(page_data(html)["animation"]["poses"].size(), 1u);
 }
 
+TEST(ReportPage, WithoutSimulationDrawsTheInitialState) {
+  const auto model = example("planar_2r.yaml");
+  report::ReportOptions options;
+  options.simulate = false;
+  options.verify = false;
+  const report::Report contents = report::make_report(model, options);
+  EXPECT_TRUE(contents.complete());
+  EXPECT_FALSE(contents.simulation);
+  const std::string html = report::write_html(contents);
+  EXPECT_NE(html.find("Not simulated: the model in its initial state."), std::string::npos);
+  const auto data = page_data(html);
+  EXPECT_FALSE(data.contains("plots"));
+  const auto& poses = data["animation"]["poses"];
+  ASSERT_EQ(poses.size(), 1u);
+  // examples/planar_2r.yaml starts at q = 0: link2 at (l, 0, 0), both links unrotated.
+  EXPECT_EQ(poses[0][7].get<double>(), 0.5);
+  EXPECT_EQ(poses[0][13].get<double>(), 1.0);
+  EXPECT_EQ(data["animation"]["solids"].size(), 2u);
+  EXPECT_EQ(data["animation"]["solids"][0]["kind"], "rod");
+}
+
 TEST(ReportCli, WritesThePageAndRefusesBadInput) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "appell-report-cli";
