@@ -65,6 +65,12 @@ for model in examples/fem/*.yaml; do
   run "fem $model" fem "$model" --modes 3
 done
 run "fem --derive-element" fem --derive-element beam --elements 1
+run "check planar_2r" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml
+run "check planar_2r --json" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml --json
+for format in text latex json; do
+  run "derive three_link_arm --intermediates --format $format" derive examples/three_link_arm.yaml \
+    --intermediates --format "$format"
+done
 for model in examples/urdf/*.urdf; do
   [ -e "$model" ] || continue
   run "eval $model --json" eval "$model" --json

@@ -36,6 +36,7 @@ void add_statics_command(CLI::App& app, Commands& commands);
 void add_fem_command(CLI::App& app, Commands& commands);
 void add_import_command(CLI::App& app, Commands& commands);
 void add_report_command(CLI::App& app, Commands& commands);
+void add_check_command(CLI::App& app, Commands& commands);
 void add_linearize_command(CLI::App& app, Commands& commands);
 
 /// How a URDF model is read (--gravity GX,GY,GZ, --joint-damping, --symbolic-inertia): options of

@@ -18,6 +18,8 @@ struct DeriveOptions {
   int order = 1;
   bool raw = false;
   bool minimal = false;
+  bool intermediates = false;
+  std::size_t intermediates_above = 1500;
 };
 
 int run_derive(const DeriveOptions& o) {
@@ -34,6 +36,8 @@ int run_derive(const DeriveOptions& o) {
   request.order = o.order;
   request.minimal = o.minimal;
   request.readable = !o.raw;
+  request.intermediates = o.intermediates;
+  request.intermediates_above = o.intermediates_above;
 
   principles::Derivation derivation;
   try {
@@ -78,6 +82,13 @@ void add_derive_command(CLI::App& app, Commands& commands) {
   d->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]) by "
               "Gibbs-Appell with quasi-accelerations: no multipliers");
+  d->add_flag("--intermediates", o->intermediates,
+              "write the equations through short named intermediates (z1 = cos(q1), ...) defined "
+              "once, in order");
+  d->add_option("--intermediates-above", o->intermediates_above,
+                "switch to named intermediates by itself when the equations as formed have more "
+                "than NODES distinct nodes (default 1500; 0: never)")
+      ->type_name("NODES");
   commands.push_back({d, [o] { return run_derive(*o); }});
 }
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   cli::add_fem_command(app, commands);
   cli::add_import_command(app, commands);
   cli::add_report_command(app, commands);
+  cli::add_check_command(app, commands);
   cli::add_linearize_command(app, commands);
   cli::apply_option_rules(app);
   app.set_version_flag("--version", "appell " APPELL_VERSION_STRING);

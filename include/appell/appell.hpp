@@ -21,12 +21,15 @@
 #include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/intermediates.hpp"
+#include "appell/sym/operation_count.hpp"
 #include "appell/sym/readable.hpp"
 #include "appell/sym/tape.hpp"
 #include "appell/sym/time_functions.hpp"
 
 // model/: the Model value, its builder (the one validation), the expression language, values
 #include "appell/model/builder.hpp"
+#include "appell/model/claim.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/flexible.hpp"
 #include "appell/model/model.hpp"
@@ -50,10 +53,12 @@
 #include "appell/principles/minimal_form.hpp"
 #include "appell/principles/nielsen.hpp"
 #include "appell/principles/potential_energy.hpp"
+#include "appell/principles/readable_form.hpp"
 #include "appell/principles/relative_motion.hpp"
 
 // numeric/: compiled evaluation, simulation, inverse dynamics, statics, verification
 #include "appell/numeric/agreement.hpp"
+#include "appell/numeric/claim_check.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
@@ -83,6 +88,8 @@
 
 // io/: the model readers (YAML, URDF, either by content) and the URDF import; text, LaTeX, JSON,
 // CSV and VTK writers
+#include "appell/io/check_writer.hpp"
+#include "appell/io/claims_reader.hpp"
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"

@@ -17,6 +17,9 @@ inline nlohmann::ordered_json cost_json(const principles::DerivationCost& cost,
                                  {"derivative_nodes", cost.derivative_nodes},
                                  {"size_before", cost.size_before},
                                  {"size_after", cost.size_after}};
+  // Only when some entry was kept as formed, so that other outputs stay as they were.
+  if (cost.kept_smaller > 0) json["kept_as_formed_smaller"] = cost.kept_smaller;
+  if (cost.kept_over_budget > 0) json["kept_as_formed_over_budget"] = cost.kept_over_budget;
   if (options.timing) {
     json["seconds"] = cost.seconds;
     json["simplify_seconds"] = cost.simplify_seconds;
@@ -28,6 +31,17 @@ inline nlohmann::ordered_json cost_json(const principles::DerivationCost& cost,
 inline std::string cost_text(const principles::DerivationCost& cost, bool simplified,
                              const WriteOptions& options) {
   std::ostringstream out;
+  if (simplified && cost.kept_smaller + cost.kept_over_budget > 0) {
+    out << "note: " << cost.kept_smaller + cost.kept_over_budget
+        << " entries are printed as formed:";
+    if (cost.kept_smaller > 0) out << " " << cost.kept_smaller << " were shorter than simplified";
+    if (cost.kept_smaller > 0 && cost.kept_over_budget > 0) out << ",";
+    if (cost.kept_over_budget > 0)
+      out << " " << cost.kept_over_budget
+          << " were too large to simplify within the budget (derive --intermediates shows them "
+             "through named intermediates)";
+    out << "\n";
+  }
   out << "cost: " << cost.differentiations << " differentiations, " << cost.derivative_nodes
       << " derivative nodes, " << cost.size_before << " nodes as formed";
   if (simplified) out << ", " << cost.size_after << " simplified";

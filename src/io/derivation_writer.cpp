@@ -57,6 +57,18 @@ std::string latex_name(const std::string& name) {
   return out;
 }
 
+std::string named_heading(const principles::IntermediateForm& named) {
+  std::string text = "# written through " + std::to_string(named.intermediates.size()) +
+                     " named intermediates, each defined once in terms of those before it";
+  if (named.automatic && named.threshold > 0)
+    text += " (chosen automatically: the equations as formed have more than " +
+            std::to_string(named.threshold) + " nodes)";
+  else if (named.automatic)
+    text += " (chosen automatically: " + std::to_string(named.over_budget) +
+            " entries were too large to simplify within the budget)";
+  return text;
+}
+
 std::string equations_text(const principles::Derivation& d, const WriteOptions& options) {
   if (d.minimal) return write_text(*d.minimal, options);
   if (d.equations) return write_text(*d.equations, options);
@@ -69,6 +81,12 @@ std::string write_text(const principles::Derivation& d, const WriteOptions& opti
   const model::Model& model = model_of(d);
   const auto context = readable_context(model);
   std::ostringstream out;
+  if (d.named) {
+    out << named_heading(*d.named) << "\nintermediates:\n";
+    for (const auto& i : d.named->intermediates)
+      out << "  " << i.name.get_name() << " = " << expression_text(i.value, context) << "\n";
+    out << "\n";
+  }
   out << equations_text(d, options);
   if (d.compulsion) out << "\ncompulsion Z = " << expression_text(*d.compulsion, context) << "\n";
   if (d.inertial_forces) {
@@ -86,6 +104,15 @@ std::string write_latex(const principles::Derivation& d) {
   const model::Model& model = model_of(d);
   const auto context = readable_context(model);
   std::ostringstream out;
+  if (d.named) {
+    out << "% " << named_heading(*d.named).substr(2) << "\n\\begin{align}\n";
+    const auto& list = d.named->intermediates;
+    for (std::size_t k = 0; k < list.size(); ++k)
+      out << "  " << expression_latex(list[k].name, context)
+          << " &= " << expression_latex(list[k].value, context)
+          << (k + 1 < list.size() ? " \\\\" : "") << "\n";
+    out << "\\end{align}\n";
+  }
   if (d.minimal)
     out << write_latex(*d.minimal);
   else if (d.equations)
@@ -121,6 +148,13 @@ std::string write_json(const principles::Derivation& d, const WriteOptions& opti
     json = nlohmann::ordered_json::parse(write_json(*d.equations, options));
   else
     throw std::invalid_argument("a derivation without equations");
+  if (d.named) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& i : d.named->intermediates)
+      list.push_back({{"name", i.name.get_name()}, {"value", expression_text(i.value, context)}});
+    json["intermediates"] = list;
+    json["intermediates_automatic"] = d.named->automatic;
+  }
   if (d.compulsion) json["compulsion"] = expression_text(*d.compulsion, context);
   if (d.inertial_forces) {
     const auto& f = *d.inertial_forces;

@@ -239,7 +239,7 @@ class ModelReader {
     const Fields top(*this, model_item, "the model",
                      {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
                       "frames", "bodies", "particles", "gravity", "loads", "constraints",
-                      "relative_to", "flexible", "independent", "visuals"});
+                      "relative_to", "flexible", "independent", "visuals", "positive"});
     model::ModelBuilder builder(text(top.require("name")), source_.file());
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) builder.description(text(*description));
@@ -262,6 +262,7 @@ class ModelReader {
     if (auto loads = top.find("loads")) read_loads(builder, *loads);
     if (auto constraints = top.find("constraints")) read_constraints(builder, *constraints);
     if (auto independent = top.find("independent")) read_independent(builder, *independent);
+    if (auto positive = top.find("positive")) read_positive(builder, *positive);
     if (auto flexible = top.find("flexible")) read_flexible_bodies(builder, *flexible);
     if (auto visuals = top.find("visuals")) read_visuals(builder, *visuals);
     return builder.build();
@@ -776,6 +777,15 @@ class ModelReader {
       else
         builder.nonholonomic_constraint(constraint, expr(*nonholonomic), item.where);
     }
+  }
+
+  void read_positive(model::ModelBuilder& builder, const Item& section) const {
+    if (!section.node.IsSequence())
+      fail(section.where, "expected a list of parameter and coordinate names", "positive");
+    std::vector<model::Name> names;
+    for (const auto& item : list(section, "parameter and coordinate names"))
+      names.push_back(name(item));
+    builder.positive(names, section.where);
   }
 
   void read_independent(model::ModelBuilder& builder, const Item& section) const {

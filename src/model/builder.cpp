@@ -887,6 +887,25 @@ ModelBuilder& ModelBuilder::independent(const std::vector<Name>& coordinates,
   return *this;
 }
 
+ModelBuilder& ModelBuilder::positive(const std::vector<Name>& names, const SourceLocation& where) {
+  check_usable();
+  const std::string item = "positive";
+  model_->positive.clear();
+  (void)where;
+  for (const auto& name : names) {
+    std::optional<GiNaC::symbol> symbol;
+    if (const Parameter* p = model_->find_parameter(name.text)) symbol = p->symbol;
+    for (std::size_t j = 0; j < model_->dof() && !symbol; ++j)
+      if (model_->coordinates[j].name == name.text) symbol = model_->coordinate_symbol(j);
+    if (!symbol) fail(name.where, item, "not a parameter or coordinate of the model", name.text);
+    if (std::find_if(model_->positive.begin(), model_->positive.end(),
+                     [&](const auto& s) { return s.is_equal(*symbol); }) != model_->positive.end())
+      fail(name.where, item, "listed twice", name.text);
+    model_->positive.push_back(*symbol);
+  }
+  return *this;
+}
+
 // The constraints must determine the dependent speeds: A_d (the columns of the velocity-level
 // constraint matrix A that belong to the dependent speeds) must be invertible. Checked at the
 // initial state (parameters at their defaults, t = 0, inputs and unspecified functions 0), where

@@ -8,6 +8,7 @@
 #include "appell/principles/relative_motion.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "readable_step.hpp"
 
 namespace appell::principles {
 
@@ -55,6 +56,30 @@ GiNaC::ex shown(const GiNaC::ex& e, const model::Model& model, const DerivationR
   const GiNaC::ex given =
       request.values.empty() ? e : sym::substitute(e, printed_numbers(model, request.values));
   return request.readable ? sym::readable(given, context) : given;
+}
+
+// The equations as the request wants them shown: readable, as formed, or through named
+// intermediates (asked for, or chosen because they are too large to simplify whole).
+template <typename Formed>
+Formed presented(const Formed& formed, const DerivationRequest& request, Derivation& result) {
+  const bool automatic = request.readable && !request.intermediates &&
+                         request.intermediates_above > 0 &&
+                         formed.cost.size_before > request.intermediates_above;
+  std::size_t over_budget = 0;
+  if (!request.intermediates && !automatic) {
+    if (!request.readable) return formed;
+    Formed simple = simplify(formed);
+    // Entries too large to simplify within the budget read better through names than as trees.
+    over_budget = simple.cost.kept_over_budget;
+    if (over_budget == 0 || request.intermediates_above == 0) return simple;
+  }
+  IntermediateForm named;
+  named.automatic = automatic || over_budget > 0;
+  named.threshold = automatic ? request.intermediates_above : 0;
+  named.over_budget = over_budget;
+  Formed shown = detail::through_intermediates(formed, named.intermediates, request.readable);
+  result.named = std::move(named);
+  return shown;
 }
 
 // Seed 003 eqs. 31–34 and what each form's left-hand side is made of (eqs. 55–57).
@@ -122,12 +147,12 @@ Derivation derive(std::shared_ptr<const model::Model> model, const DerivationReq
   // The minimal form in the independent accelerations, or M q̈ = f (+ Aᵀλ).
   if (request.minimal) {
     const auto formed = with_values(minimal_form(model), request.values);
-    result.minimal = request.readable ? simplify(formed) : formed;
+    result.minimal = presented(formed, request, result);
   } else {
     const auto formed = with_values(request.order > 1 ? derive_gibbs_appell(model, request.order)
                                                       : derive(model, request.method),
                                     request.values);
-    result.equations = request.readable ? simplify(formed) : formed;
+    result.equations = presented(formed, request, result);
   }
   // Gauss's compulsion Z, whose stationarity in q̈ gave the equations (seed 003 eq. 11).
   if (request.compulsion) {
@@ -146,8 +171,10 @@ sym::ReadableContext readable_context(const model::Model& model) {
     if (!prescribed.expression) functions.push_back(prescribed.name);
   std::vector<GiNaC::symbol> parameters;
   for (const auto& parameter : model.parameters) parameters.push_back(parameter.symbol);
-  return sym::ReadableContext::for_functions(*model.time_functions, functions,
-                                             std::move(parameters));
+  auto context =
+      sym::ReadableContext::for_functions(*model.time_functions, functions, std::move(parameters));
+  context.positive = model.positive;
+  return context;
 }
 
 GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& values) {

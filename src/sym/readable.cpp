@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +15,7 @@
 
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
+#include "appell/sym/operation_count.hpp"
 
 namespace appell::sym {
 
@@ -43,6 +46,10 @@ constexpr std::size_t kMaxAngleNodes = 256;
 // expanded.
 constexpr std::size_t kMaxFactorNodes = 64;
 
+// Splitting a coefficient by its most shared factor recurses; beyond this many terms it is not
+// tried.
+constexpr std::size_t kMaxSplitTerms = 40;
+
 /// Made of symbols and numbers by +, × and whole positive powers.
 bool is_polynomial(const ex& e) {
   if (GiNaC::is_a<GiNaC::symbol>(e) || GiNaC::is_a<numeric>(e)) return true;
@@ -64,6 +71,24 @@ bool contains_symbol(const ex& e) {
   for (std::size_t i = 0; i < e.nops(); ++i)
     if (contains_symbol(e.op(i))) return true;
   return false;
+}
+
+/// Thrown out of a FourierForm whose ReadableBudget ran out; readable_within() catches it.
+struct OverBudget {};
+
+/// Made of positive symbols (`positive`), positive numbers and π by +, ×, / and real powers.
+bool is_positive(const ex& e, const std::set<ex, GiNaC::ex_is_less>& positive) {
+  if (GiNaC::is_a<numeric>(e))
+    return GiNaC::ex_to<numeric>(e).is_real() && GiNaC::ex_to<numeric>(e).is_positive();
+  if (GiNaC::is_a<GiNaC::symbol>(e)) return positive.count(e) != 0;
+  if (GiNaC::is_a<GiNaC::constant>(e)) return e.is_equal(GiNaC::Pi);
+  if (GiNaC::is_a<GiNaC::power>(e))
+    return GiNaC::is_a<numeric>(e.op(1)) && GiNaC::ex_to<numeric>(e.op(1)).is_real() &&
+           is_positive(e.op(0), positive);
+  if (!GiNaC::is_a<GiNaC::add>(e) && !GiNaC::is_a<GiNaC::mul>(e)) return false;
+  for (const ex& operand : e)
+    if (!is_positive(operand, positive)) return false;
+  return true;
 }
 
 exvector terms_of(const ex& sum) {
@@ -128,11 +153,29 @@ class FourierForm {
  public:
   /// The context's coordinates say which angles come first; its parameters which angles are
   /// constant.
-  FourierForm(const exvector& roots, const ReadableContext& context) {
+  FourierForm(const exvector& roots, const ReadableContext& context,
+              const ReadableBudget& budget = unlimited())
+      : budget_(budget), positive_(context.positive.begin(), context.positive.end()) {
     find_angles(roots);
     number_atoms(context.coordinates);
     classify_atoms(context.parameters);
   }
+
+  static ReadableBudget unlimited() {
+    constexpr std::size_t all = std::numeric_limits<std::size_t>::max();
+    return {all, all, all};
+  }
+
+  /// Placeholder symbol -> the opaque factor it stands for.
+  const GiNaC::exmap& placeholders() const { return placeholders_; }
+
+  /// Starts the work count of one entry (ReadableBudget::max_entry_work).
+  void start_entry() { entry_work_ = 0; }
+
+  /// The shortest of the ways to write the Fourier form of `e` back (readable.hpp), collected
+  /// by `collector`, opaque factors revealed.
+  template <typename Collect>
+  ex shortest(const ex& e, const Collect& collect);
 
   /// `e` as an expanded Laurent polynomial in the z variables with z-free coefficients.
   ex fourier(const ex& e);
@@ -146,8 +189,10 @@ class FourierForm {
   struct Atom {
     numeric denominator = 1;  // d: z = exp(i·angle/d)
     GiNaC::symbol z;
+    GiNaC::symbol c, s;  // cos(angle/d) and sin(angle/d) in the power forms
     std::size_t index = 0;
   };
+  enum class Powers { SingleAngles, Everywhere };
   struct Memo {
     ex original;  // keeps the key's node alive
     ex result;
@@ -164,6 +209,14 @@ class FourierForm {
   ex hide(const ex& value);
   bool is_z_factor(const ex& factor, std::size_t* index, long* exponent) const;
   bool is_z_free(const ex& f) const;
+  ex root(const ex& base, const ex& exponent);
+  ex root_base(const ex& base);
+  void require_terms(double estimate);
+  void spend(const ex& formed);
+  std::optional<ex> power_form(const ex& e, Powers where);
+  std::optional<ex> power_of_angle(const ex& function, Powers where);
+  ex eliminated(const ex& polynomial, const GiNaC::symbol& square, const GiNaC::symbol& other);
+  ex angle_functions(const ex& e) const;
 
   std::map<ex, Atom, GiNaC::ex_is_less> atoms_;           // angle -> atom
   std::vector<ex> angles_;                                // by atom index
@@ -175,7 +228,23 @@ class FourierForm {
   GiNaC::exmap placeholders_;                                      // symbol -> opaque factor
   std::vector<bool> constant_angle_;  // by atom index: the angle is made of parameters only
   bool has_constant_angles_ = false;
+  ReadableBudget budget_;
+  std::size_t entry_work_ = 0, total_work_ = 0;
+  std::set<ex, GiNaC::ex_is_less> positive_;
 };
+
+void FourierForm::require_terms(double estimate) {
+  if (estimate > static_cast<double>(budget_.max_terms)) throw OverBudget{};
+}
+
+void FourierForm::spend(const ex& formed) {
+  const std::size_t terms = GiNaC::is_a<GiNaC::add>(formed) ? formed.nops() : 1;
+  entry_work_ += terms;
+  total_work_ += terms;
+  if (entry_work_ > budget_.max_entry_work || total_work_ > budget_.max_total_work)
+    throw OverBudget{};
+  require_terms(static_cast<double>(terms));
+}
 
 void FourierForm::find_angles(const exvector& roots) {
   // All denominators must be known before the first z power is formed, hence this pass over the
@@ -282,12 +351,22 @@ ex FourierForm::fourier(const ex& e) {
   ex result;
   if (GiNaC::is_a<GiNaC::add>(e)) {
     exvector terms;
-    for (const ex& term : e) terms.push_back(fourier(term));
+    double estimate = 0;
+    for (const ex& term : e) {
+      terms.push_back(fourier(term));
+      estimate += static_cast<double>(terms_of(terms.back()).size());
+    }
+    require_terms(estimate);
     // The terms are expanded already, so this expand() only merges them.
     result = ex(GiNaC::add(terms)).expand();
   } else if (GiNaC::is_a<GiNaC::mul>(e)) {
     exvector factors;
-    for (const ex& factor : e) factors.push_back(fourier(factor));
+    double estimate = 1;
+    for (const ex& factor : e) {
+      factors.push_back(fourier(factor));
+      estimate *= static_cast<double>(std::max<std::size_t>(1, terms_of(factors.back()).size()));
+    }
+    require_terms(estimate);
     result = ex(GiNaC::mul(factors)).expand();
   } else if (GiNaC::is_a<GiNaC::power>(e)) {
     result = fourier_power(e);
@@ -296,6 +375,7 @@ ex FourierForm::fourier(const ex& e) {
   } else {
     result = opaque(e);
   }
+  spend(result);
   fourier_memo_.emplace(key, Memo{e, result});
   return result;
 }
@@ -308,11 +388,75 @@ ex FourierForm::fourier_power(const ex& e) {
     // inverse of a sum that involves angles (1/(2 + cos q)) is no Laurent polynomial and stays
     // an opaque factor.
     if (exponent.info(GiNaC::info_flags::positive) || !GiNaC::is_a<GiNaC::add>(base) ||
-        is_z_free(base))
+        is_z_free(base)) {
+      if (exponent.info(GiNaC::info_flags::positive))
+        require_terms(std::pow(static_cast<double>(terms_of(base).size()),
+                               GiNaC::ex_to<numeric>(exponent).to_double()));
       return ex(GiNaC::pow(base, exponent)).expand();
+    }
     return hide(GiNaC::pow(factored(trig(base)), exponent));
   }
-  return hide(GiNaC::pow(factored(trig(base)), trig(fourier(exponent))));
+  return root(root_base(trig(base)), trig(fourier(exponent)));
+}
+
+ex FourierForm::root_base(const ex& base) {
+  // A polynomial factors as it is; a trigonometric one in powers of sin and cos, with sin² or
+  // cos² eliminated: l^2/2 - l^2*cos(2θ)/2 + 2*l*d*sin(θ) + d^2 = (l*sin(θ) + d)^2.
+  const ex polynomial_factors = factored(base);
+  if (!polynomial_factors.is_equal(base) || angles_.empty() || !GiNaC::is_a<GiNaC::add>(base) ||
+      dag_size(base) > kMaxFactorNodes)
+    return polynomial_factors;
+  const auto converted = power_form(base, Powers::Everywhere);
+  if (!converted) return base;
+  const ex polynomial = converted->expand();
+  if (!is_polynomial(polynomial) || dag_size(polynomial) > kMaxFactorNodes) return base;
+  exvector trials{polynomial};
+  for (const auto& [angle, atom] : atoms_) {
+    (void)angle;
+    trials.push_back(eliminated(polynomial, atom.c, atom.s));
+    trials.push_back(eliminated(polynomial, atom.s, atom.c));
+  }
+  const auto has_square = [](const ex& f) {
+    for (const ex& factor : factors_of(f))
+      if (GiNaC::is_a<GiNaC::power>(factor) && factor.op(1).info(GiNaC::info_flags::even))
+        return true;
+    return false;
+  };
+  for (const ex& trial : trials) {
+    if (dag_size(trial) > kMaxFactorNodes) continue;
+    const ex f = GiNaC::factor(trial);
+    if (has_square(f)) return angle_functions(f);
+  }
+  return base;
+}
+
+ex FourierForm::root(const ex& base, const ex& exponent) {
+  // (f^n)^r = f^(n·r) for f > 0, and |f|^(n·r) for an even n (f real), when n·r is whole:
+  // sqrt((d + x)^2) = |d + x|, or d + x when d and x are positive.
+  if (!GiNaC::is_a<numeric>(exponent) || !GiNaC::ex_to<numeric>(exponent).is_rational())
+    return hide(GiNaC::pow(base, exponent));
+  const numeric r = GiNaC::ex_to<numeric>(exponent);
+  ex outside = 1;
+  exvector inside;
+  for (const ex& factor : factors_of(base)) {
+    const bool is_power =
+        GiNaC::is_a<GiNaC::power>(factor) && factor.op(1).info(GiNaC::info_flags::integer);
+    const ex f = is_power ? factor.op(0) : factor;
+    const numeric n = is_power ? GiNaC::ex_to<numeric>(factor.op(1)) : numeric(1);
+    const numeric p = n * r;
+    const bool positive = is_positive(f, positive_);
+    if (GiNaC::is_a<numeric>(f) || !p.is_integer() || (!positive && !n.is_even())) {
+      inside.push_back(factor);
+      continue;
+    }
+    if (positive || p.is_even())
+      outside *= p.is_positive() ? ex(GiNaC::pow(fourier(f), p)).expand() : hide(GiNaC::pow(f, p));
+    else
+      outside *= hide(GiNaC::pow(GiNaC::abs(f), p));
+  }
+  const ex rest = GiNaC::mul(inside);
+  const ex rooted = rest.is_equal(1) ? ex(1) : hide(GiNaC::pow(rest, exponent));
+  return (outside * rooted).expand();
 }
 
 ex FourierForm::factored(const ex& base) {
@@ -350,6 +494,8 @@ struct ReadableArguments : GiNaC::map_function {
 
 ex FourierForm::opaque(const ex& e) {
   if (e.nops() == 0) return e;
+  if (GiNaC::is_the_function<GiNaC::abs_SERIAL>(e) && is_positive(e.op(0), positive_))
+    return fourier(e.op(0));
   ReadableArguments readable_arguments(*this);
   return hide(e.map(readable_arguments));
 }
@@ -438,7 +584,9 @@ ex FourierForm::back_convert(const ex& f, bool constant_level) {
 /// (common factors × numeric content) × (rest).
 class Collector {
  public:
-  explicit Collector(const ReadableContext& context) {
+  /// `opaque`: placeholder symbol -> the opaque factor it stands for (FourierForm), grouped
+  /// with the functions.
+  Collector(const ReadableContext& context, const GiNaC::exmap& opaque) : opaque_(opaque) {
     for (const auto& s : context.accelerations) motion_.insert(s);
     for (const auto& s : context.velocities) motion_.insert(s);
   }
@@ -453,7 +601,7 @@ class Collector {
     }
     exvector result;
     for (const auto& [motion, coefficients] : by_motion)
-      result.push_back(factor_common(coefficients) * motion);
+      result.push_back(coefficient_form(coefficients) * motion);
     return GiNaC::add(result);
   }
 
@@ -527,14 +675,220 @@ class Collector {
     return common * GiNaC::add(rest);
   }
 
+  /// The shorter of: common factors taken out (factor_common); the terms grouped by their
+  /// functions, each group's parameters collected, the way a textbook writes
+  /// sin(θ)^2·(m·h^2 + A − C) + C.
+  ex coefficient_form(const exvector& terms) const {
+    ex best = factor_common(terms);
+    if (terms.size() < 2) return best;
+    std::size_t best_count = operation_count(best);
+    const auto consider = [&](const ex& candidate) {
+      const std::size_t count = operation_count(candidate);
+      if (count < best_count) {
+        best = candidate;
+        best_count = count;
+      }
+    };
+    std::map<ex, exvector, GiNaC::ex_is_less> by_functions;
+    for (const ex& term : terms) {
+      exvector functions, rest;
+      for (const ex& factor : factors_of(term))
+        (is_function_factor(factor) ? functions : rest).push_back(factor);
+      by_functions[GiNaC::mul(functions)].push_back(GiNaC::mul(rest));
+    }
+    if (by_functions.size() < terms.size()) {
+      exvector grouped;
+      for (const auto& [functions, coefficients] : by_functions)
+        grouped.push_back(factor_common(coefficients) * functions);
+      consider(factor_common(grouped));
+    }
+    // The factor most terms share taken out of those terms, the rest collected alike:
+    // l1^2*(m1 + m2) + m2*l2*(2*l1*cos(q2) + l2).
+    if (terms.size() <= kMaxSplitTerms) {
+      std::map<ex, std::size_t, GiNaC::ex_is_less> shared_by;
+      for (const ex& term : terms)
+        for (const ex& factor : factors_of(term))
+          if (!GiNaC::is_a<numeric>(factor))
+            ++shared_by[GiNaC::is_a<GiNaC::power>(factor) ? factor.op(0) : factor];
+      const ex* most = nullptr;
+      std::size_t count = 1;
+      for (const auto& [base, n] : shared_by)
+        if (n > count && n < terms.size()) {
+          most = &base;
+          count = n;
+        }
+      if (most != nullptr) {
+        exvector with, without;
+        for (const ex& term : terms) (term.has(*most) ? with : without).push_back(term);
+        if (!with.empty() && !without.empty())
+          consider(coefficient_form(with) + coefficient_form(without));
+      }
+    }
+    return best;
+  }
+
+  bool is_function_factor(const ex& factor) const {
+    const ex base = GiNaC::is_a<GiNaC::power>(factor) ? factor.op(0) : factor;
+    if (GiNaC::is_a<GiNaC::function>(base)) return true;
+    return GiNaC::is_a<GiNaC::symbol>(base) && opaque_.count(base) != 0;
+  }
+
   std::set<ex, GiNaC::ex_is_less> motion_;
+  const GiNaC::exmap& opaque_;
 };
+
+// Power forms are tried only where multiplying (c + i·s)^k out stays small.
+constexpr std::size_t kMaxPowerFormTerms = 400;
+constexpr long kMaxPowerFormExponent = 8;
+
+std::optional<ex> FourierForm::power_of_angle(const ex& function, Powers where) {
+  // cos(Σ e_k·θ_k/d_k) and sin(...) through E = Π (c_k + i·s_k)^e_k: cos = (E + Ē)/2,
+  // sin = (E − Ē)/(2i), with Ē = Π (c_k − i·s_k)^e_k (c² + s² = 1 makes (c + i·s)^-1 = c − i·s).
+  const auto split = split_angle(function.op(0));
+  if (!split || !split->phase.is_zero() || split->angles.empty()) return std::nullopt;
+  if (where == Powers::SingleAngles && split->angles.size() > 1) return std::nullopt;
+  ex forward = 1, backward = 1;
+  long total = 0;
+  for (const auto& [angle, coefficient] : split->angles) {
+    auto it = atoms_.find(angle);
+    if (it == atoms_.end()) return std::nullopt;
+    const numeric e = coefficient * it->second.denominator;
+    if (!e.is_integer()) return std::nullopt;
+    const long k = e.to_long();
+    total += std::labs(k);
+    const ex unit = it->second.c + GiNaC::I * it->second.s;
+    const ex conjugate = it->second.c - GiNaC::I * it->second.s;
+    forward *= GiNaC::pow(k > 0 ? unit : conjugate, std::labs(k));
+    backward *= GiNaC::pow(k > 0 ? conjugate : unit, std::labs(k));
+  }
+  if (total > kMaxPowerFormExponent) return std::nullopt;
+  if (GiNaC::is_the_function<GiNaC::cos_SERIAL>(function))
+    return ((forward + backward) / 2).expand();
+  return ((forward - backward) * (-GiNaC::I / 2)).expand();
+}
+
+std::optional<ex> FourierForm::power_form(const ex& e, Powers where) {
+  // `e` is a trig form: sums of products of coefficients, sin/cos and placeholders.
+  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+    exvector operands;
+    for (const ex& operand : e) {
+      auto converted = power_form(operand, where);
+      if (!converted) return std::nullopt;
+      operands.push_back(*converted);
+    }
+    return GiNaC::is_a<GiNaC::add>(e) ? ex(GiNaC::add(operands)) : ex(GiNaC::mul(operands));
+  }
+  if (GiNaC::is_a<GiNaC::power>(e)) {
+    if (!e.op(1).info(GiNaC::info_flags::integer)) return e;
+    const long n = GiNaC::ex_to<numeric>(e.op(1)).to_long();
+    if (!is_sin_or_cos(e.op(0))) {
+      auto base = power_form(e.op(0), where);
+      if (!base) return std::nullopt;
+      return ex(GiNaC::pow(*base, n));
+    }
+    auto base = power_of_angle(e.op(0), where);
+    if (!base) return e;
+    // A negative power only of a single c or s: 1/cos(θ)^2, not 1/cos(2θ).
+    if (n < 0 && (GiNaC::is_a<GiNaC::add>(*base) || std::labs(n) > kMaxPowerFormExponent)) return e;
+    if (std::labs(n) > kMaxPowerFormExponent) return e;
+    return ex(GiNaC::pow(*base, n));
+  }
+  if (is_sin_or_cos(e)) {
+    auto converted = power_of_angle(e, where);
+    return converted ? *converted : e;
+  }
+  if (GiNaC::is_a<GiNaC::symbol>(e)) {
+    // A placeholder for 1/cos(θ)^2 joins the powers of cos θ.
+    auto it = placeholders_.find(e);
+    if (it == placeholders_.end()) return e;
+    const ex& value = it->second;
+    if (GiNaC::is_a<GiNaC::power>(value) && is_sin_or_cos(value.op(0))) {
+      auto converted = power_form(value, where);
+      if (converted && !converted->is_equal(value)) return converted;
+    }
+    return e;
+  }
+  return e;
+}
+
+ex FourierForm::eliminated(const ex& polynomial, const GiNaC::symbol& square,
+                           const GiNaC::symbol& other) {
+  // square^n = square^(n mod 2) · (1 − other²)^(n div 2) for n ≥ 2.
+  exvector terms;
+  for (const ex& term : terms_of(polynomial)) {
+    exvector factors;
+    for (const ex& factor : factors_of(term)) {
+      if (GiNaC::is_a<GiNaC::power>(factor) && factor.op(0).is_equal(square) &&
+          factor.op(1).info(GiNaC::info_flags::posint)) {
+        const long n = GiNaC::ex_to<numeric>(factor.op(1)).to_long();
+        factors.push_back(GiNaC::pow(square, n % 2) * GiNaC::pow(1 - GiNaC::pow(other, 2), n / 2));
+      } else {
+        factors.push_back(factor);
+      }
+    }
+    terms.push_back(GiNaC::mul(factors));
+  }
+  return ex(GiNaC::add(terms)).expand();
+}
+
+ex FourierForm::angle_functions(const ex& e) const {
+  GiNaC::exmap back;
+  for (const auto& [angle, atom] : atoms_) {
+    back[atom.c] = GiNaC::cos(angle / atom.denominator);
+    back[atom.s] = GiNaC::sin(angle / atom.denominator);
+  }
+  return e.subs(back);
+}
+
+template <typename Collect>
+ex FourierForm::shortest(const ex& e, const Collect& collect) {
+  const ex f = fourier(e);
+  const ex multiple_angles = trig(f);
+  ex best = reveal(collect(multiple_angles));
+  if (angles_.empty() || terms_of(f).size() > kMaxPowerFormTerms) return best;
+  std::size_t best_count = operation_count(best);
+  const auto written = [&](const ex& polynomial) {
+    return reveal(collect(angle_functions(polynomial)));
+  };
+  for (const Powers where : {Powers::SingleAngles, Powers::Everywhere}) {
+    auto converted = power_form(multiple_angles, where);
+    if (!converted) continue;
+    ex polynomial = converted->expand();
+    spend(polynomial);
+    if (terms_of(polynomial).size() > kMaxPowerFormTerms) continue;
+    ex candidate = written(polynomial);
+    std::size_t count = operation_count(candidate);
+    // sin² → 1 − cos² or cos² → 1 − sin², angle by angle, whichever is shorter.
+    for (const auto& [angle, atom] : atoms_) {
+      (void)angle;
+      if (!polynomial.has(atom.c) && !polynomial.has(atom.s)) continue;
+      for (const auto& [square, other] :
+           {std::make_pair(atom.s, atom.c), std::make_pair(atom.c, atom.s)}) {
+        const ex reduced = eliminated(polynomial, square, other);
+        spend(reduced);
+        const ex trial = written(reduced);
+        const std::size_t trial_count = operation_count(trial);
+        if (trial_count < count) {
+          polynomial = reduced;
+          candidate = trial;
+          count = trial_count;
+        }
+      }
+    }
+    if (count < best_count) {
+      best = candidate;
+      best_count = count;
+    }
+  }
+  return best;
+}
 
 }  // namespace
 
 GiNaC::ex readable(const GiNaC::ex& e, const ReadableContext& context) {
   FourierForm form({e}, context);
-  return form.reveal(Collector(context).collect(form.trig(form.fourier(e))));
+  const Collector collector(context, form.placeholders());
+  return form.shortest(e, [&](const ex& x) { return collector.collect(x); });
 }
 
 GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context) {
@@ -542,11 +896,40 @@ GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context) {
   for (unsigned i = 0; i < m.rows(); ++i)
     for (unsigned j = 0; j < m.cols(); ++j) entries.push_back(m(i, j));
   FourierForm form(entries, context);
-  const Collector collector(context);
+  const Collector collector(context, form.placeholders());
+  const auto collect = [&](const ex& x) { return collector.collect(x); };
   GiNaC::matrix result(m.rows(), m.cols());
   for (unsigned i = 0; i < m.rows(); ++i)
-    for (unsigned j = 0; j < m.cols(); ++j)
-      result(i, j) = form.reveal(collector.collect(form.trig(form.fourier(m(i, j)))));
+    for (unsigned j = 0; j < m.cols(); ++j) result(i, j) = form.shortest(m(i, j), collect);
+  return result;
+}
+
+std::size_t BoundedReadable::count(EntryForm form) const {
+  return static_cast<std::size_t>(std::count(forms.begin(), forms.end(), form));
+}
+
+BoundedReadable readable_within(const GiNaC::exvector& entries, const ReadableContext& context,
+                                const ReadableBudget& budget) {
+  FourierForm form(entries, context, budget);
+  const Collector collector(context, form.placeholders());
+  const auto collect = [&](const ex& x) { return collector.collect(x); };
+  BoundedReadable result;
+  for (const ex& entry : entries) {
+    form.start_entry();
+    try {
+      const ex simple = form.shortest(entry, collect);
+      if (operation_count(simple) <= operation_count(entry)) {
+        result.entries.push_back(simple);
+        result.forms.push_back(EntryForm::Readable);
+      } else {
+        result.entries.push_back(entry);
+        result.forms.push_back(EntryForm::Smaller);
+      }
+    } catch (const OverBudget&) {
+      result.entries.push_back(entry);
+      result.forms.push_back(EntryForm::OverBudget);
+    }
+  }
   return result;
 }
 

@@ -405,6 +405,10 @@ class ModelBuilder {
   /// or a choice whose dependent block of the constraint Jacobian is singular at the initial
   /// state (parameters at defaults, t = 0, inputs and unspecified functions 0).
   ModelBuilder& independent(const std::vector<Name>& coordinates, const SourceLocation& where = {});
+  /// Parameters and coordinates known to stay positive (`positive:`), so that readable forms may
+  /// write √(x²) as x (Model::positive); add them first. Throws ModelError for a name that is
+  /// neither a parameter nor a coordinate, or one listed twice.
+  ModelBuilder& positive(const std::vector<Name>& names, const SourceLocation& where = {});
   /// A flexible body meshed with finite elements on a floating frame (fem/); FlexibleSpec gives
   /// the checks. Its name is unique among flexible bodies. A Gmsh file is only read later
   /// (fem::build_flexible_body).

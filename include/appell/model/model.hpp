@@ -214,6 +214,9 @@ struct Model {
   /// without. There are dof() − constraints.size() of them.
   std::vector<std::size_t> independent;
   SourceLocation independent_where;
+  /// Parameters and coordinates (their symbols) known to stay positive (`positive:`): readable
+  /// forms write √(x²) as x rather than |x|. Empty without.
+  std::vector<GiNaC::symbol> positive;
   /// A carrier frame (seed 003) whose motion depends on t and prescribed functions only: the
   /// relative motion's inertial forces are reported separately (principles/relative_motion.hpp).
   std::optional<std::string> relative_to;

@@ -27,6 +27,7 @@
 #include "appell/model/values.hpp"
 #include "appell/principles/equations.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/sym/intermediates.hpp"
 #include "appell/sym/readable.hpp"
 
 namespace appell::principles {
@@ -60,6 +61,23 @@ struct DerivationRequest {
   /// Also the inertial forces of the carrier frame: only for a model with `relative_to` and a
   /// method that has a relative-motion form (relative_form()).
   bool inertial_forces = false;
+  /// The equations written through named intermediates (sym::named_intermediates; each
+  /// definition and entry then made readable where that is shorter) instead of simplified whole.
+  bool intermediates = false;
+  /// A readable request switches to named intermediates by itself when the equations as formed
+  /// have more than this many distinct nodes (DerivationCost::size_before), or when an entry's
+  /// readable form is over the simplification budget (sym::ReadableBudget): simplified whole they
+  /// would take long and print pages. 0: never.
+  std::size_t intermediates_above = 1500;
+};
+
+/// The names in terms of which a derivation's equations are written (DerivationRequest::
+/// intermediates), defined in order, each in terms of those before it.
+struct IntermediateForm {
+  std::vector<sym::Intermediate> intermediates;
+  bool automatic = false;       // chosen by size, or because entries were over budget
+  std::size_t threshold = 0;    // DerivationRequest::intermediates_above, when chosen by size
+  std::size_t over_budget = 0;  // entries whose readable form was over the budget
 };
 
 /// The inertial forces of the carrier frame's motion, named and in the order they are shown:
@@ -79,11 +97,15 @@ struct Derivation {
   std::optional<MinimalEquations> minimal;  // M̃ u̇ = f̃, when request.minimal
   std::optional<GiNaC::ex> compulsion;      // Z, when request.compulsion
   std::optional<InertialForceTerms> inertial_forces;  // when request.inertial_forces
+  /// When the equations (or the minimal form) are written through named intermediates.
+  std::optional<IntermediateForm> named;
 };
 
 /// Forms what `request` asks for, in this order: the equations (derive(), derive_gibbs_appell()
 /// or minimal_form()), the given numbers substituted (with_values()), made readable when
-/// request.readable (simplify(); Z and each inertial-force term by sym::readable on its own).
+/// request.readable (simplify(); Z and each inertial-force term by sym::readable on its own), or
+/// written through named intermediates (request.intermediates, or automatically beyond
+/// request.intermediates_above nodes when readable; Derivation::named).
 ///
 /// Throws model::ModelError, before anything is formed, located at the request's field that is
 /// at fault ({"inertial_forces"}, {"compulsion"}, {"order"}, {"method"}, {"minimal"}; line and

@@ -32,6 +32,10 @@ struct DerivationCost {
   std::size_t size_after = 0;        // distinct nodes after simplification (0 if not simplified)
   double seconds = 0.0;              // forming
   double simplify_seconds = 0.0;     // simplifying (0 if not simplified)
+  // Entries left as formed by the simplification (sym::readable_within): their readable form
+  // had more operations, or would have taken more than the simplification's budget.
+  std::size_t kept_smaller = 0;
+  std::size_t kept_over_budget = 0;
 };
 
 /// M(q, t) q̈ = f(q, q̇, t), the SymPy convention: f holds every force (gravity, the loads and

@@ -16,11 +16,19 @@
 // M*l^2*(5/3 + cos(q2)).
 //
 // What cannot be put in Fourier form (tan, exp, sqrt, 1/(2 + cos q), ...) is kept as an opaque
-// factor with readable() applied to its arguments.
+// factor with readable() applied to its arguments. Under a root a polynomial is factored and
+// √(x²) becomes |x|, or x when the context says that x is positive (ReadableContext::positive).
+//
+// Multiple angles are one way of writing a Fourier form back; powers of sin and cos are another
+// (m·l²·sin(θ)², not 1/2·m·l²·(1 − cos(2θ))). Each result is written three ways — multiple angles;
+// powers of sin and cos of each single angle with sums of angles kept (cos(q1 + q2)); powers
+// throughout — each power form with sin² or cos² eliminated angle by angle, whichever is shorter,
+// and the shortest (operation_count()) is returned, multiple angles on a tie.
 #pragma once
 
 #include <ginac/ginac.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -36,6 +44,7 @@ struct ReadableContext {
   std::vector<GiNaC::symbol> parameters;     // model order
   std::vector<GiNaC::symbol> coordinates;    // x of the same functions: angles are listed in
                                              // this order (cos(q1 - q2), not cos(q2 - q1))
+  std::vector<GiNaC::symbol> positive;       // known to be positive: √(x²) = x, |x| = x
 
   /// The context of the time functions `names` (coordinates first, then unspecified prescribed
   /// functions) of `functions`, with `parameters` in model order: their symbols of order 0, 1
@@ -53,5 +62,38 @@ GiNaC::ex readable(const GiNaC::ex& e, const ReadableContext& context);
 /// Every entry made readable (same size as `m`), sharing the work on nodes common to several
 /// entries.
 GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context);
+
+/// How much work readable_within() may spend. The Fourier form of a chain's entry can have
+/// exponentially many terms (every product of rotations multiplied out); these bounds stop it
+/// early, deterministically (counted in terms formed, not in seconds), so that the same input
+/// always gives the same output.
+struct ReadableBudget {
+  std::size_t max_terms = 3000;         // terms of any one subexpression's Fourier form
+  std::size_t max_entry_work = 60000;   // terms formed for one entry (what it shares with entries
+                                        // made readable before it is free)
+  std::size_t max_total_work = 600000;  // terms formed for all entries together
+};
+
+/// What became of an entry in readable_within().
+enum class EntryForm {
+  Readable,    // its readable form
+  Smaller,     // as given: the readable form would have had more operations
+  OverBudget,  // as given: making it readable would have taken more than the budget
+};
+
+/// readable_within()'s result: the entries, in order, and what became of each.
+struct BoundedReadable {
+  GiNaC::exvector entries;
+  std::vector<EntryForm> forms;
+  /// Entries left as given, because their readable form was larger (Smaller) or over budget.
+  std::size_t count(EntryForm form) const;
+};
+
+/// Every entry made readable (sharing the work on common nodes) within `budget`, and never
+/// larger than given: an entry whose readable form has more operations (operation_count()) than
+/// the entry itself, or whose simplification would exceed the budget, is returned as given. Each
+/// entry is mathematically equal to the one given.
+BoundedReadable readable_within(const GiNaC::exvector& entries, const ReadableContext& context,
+                                const ReadableBudget& budget = {});
 
 }  // namespace appell::sym
