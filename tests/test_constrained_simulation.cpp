@@ -261,7 +261,9 @@ TEST(ConstrainedSimulationCli, WritesTheMultipliersAndReportsTheConstraints) {
   std::ifstream in(csv);
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, "t,q1,q2,x,dot(q1),dot(q2),dot(x),T,V,E,lambda_loop_x,lambda_loop_y");
+  EXPECT_EQ(header,
+            "t,q1,q2,x,dot(q1),dot(q2),dot(x),T,V,E,lambda_loop_x,lambda_loop_y,p_x,p_y,p_z,L_x,"
+            "L_y,L_z");
   const auto adams = test_support::run_cli(
       "simulate " + kExamples + "/slider_crank.yaml --t-end 0.5 --integrator adams --out " + csv);
   EXPECT_EQ(adams.code, 2) << adams.out;

@@ -52,11 +52,14 @@ for model in examples/*.yaml; do
   run "statics $model" statics "$model"
   run "linearize $model --modes" linearize "$model" --modes
   run "linearize $model --json --modes" linearize "$model" --json --modes
+  run "eval $model --reactions --json" eval "$model" --reactions --json
   run "codegen $model" codegen "$model" --out '$OUT/model.hpp'
   run "codegen $model --language c" codegen "$model" --language c --out '$OUT/model.h'
   run "simulate $model" simulate "$model" --t-end 0.2 --out '$OUT/run.csv'
   run "report $model" report "$model" --t-end 0.2 --out '$OUT/report.html'
 done
+run "simulate --reactions" simulate examples/planar_2r.yaml --t-end 0.2 --reactions \
+  --out '$OUT/run.csv'
 run "simulate --report" simulate examples/slider_crank.yaml --t-end 0.2 --out '$OUT/run.csv' \
   --report '$OUT/run.html'
 run "inverse planar_2r" inverse examples/planar_2r.yaml --trajectory "q1=sin(t); q2=t^2" \

@@ -412,11 +412,11 @@ TEST(SimulateCli, WritesTheDocumentedCsv) {
 
   const auto lines = lines_of(csv);
   ASSERT_EQ(lines.size(), 6u);  // header and t = 0, 0.25, 0.5, 0.75, 1
-  EXPECT_EQ(lines[0], "t,q1,q2,dot(q1),dot(q2),T,V,E");
+  EXPECT_EQ(lines[0], "t,q1,q2,dot(q1),dot(q2),T,V,E,p_x,p_y,p_z,L_x,L_y,L_z");
   std::istringstream first(lines[1]);
   std::vector<double> row;
   for (std::string cell; std::getline(first, cell, ',');) row.push_back(std::stod(cell));
-  ASSERT_EQ(row.size(), 8u);
+  ASSERT_EQ(row.size(), 14u);
   EXPECT_EQ(row[0], 0.0);
   EXPECT_EQ(row[1], 0.8);  // the model's initial values
   EXPECT_EQ(row[4], 1.0);
@@ -477,7 +477,7 @@ TEST(SimulateCli, SingularMassMatrixExitsOneAndMarksTheCsvIncomplete) {
       << r.output;
   const auto lines = lines_of(csv);
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "t,q,dot(q),T,V,E");
+  EXPECT_EQ(lines[0], "t,q,dot(q),T,V,E,p_x,p_y,p_z,L_x,L_y,L_z");
   EXPECT_EQ(lines[1].rfind("0,", 0), 0u);
   EXPECT_EQ(lines[2].rfind("# incomplete: ", 0), 0u) << lines[2];
   EXPECT_NE(lines[2].find("singular mass matrix"), std::string::npos) << lines[2];

@@ -6,6 +6,7 @@
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/reactions.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
@@ -22,6 +23,7 @@ struct EvalOptions {
   std::vector<std::string> set;
   bool json = false;
   bool minimal = false;
+  bool reactions = false;
 };
 
 // eval --minimal: M̃ u̇ = f̃ at (t, q, u); --qd gives either the independent speeds u or every
@@ -88,6 +90,10 @@ int run_eval(const EvalOptions& o) {
     for (std::size_t j = 0; j < n; ++j) into[static_cast<Eigen::Index>(j)] = values[j];
   };
   take("--q", o.q, q);
+  if (o.minimal && o.reactions)
+    throw usage_error("--reactions",
+                      "not with --minimal (reactions are not computed for a constrained model)",
+                      "--minimal");
   if (o.minimal) return run_eval_minimal(o, model, q);
   take("--qd", o.qd, qd);
 
@@ -102,8 +108,13 @@ int run_eval(const EvalOptions& o) {
     std::cerr << "warning: redundant constraints at this state (combinations of the others): "
               << join_names(names) << "; lambda is the minimum-norm one\n";
   }
+  std::vector<num::Reaction> reactions;
+  if (o.reactions)
+    reactions = num::CompiledReactions(model, parse_assignments(o.set)).evaluate(o.t, q, qd, qdd);
   if (o.json) {
-    std::cout << io::write_state_json(*model, state) << "\n";
+    std::cout << (o.reactions ? io::write_state_json(*model, state, reactions)
+                              : io::write_state_json(*model, state))
+              << "\n";
   } else {
     std::cout << std::setprecision(12) << model->name << " at t = " << o.t << "\n";
     for (std::size_t i = 0; i < n; ++i) {
@@ -111,6 +122,12 @@ int run_eval(const EvalOptions& o) {
       std::cout << "  " << model->coordinates[i].name << " = " << q[k] << ", dot = " << qd[k]
                 << ", ddot = " << qdd[k] << ", f = " << f[k] << ", M row = [" << M.row(k) << "]\n";
     }
+    if (o.reactions)
+      std::cout << "reactions (force and moment of each frame's parent on it and everything below "
+                   "it, at its origin, world axes):\n";
+    for (const auto& r : reactions)
+      std::cout << "  " << r.frame << ": force = [" << r.force.transpose() << "], moment = ["
+                << r.moment.transpose() << "]\n";
   }
   return 0;
 }
@@ -134,6 +151,10 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]): --qd "
               "gives those speeds (or every speed, of which they are taken)");
+  e->add_flag("--reactions", o->reactions,
+              "also the force and moment each frame's parent exerts on it and everything below "
+              "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "
+              "\"moment\"}})");
   commands.push_back({e, [o] { return run_eval(*o); }});
 }
 

@@ -29,6 +29,7 @@ struct SimulateOptions {
   UrdfFlags urdf;  // how a URDF model is read
   std::string model, out, report;
   SimulationFlags flags;
+  bool reactions = false;
 };
 
 // A one-line bar on stderr, redrawn when the shown percentage changes; only for a terminal, so
@@ -121,7 +122,14 @@ int run_simulate(const SimulateOptions& o) {
   if (!o.report.empty()) recording.emplace(options);
 
   const auto equations = principles::derive(model, principles::Method::GibbsAppell);
-  io::SimulationCsvFile csv(o.out, *model);
+  // After the simulation's own columns: the momenta, and with --reactions every frame's reaction.
+  model::Values values = options.values;
+  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
+  std::vector<io::ExtraColumns> extra{
+      io::momentum_columns(std::make_shared<num::CompiledMomenta>(model, values))};
+  if (o.reactions)
+    extra.push_back(io::reaction_columns(std::make_shared<num::CompiledReactions>(model, values)));
+  io::SimulationCsvFile csv(o.out, *model, std::move(extra));
   // The file is created at the first row; the library locates a failure at the path.
   auto writing = [&](auto&& write) {
     try {
@@ -197,8 +205,12 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
                 "the most output rows a run may ask for (default 1e7): more is refused before "
                 "integrating");
   s->add_option("--out", o->out,
-                "CSV file: t,<q..>,dot(<q>)..,T,V,E (then lambda_<constraint>.. with constraints)")
+                "CSV file: t,<q..>,dot(<q>)..,T,V,E (then lambda_<constraint>.. with constraints), "
+                "p_x,p_y,p_z,L_x,L_y,L_z (momenta about the world origin)")
       ->required();
+  s->add_flag("--reactions", o->reactions,
+              "also F_<frame>_x,..,M_<frame>_x,..: the force and moment each frame's parent "
+              "exerts on it and everything below it, at its origin, world axes");
   s->add_option("--report", o->report,
                 "also an HTML report of this run (appell report's page): FILE.html");
   commands.push_back({s, [o] { return run_simulate(*o); }});

@@ -42,8 +42,40 @@ void write_incomplete_mark(std::ostream& out, std::string reason) {
   out << "# incomplete: " << reason << '\n';
 }
 
+ExtraColumns momentum_columns(std::shared_ptr<const num::CompiledMomenta> momenta) {
+  ExtraColumns columns;
+  columns.names = {"p_x", "p_y", "p_z", "L_x", "L_y", "L_z"};
+  columns.values = [momenta](const num::SimulationRow& row, std::vector<double>& out) {
+    const num::Momenta m = momenta->evaluate(row.t, row.q, row.qd);
+    for (Eigen::Index i = 0; i < 3; ++i) out.push_back(m.linear[i]);
+    for (Eigen::Index i = 0; i < 3; ++i) out.push_back(m.angular[i]);
+  };
+  return columns;
+}
+
+ExtraColumns reaction_columns(std::shared_ptr<const num::CompiledReactions> reactions) {
+  ExtraColumns columns;
+  for (const auto& frame : reactions->frames())
+    for (const char* kind : {"F_", "M_"})
+      for (const char* axis : {"_x", "_y", "_z"}) columns.names.push_back(kind + frame + axis);
+  columns.values = [reactions](const num::SimulationRow& row, std::vector<double>& out) {
+    for (const auto& r : reactions->evaluate(row.t, row.q, row.qd, row.qdd)) {
+      for (Eigen::Index i = 0; i < 3; ++i) out.push_back(r.force[i]);
+      for (Eigen::Index i = 0; i < 3; ++i) out.push_back(r.moment[i]);
+    }
+  };
+  return columns;
+}
+
 SimulationCsvFile::SimulationCsvFile(std::string path, const model::Model& model)
     : path_(std::move(path)), header_(simulation_csv_header(model)) {}
+
+SimulationCsvFile::SimulationCsvFile(std::string path, const model::Model& model,
+                                     std::vector<ExtraColumns> extra)
+    : path_(std::move(path)), header_(simulation_csv_header(model)), extra_(std::move(extra)) {
+  for (const auto& columns : extra_)
+    for (const auto& name : columns.names) header_ += "," + name;
+}
 
 void SimulationCsvFile::open() {
   if (out_.is_open()) return;
@@ -54,7 +86,21 @@ void SimulationCsvFile::open() {
 
 void SimulationCsvFile::row(const num::SimulationRow& r) {
   open();
-  write_simulation_csv_row(out_, r);
+  if (extra_.empty()) {
+    write_simulation_csv_row(out_, r);
+  } else {
+    std::ostringstream line;
+    write_simulation_csv_row(line, r);
+    std::string text = line.str();
+    text.pop_back();  // the '\n' ending the simulation's own columns
+    out_ << text << std::setprecision(kDigits);
+    for (const auto& columns : extra_) {
+      extra_values_.clear();
+      columns.values(r, extra_values_);
+      for (const double v : extra_values_) out_ << ',' << (v == 0.0 ? 0.0 : v);  // no -0
+    }
+    out_ << '\n';
+  }
   ++rows_;
 }
 

@@ -46,7 +46,9 @@ void describe_coordinates(const model::Model& model, nlohmann::json& j) {
 
 }  // namespace
 
-std::string write_state_json(const model::Model& model, const num::StateEvaluation& s) {
+namespace {
+
+nlohmann::json state_json(const model::Model& model, const num::StateEvaluation& s) {
   nlohmann::json j;
   describe_coordinates(model, j);
   j["t"] = number(s.t);
@@ -56,6 +58,24 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
   j["forcing"] = as_vector(s.forcing);
   j["qdd"] = as_vector(s.qdd);
   if (s.lambda.size() > 0) j["lambda"] = as_vector(s.lambda);
+  return j;
+}
+
+}  // namespace
+
+std::string write_state_json(const model::Model& model, const num::StateEvaluation& s) {
+  return state_json(model, s).dump();
+}
+
+std::string write_state_json(const model::Model& model, const num::StateEvaluation& s,
+                             const std::vector<num::Reaction>& reactions) {
+  nlohmann::json j = state_json(model, s);
+  nlohmann::json all = nlohmann::json::object();
+  for (const auto& r : reactions) {
+    const Eigen::VectorXd force = r.force, moment = r.moment;
+    all[r.frame] = {{"force", as_vector(force)}, {"moment", as_vector(moment)}};
+  }
+  j["reactions"] = all;
   return j.dump();
 }
 

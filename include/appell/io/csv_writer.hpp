@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
+#include "appell/numeric/momenta.hpp"
+#include "appell/numeric/reactions.hpp"
 #include "appell/numeric/simulate.hpp"
 
 namespace appell::io {
@@ -40,6 +43,21 @@ void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row);
 /// `reason` become spaces so that it stays one line.
 void write_incomplete_mark(std::ostream& out, std::string reason);
 
+/// Columns a simulation CSV adds after its own: their names, and what gives their values at a
+/// row (as many as names, in their order, 17 significant digits).
+struct ExtraColumns {
+  std::vector<std::string> names;
+  std::function<void(const num::SimulationRow&, std::vector<double>&)> values;
+};
+
+/// p_x,p_y,p_z,L_x,L_y,L_z: the linear momentum and the angular momentum about the world origin
+/// (num::CompiledMomenta) at each row's t, q, q̇.
+ExtraColumns momentum_columns(std::shared_ptr<const num::CompiledMomenta> momenta);
+/// F_<frame>_x,F_<frame>_y,F_<frame>_z,M_<frame>_x,M_<frame>_y,M_<frame>_z for each frame in
+/// the order of num::CompiledReactions::frames(): the force and moment the frame's parent exerts
+/// on it and everything below it, at its origin, world axes, at each row's t, q, q̇, q̈.
+ExtraColumns reaction_columns(std::shared_ptr<const num::CompiledReactions> reactions);
+
 /// A simulation CSV file written row by row (a num::RowCallback can forward to row()).
 ///
 /// The file is created (truncated) only when the first row or the incomplete mark arrives, so
@@ -49,6 +67,8 @@ void write_incomplete_mark(std::ostream& out, std::string reason);
 class SimulationCsvFile {
  public:
   SimulationCsvFile(std::string path, const model::Model& model);
+  /// The same with `extra` columns after the simulation's own (in the order given).
+  SimulationCsvFile(std::string path, const model::Model& model, std::vector<ExtraColumns> extra);
 
   /// The header (first time only), then the row.
   void row(const num::SimulationRow& row);
@@ -64,6 +84,8 @@ class SimulationCsvFile {
   void open();
 
   std::string path_, header_;
+  std::vector<ExtraColumns> extra_;
+  std::vector<double> extra_values_;
   std::ofstream out_;
   std::size_t rows_ = 0;
 };

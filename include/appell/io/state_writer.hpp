@@ -5,9 +5,11 @@
 
 #include <Eigen/Dense>
 #include <string>
+#include <vector>
 
 #include "appell/model/model.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/reactions.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 
 namespace appell::io {
@@ -19,6 +21,11 @@ namespace appell::io {
 /// when given; model::CoordinateLimits); A and b are not written. A non-finite number is written
 /// as null. No trailing newline.
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& state);
+/// The same with "reactions": {FRAME: {"force": [x, y, z], "moment": [x, y, z]}} (what
+/// `appell eval --reactions --json` prints): the force and moment each frame's parent exerts on
+/// it and everything below it, at its origin, world axes (num::CompiledReactions).
+std::string write_state_json(const model::Model& model, const num::StateEvaluation& state,
+                             const std::vector<num::Reaction>& reactions);
 
 /// The minimal form at (t, q) of `model` (which lists independent speeds):
 /// {"coordinates": [every coordinate's name], "forcing": f̃, "independent": [names of the
