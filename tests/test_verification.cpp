@@ -5,6 +5,7 @@
 #include <string>
 
 #include "appell/io/model_reader.hpp"
+#include "appell/numeric/agreement.hpp"
 #include "appell/numeric/verification.hpp"
 #include "appell/principles/derive.hpp"
 
@@ -93,6 +94,35 @@ TEST(Verification, ADisagreementIsAResultNamingTheFirstMethod) {
   }
   EXPECT_EQ(report.first_disagreement.rfind("lagrange differs from lagrange in ", 0), 0u)
       << report.first_disagreement;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Verification, EquationsThatOverflowAtTheRandomStatesGiveAReasonNotAVerdict) {
+  // exp(400 q) overflows at q near 2: every comparison would be NaN, once reported as "lagrange
+  // differs from lagrange"; now a failed computation naming the entry and the state.
+  const auto model = appell::io::parse_model(
+      "name: overflow\nparameters: {m: 1.0}\ncoordinates: [q]\nparticles:\n  p: {frame: world, "
+      "mass: m, position: [q, 0, 0]}\nloads:\n  - {potential: \"exp(400*q)\"}\n",
+      "overflow.yaml");
+  const auto a = appell::principles::derive(model, appell::principles::Method::Lagrange);
+  try {
+    appell::num::compare(a, a, 20, /*symbolic=*/false);
+    ADD_FAILURE() << "compared equations that are not finite";
+  } catch (const appell::model::ComputationError& e) {
+    EXPECT_NE(std::string(e.what()).find("f(1) is not a finite number at a random state"),
+              std::string::npos)
+        << e.what();
+  }
+  // Finite everywhere it is evaluated: the same model with a gentler potential compares.
+  const auto gentle = appell::io::parse_model(
+      "name: gentle\nparameters: {m: 1.0}\ncoordinates: [q]\nparticles:\n  p: {frame: world, "
+      "mass: m, position: [q, 0, 0]}\nloads:\n  - {potential: \"exp(4*q)\"}\n",
+      "gentle.yaml");
+  const auto b = appell::principles::derive(gentle, appell::principles::Method::Lagrange);
+  EXPECT_EQ(appell::num::compare(b, b, 20, false).max_numeric_error, 0.0);
 }
 
 }  // namespace

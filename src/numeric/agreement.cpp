@@ -1,7 +1,9 @@
 #include "appell/numeric/agreement.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
+#include <sstream>
 
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
@@ -68,6 +70,20 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
     ca.evaluate(t, q, qd, Ma, fa);
     cb.evaluate(t, q, qd, Mb, fb);
     const std::vector<double> va = values(ca, Ma, fa), vb = values(cb, Mb, fb);
+    // An overflow (a potential (q1 + q2 + l)^1000 at q = 2) or a pole makes every comparison
+    // NaN: no verdict either way, so the reason rather than "differs".
+    for (const auto* v : {&va, &vb})
+      for (std::size_t k = 0; k < v->size(); ++k)
+        if (!std::isfinite((*v)[k])) {
+          std::ostringstream state;
+          state << "t = " << t << ", q = [" << q.transpose() << "], dq/dt = [" << qd.transpose()
+                << "]";
+          throw model::ComputationError(
+              entry_name(k, n, a.constraint_count()) +
+              " is not a finite number at a random state (" + state.str() +
+              "): the equations overflow or have a pole there, so they cannot be "
+              "compared numerically");
+        }
     double scale = 1.0;
     for (double x : va) scale = std::max(scale, std::abs(x));
     for (std::size_t k = 0; k < va.size(); ++k) {

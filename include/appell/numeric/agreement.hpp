@@ -27,7 +27,9 @@ struct Agreement {
 /// reruns agree), parameters at their defaults and inputs 0: every entry of M, f, A and b, each
 /// difference relative to max(1, the largest |entry| of `a` at that state). Equations of a
 /// different size (n or m) are reported as different (first_difference "number of coordinates
-/// or constraints"), not thrown. Throws what CompiledEquations throws.
+/// or constraints"), not thrown. Throws model::ComputationError, naming the entry and the state,
+/// when an entry is not a finite number at a random state (an overflow or a pole: no verdict is
+/// possible), and what CompiledEquations throws.
 Agreement compare(const principles::Equations& a, const principles::Equations& b,
                   std::size_t states = 20, bool symbolic = true);
 
