@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "appell/sym/cancellation.hpp"
+#include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/operation_count.hpp"
 
@@ -411,8 +412,9 @@ ex FourierForm::root_base(const ex& base) {
   const ex polynomial = converted->expand();
   if (!is_polynomial(polynomial) || dag_size(polynomial) > kMaxFactorNodes) return base;
   exvector trials{polynomial};
-  for (const auto& [angle, atom] : atoms_) {
-    (void)angle;
+  // In the atoms' order (number_atoms), not the map's, which follows GiNaC's run-dependent order.
+  for (const ex& angle : angles_) {
+    const Atom& atom = atoms_.at(angle);
     trials.push_back(eliminated(polynomial, atom.c, atom.s));
     trials.push_back(eliminated(polynomial, atom.s, atom.c));
   }
@@ -710,10 +712,13 @@ class Collector {
         for (const ex& factor : factors_of(term))
           if (!GiNaC::is_a<numeric>(factor))
             ++shared_by[GiNaC::is_a<GiNaC::power>(factor) ? factor.op(0) : factor];
+      // Ties go by structure, not by GiNaC's run-dependent order of the map.
+      CanonicalOrder order;
       const ex* most = nullptr;
       std::size_t count = 1;
       for (const auto& [base, n] : shared_by)
-        if (n > count && n < terms.size()) {
+        if (n < terms.size() &&
+            (n > count || (n == count && most != nullptr && order.less(base, *most)))) {
           most = &base;
           count = n;
         }
@@ -859,8 +864,9 @@ ex FourierForm::shortest(const ex& e, const Collect& collect) {
     ex candidate = written(polynomial);
     std::size_t count = operation_count(candidate);
     // sin² → 1 − cos² or cos² → 1 − sin², angle by angle, whichever is shorter.
-    for (const auto& [angle, atom] : atoms_) {
-      (void)angle;
+    // In the atoms' order (number_atoms): the greedy choice depends on it.
+    for (const ex& angle : angles_) {
+      const Atom& atom = atoms_.at(angle);
       if (!polynomial.has(atom.c) && !polynomial.has(atom.s)) continue;
       for (const auto& [square, other] :
            {std::make_pair(atom.s, atom.c), std::make_pair(atom.c, atom.s)}) {
