@@ -557,8 +557,17 @@ class Printer {
       if (a.group != b.group) return a.group < b.group;
       if (a.motion != b.motion) return a.motion < b.motion;
       if (a.constant != b.constant) return a.constant;
-      return std::lexicographical_compare(a.factors.begin(), a.factors.end(), b.factors.begin(),
-                                          b.factors.end());
+      if (std::lexicographical_compare(a.factors.begin(), a.factors.end(), b.factors.begin(),
+                                       b.factors.end()))
+        return true;
+      if (std::lexicographical_compare(b.factors.begin(), b.factors.end(), a.factors.begin(),
+                                       a.factors.end()))
+        return false;
+      // Factors rank by their bases (l, l^2 and 1/l alike), so cos(phi) and -2*cos(phi)^2 tie:
+      // by their texts then, never by GiNaC's run-dependent order.
+      if (a.text->magnitude != b.text->magnitude)
+        return natural_less(a.text->magnitude, b.text->magnitude);
+      return a.text->negative < b.text->negative;
     });
     return terms;
   }
