@@ -285,7 +285,8 @@ TEST(Linearize, CommandLineJsonHasTheFieldsInOrder) {
   std::vector<std::string> keys;
   for (const auto& item : j.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"states", "inputs", "A", "B", "eigenvalues"}));
-  EXPECT_EQ(j["states"], nlohmann::json({"x", "theta", "dot(x)", "dot(theta)"}));
+  EXPECT_EQ(j["states"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"x", "theta", "dot(x)", "dot(theta)"}));
   EXPECT_NEAR(j["A"][3][1].get<double>(), (2.5 * 9.81) / (2.0 * 0.8), 1e-12);
   EXPECT_NEAR(j["B"][2][0].get<double>(), 0.5, 1e-12);
   EXPECT_EQ(j["eigenvalues"].size(), 4u);
