@@ -286,4 +286,31 @@ std::string join_names(const std::vector<std::string>& names) {
   return text;
 }
 
+Eigen::VectorXd initial_coordinates(const model::Model& model) {
+  Eigen::VectorXd q(static_cast<Eigen::Index>(model.dof()));
+  for (std::size_t j = 0; j < model.dof(); ++j)
+    q[static_cast<Eigen::Index>(j)] = model.coordinates[j].initial;
+  return q;
+}
+
+Eigen::VectorXd initial_velocities(const model::Model& model) {
+  Eigen::VectorXd qd(static_cast<Eigen::Index>(model.dof()));
+  for (std::size_t j = 0; j < model.dof(); ++j)
+    qd[static_cast<Eigen::Index>(j)] = model.coordinates[j].velocity;
+  return qd;
+}
+
+void read_coordinate_values(const model::Model& model, const std::string& option,
+                            const std::string& text, Eigen::VectorXd& into) {
+  if (text.empty()) return;
+  const std::size_t n = model.dof();
+  const auto values = parse_list(option, text);
+  if (values.size() != n)
+    throw usage_error(option,
+                      "expected " + std::to_string(n) + " values (one per coordinate), got " +
+                          std::to_string(values.size()),
+                      text);
+  for (std::size_t j = 0; j < n; ++j) into[static_cast<Eigen::Index>(j)] = values[j];
+}
+
 }  // namespace appell::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <Eigen/Core>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -67,6 +68,14 @@ model::ModelError at_option(const model::ModelError& error,
 double parse_number(const std::string& option, const std::string& text);
 /// "V1,V2,.." as numbers (parse_number each); an empty item ("1,,2", "1,", "") is a usage_error.
 std::vector<double> parse_list(const std::string& option, const std::string& text);
+
+/// The model's initial coordinates and velocities (`initial`, `velocity`; 0 when not given).
+Eigen::VectorXd initial_coordinates(const model::Model& model);
+Eigen::VectorXd initial_velocities(const model::Model& model);
+/// One value per coordinate from `text` ("V1,V2,.."; parse_list) into `into`; nothing when `text`
+/// is empty. A count other than the model's coordinates is a usage_error naming `option`.
+void read_coordinate_values(const model::Model& model, const std::string& option,
+                            const std::string& text, Eigen::VectorXd& into);
 /// --set NAME=VALUE items, each located at "--set" for model::bind's errors.
 model::Values parse_assignments(const std::vector<std::string>& items);
 /// Commands that do not handle constraints yet say so instead of ignoring them (exit 2).

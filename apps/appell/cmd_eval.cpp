@@ -74,20 +74,9 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
 int run_eval(const EvalOptions& o) {
   auto model = read_model(o.model, o.urdf);
   const auto n = model->dof();
-  Eigen::VectorXd q(static_cast<Eigen::Index>(n)), qd(static_cast<Eigen::Index>(n));
-  for (std::size_t j = 0; j < n; ++j) {
-    q[static_cast<Eigen::Index>(j)] = model->coordinates[j].initial;
-    qd[static_cast<Eigen::Index>(j)] = model->coordinates[j].velocity;
-  }
-  auto take = [&](const std::string& option, const std::string& text, Eigen::VectorXd& into) {
-    if (text.empty()) return;
-    const auto values = parse_list(option, text);
-    if (values.size() != n)
-      throw usage_error(option,
-                        "expected " + std::to_string(n) + " values (one per coordinate), got " +
-                            std::to_string(values.size()),
-                        text);
-    for (std::size_t j = 0; j < n; ++j) into[static_cast<Eigen::Index>(j)] = values[j];
+  Eigen::VectorXd q = initial_coordinates(*model), qd = initial_velocities(*model);
+  const auto take = [&](const std::string& option, const std::string& text, Eigen::VectorXd& into) {
+    read_coordinate_values(*model, option, text, into);
   };
   take("--q", o.q, q);
   if (o.minimal && o.reactions)
