@@ -11,6 +11,7 @@
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "cli_support.hpp"
+#include "jit_flags.hpp"
 
 namespace appell::cli {
 
@@ -24,6 +25,7 @@ struct EvalOptions {
   bool json = false;
   bool minimal = false;
   bool reactions = false;
+  bool no_jit = false;
 };
 
 // eval --minimal: M̃ u̇ = f̃ at (t, q, u); --qd gives either the independent speeds u or every
@@ -87,8 +89,13 @@ int run_eval(const EvalOptions& o) {
   take("--qd", o.qd, qd);
 
   const auto eq = principles::derive(model, method_option(o.method));
-  const num::CompiledEquations compiled(eq, parse_assignments(o.set));
-  const num::StateEvaluation state = num::evaluate_state(compiled, o.t, q, qd);
+  // Without constraints by the compiled generated code (or the tape: jit_flags.hpp); with them
+  // by the tape's constrained solver.
+  const model::Values values = parse_assignments(o.set);
+  const jit::CompiledDynamics dynamics = compiled_dynamics(eq, values, o.no_jit, "eval");
+  const num::StateEvaluation state =
+      dynamics.evaluator ? num::evaluate_state(*dynamics.evaluator, o.t, q, qd)
+                         : num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
   const Eigen::MatrixXd& M = state.mass_matrix;
   const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;
   if (!state.redundant.empty()) {
@@ -140,6 +147,7 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]): --qd "
               "gives those speeds (or every speed, of which they are taken)");
+  add_jit_flag(*e, o->no_jit);
   e->add_flag("--reactions", o->reactions,
               "also the force and moment each frame's parent exerts on it and everything below "
               "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "

@@ -12,6 +12,7 @@
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
+#include "jit_flags.hpp"
 
 namespace appell::cli {
 
@@ -21,6 +22,7 @@ struct InverseOptions {
   UrdfFlags urdf;  // how a URDF model is read
   std::string model, method = "gibbs-appell", trajectory, from_csv, t_end, output_step, out;
   std::vector<std::string> set;
+  bool no_jit = false;
 };
 
 // Enough rows for any sensible study; more is almost surely a mistyped step.
@@ -76,7 +78,9 @@ int run_inverse(const InverseOptions& o) {
   }
 
   const auto equations = principles::derive(model, method_option(o.method));
-  const num::InverseDynamics inverse(equations, values);
+  // By the compiled Newton-Euler recursion (or the tape: jit_flags.hpp).
+  const num::InverseDynamics inverse(
+      compiled_dynamics(equations, values, o.no_jit, "inverse").evaluator);
 
   std::ofstream out(o.out);
   if (!out) throw usage_error("--out", "cannot write file", o.out);
@@ -117,6 +121,7 @@ void add_inverse_command(CLI::App& app, Commands& commands) {
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
   c->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  add_jit_flag(*c, o->no_jit);
   commands.push_back({c, [o] { return run_inverse(*o); }});
 }
 

@@ -19,6 +19,7 @@
 #include "appell/principles/derive.hpp"
 #include "appell/report/report.hpp"
 #include "cli_support.hpp"
+#include "jit_flags.hpp"
 #include "simulation_flags.hpp"
 
 namespace appell::cli {
@@ -30,6 +31,7 @@ struct SimulateOptions {
   std::string model, out, report;
   SimulationFlags flags;
   bool reactions = false;
+  bool no_jit = false;
 };
 
 // A one-line bar on stderr, redrawn when the shown percentage changes; only for a terminal, so
@@ -62,6 +64,16 @@ class ProgressBar {
   bool enabled_;
   int shown_ = -1;
 };
+
+// 14663 -> "14,663".
+std::string thousands(long long value) {
+  std::string digits = std::to_string(value < 0 ? -value : value), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
 
 void print_summary(const model::Model& model, const num::SimulationOptions& options,
                    const num::SimulationResult& r, const std::string& out, double seconds,
@@ -116,7 +128,7 @@ void write_report(std::shared_ptr<const model::Model> model, report::SimulationR
 
 int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
-  const num::SimulationOptions options = simulation_options(*model, o.flags);
+  num::SimulationOptions options = simulation_options(*model, o.flags);
   // With --report, the rows kept for the page (at most 2000, evenly spaced).
   std::optional<report::SimulationRecording> recording;
   if (!o.report.empty()) recording.emplace(options);
@@ -150,10 +162,27 @@ int run_simulate(const SimulateOptions& o) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - first_row).count();
   };
+  // The speed of this run on stderr (a time: never on stdout, which stays the same bytes).
+  std::string evaluator = "tape";
+  auto print_speed = [&](const num::SimulationResult& r, double seconds) {
+    std::cerr << "appell simulate: " << r.steps << " steps in " << std::fixed
+              << std::setprecision(seconds < 10 ? 3 : 1) << seconds << " s, "
+              << thousands(seconds > 0 ? static_cast<long long>(std::llround(r.steps / seconds))
+                                       : 0)
+              << " steps/s (" << evaluator << ")\n"
+              << std::defaultfloat;
+  };
   try {
+    if (model->constraints.empty()) {
+      // q̈ by the compiled generated code (or the tape: jit_flags.hpp); the constrained solver
+      // needs A and b and keeps the tape.
+      options.dynamics = compiled_dynamics(equations, values, o.no_jit, "simulate").evaluator;
+      evaluator = options.dynamics->kind();
+    }
     const auto result = num::simulate(equations, options, on_row);
     const double seconds = elapsed();
     progress.finish();
+    print_speed(result, seconds);
     csv.close();
     print_summary(*model, options, result, o.out, seconds, true);
     if (recording) {
@@ -167,6 +196,7 @@ int run_simulate(const SimulateOptions& o) {
   } catch (const num::SimulationError& e) {
     const double seconds = elapsed();
     progress.finish();
+    print_speed(e.partial(), seconds);
     writing([&] { csv.mark_incomplete(e.what()); });
     csv.close();
     print_summary(*model, options, e.partial(), o.out, seconds, false);
@@ -211,6 +241,7 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   s->add_flag("--reactions", o->reactions,
               "also F_<frame>_x,..,M_<frame>_x,..: the force and moment each frame's parent "
               "exerts on it and everything below it, at its origin, world axes");
+  add_jit_flag(*s, o->no_jit);
   s->add_option("--report", o->report,
                 "also an HTML report of this run (appell report's page): FILE.html");
   commands.push_back({s, [o] { return run_simulate(*o); }});

@@ -62,9 +62,11 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/linearization.hpp"
 #include "appell/numeric/momenta.hpp"
+#include "appell/numeric/native_library.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/state_evaluation.hpp"
@@ -75,6 +77,10 @@
 // codegen/: standalone C++ for M, f, forward and inverse dynamics
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/codegen/generated_dynamics.hpp"
+#include "appell/codegen/loadable_source.hpp"
+
+// jit/: the generated C compiled into a cached shared object and loaded (or the tape)
+#include "appell/jit/compiled_dynamics.hpp"
 
 // fem/: finite elements in a moving frame (seed 002)
 #include "appell/fem/assembly.hpp"

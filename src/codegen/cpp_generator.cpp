@@ -7,6 +7,7 @@
 
 #include "code_writer.hpp"
 #include "dynamics_program.hpp"
+#include "header_facts.hpp"
 #include "plan.hpp"
 
 namespace appell::codegen {
@@ -191,8 +192,10 @@ std::string pivot_test(const Names& names) {
 
 bool is_valid_namespace_part(const std::string& part) { return detail::is_free_identifier(part); }
 
-std::string generate(const principles::Equations& eq, const CodegenOptions& options,
-                     Language language) {
+}  // namespace
+
+std::string detail::generate_header(const principles::Equations& eq, const CodegenOptions& options,
+                                    Language language, detail::HeaderFacts* facts) {
   const model::Model& m = *eq.model;
   const std::string ns =
       options.namespace_name.empty() ? default_namespace(m.name) : options.namespace_name;
@@ -210,6 +213,9 @@ std::string generate(const principles::Equations& eq, const CodegenOptions& opti
   for (char ch : ns) prefix += ch == ':' ? '_' : ch;
   while (prefix.find("__") != std::string::npos) prefix.replace(prefix.find("__"), 2, "_");
   const Names names{language, prefix + "_"};
+  if (facts)
+    *facts = detail::HeaderFacts{n,      program.recursive, program.fallback_reason,
+                                 prefix, plan.parameters,   inputs};
 
   std::vector<Body> bodies;
   for (const auto& spec : function_specs())
@@ -357,8 +363,6 @@ std::string generate(const principles::Equations& eq, const CodegenOptions& opti
   return h.str();
 }
 
-}  // namespace
-
 bool is_valid_namespace(const std::string& name) {
   std::size_t start = 0;
   while (true) {
@@ -384,15 +388,15 @@ GeneratedLayout generated_layout(const principles::Equations& equations,
 }
 
 std::string generate_cpp_header(const principles::Equations& eq, const CodegenOptions& options) {
-  return generate(eq, options, Language::Cpp);
+  return detail::generate_header(eq, options, Language::Cpp, nullptr);
 }
 
 std::string generate_c_header(const principles::Equations& eq, const CodegenOptions& options) {
-  return generate(eq, options, Language::C);
+  return detail::generate_header(eq, options, Language::C, nullptr);
 }
 
 std::string generate_code(const principles::Equations& eq, const CodegenOptions& options) {
-  return generate(eq, options, options.language);
+  return detail::generate_header(eq, options, options.language, nullptr);
 }
 
 }  // namespace appell::codegen

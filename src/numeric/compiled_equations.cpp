@@ -8,6 +8,7 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/sym/dag.hpp"
 #include "tape_layout.hpp"
 
@@ -99,21 +100,7 @@ void CompiledEquations::evaluate(double t, const Eigen::VectorXd& q, const Eigen
 
 Eigen::VectorXd CompiledEquations::accelerations(const Eigen::MatrixXd& M,
                                                  const Eigen::VectorXd& f) const {
-  if (!M.allFinite() || !f.allFinite())
-    throw model::ComputationError("the mass matrix or the forcing is not finite at this state");
-  // M is symmetric positive definite for any physical model; a failed Cholesky factorisation
-  // means a singular (or indefinite) mass matrix, e.g. a coordinate that moves no mass.
-  Eigen::LLT<Eigen::MatrixXd> llt(M);
-  const double scale = M.cwiseAbs().maxCoeff();
-  if (llt.info() != Eigen::Success || scale == 0.0 ||
-      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-12 * std::sqrt(scale)) {
-    std::ostringstream s;
-    s << "singular mass matrix: M is not positive definite at this state (M = ["
-      << M.format(Eigen::IOFormat(Eigen::StreamPrecision, Eigen::DontAlignCols, ", ", "; "))
-      << "])";
-    throw model::ComputationError(s.str());
-  }
-  return llt.solve(f);
+  return solve_accelerations(M, f);
 }
 
 void CompiledEquations::constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) const {

@@ -46,7 +46,18 @@ std::optional<std::size_t> coordinate_index(const model::Model& model, const std
 
 InverseDynamics::InverseDynamics(const principles::Equations& equations,
                                  const model::Values& values)
-    : compiled_(equations, values) {}
+    : dynamics_(std::make_shared<TapeDynamics>(equations, values)) {}
+
+InverseDynamics::InverseDynamics(std::shared_ptr<const DynamicsEvaluator> dynamics)
+    : dynamics_(std::move(dynamics)) {
+  if (!dynamics_) throw std::invalid_argument("InverseDynamics: no evaluator");
+}
+
+const CompiledEquations& InverseDynamics::compiled() const {
+  const auto* tape = dynamic_cast<const TapeDynamics*>(dynamics_.get());
+  if (!tape) throw std::logic_error("InverseDynamics::compiled: not evaluated by the tape");
+  return tape->compiled();
+}
 
 Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd& q,
                                                 const Eigen::VectorXd& qd,
@@ -54,8 +65,8 @@ Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd&
   const auto n = to_index(dof());
   if (q.size() != n || qd.size() != n || qdd.size() != n)
     throw std::invalid_argument("driving_forces: q, qd and qdd must have one entry per coordinate");
-  compiled_.evaluate(t, q, qd, mass_matrix_, forcing_);
-  return mass_matrix_ * qdd - forcing_;
+  dynamics_->driving_forces(t, q, qd, qdd, forces_);
+  return forces_;
 }
 
 Trajectory::Trajectory(const std::string& text, const model::Model& model,

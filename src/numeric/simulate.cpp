@@ -12,8 +12,10 @@
 #include <cstdlib>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -116,7 +118,8 @@ void expect_success(int flag, const char* call) {
 // and returns a negative value (unrecoverable), and the caller inspects it once CVode() has
 // returned.
 struct RightHandSide {
-  const CompiledEquations& equations;
+  const CompiledEquations* equations;  // null when `dynamics` evaluates
+  const DynamicsEvaluator* dynamics;   // null: the tape of `equations`
   const ConstraintManifold* manifold;  // null without constraints
   double projection_tolerance;
   Eigen::Index n;
@@ -133,12 +136,16 @@ struct RightHandSide {
   }
   // q̈ (and λ) at (t, q, q̇).
   void accelerations(double t) {
-    equations.evaluate(t, q, qd, M, f);
+    if (dynamics) {
+      dynamics->accelerations(t, q, qd, qdd);
+      return;
+    }
+    equations->evaluate(t, q, qd, M, f);
     if (manifold) {
-      equations.constraints(A, b);
-      equations.accelerations_and_multipliers(M, f, A, b, qdd, lambda);
+      equations->constraints(A, b);
+      equations->accelerations_and_multipliers(M, f, A, b, qdd, lambda);
     } else {
-      qdd = equations.accelerations(M, f);
+      qdd = equations->accelerations(M, f);
     }
   }
 };
@@ -352,7 +359,13 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   // the constraints and the energies see the same values (driven functions substituted).
   const model::Values values = all_values(options);
   const model::BoundValues bound = model::bind(m, values);
-  const CompiledEquations compiled(equations, values);
+  if (options.dynamics && (constrained || options.dynamics->dof() != n))
+    throw std::invalid_argument(
+        constrained ? "simulate: SimulationOptions::dynamics is for models without constraints"
+                    : "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
+  // The tape of M and f only when no evaluator was given (building it is most of the setup).
+  std::optional<CompiledEquations> compiled;
+  if (!options.dynamics) compiled.emplace(equations, values);
 
   sym::Differentiator differentiator(m.time_functions);
   kin::Kinematics kinematics(equations.model, differentiator);
@@ -406,13 +419,14 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     // Redundant constraints are integrated with minimum-norm multipliers; say which they are.
     Eigen::MatrixXd M0, A0;
     Eigen::VectorXd f0, b0;
-    compiled.evaluate(options.t_start, q0, qd0, M0, f0);
-    compiled.constraints(A0, b0);
+    compiled->evaluate(options.t_start, q0, qd0, M0, f0);
+    compiled->constraints(A0, b0);
     for (std::size_t i : redundant_constraints(A0))
       result.redundant_constraints.push_back(m.constraints[i].name);
   }
 
-  RightHandSide rhs{compiled,
+  RightHandSide rhs{compiled ? &*compiled : nullptr,
+                    options.dynamics.get(),
                     manifold ? &*manifold : nullptr,
                     projection_tolerance,
                     size,

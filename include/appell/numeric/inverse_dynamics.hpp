@@ -20,6 +20,7 @@
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -33,9 +34,12 @@ class InverseDynamics {
   /// unspecified prescribed functions; throws model::ModelError as bind does (unknown name, ...).
   explicit InverseDynamics(const principles::Equations& equations,
                            const model::Values& values = {});
+  /// Q from `dynamics` (jit::compile_dynamics: compiled Newton–Euler, or the tape), bound to the
+  /// values the caller chose; not null (std::invalid_argument).
+  explicit InverseDynamics(std::shared_ptr<const DynamicsEvaluator> dynamics);
 
   /// n, the number of coordinates.
-  std::size_t dof() const { return compiled_.dof(); }
+  std::size_t dof() const { return dynamics_->dof(); }
   /// Q = M(q, t) q̈ − f(q, q̇, t) (n values, coordinate order; N or N·m as the coordinate is a
   /// length or an angle) at time t for q, q̇, q̈ of n values each. Vectors of the wrong size
   /// throw std::invalid_argument. The constraint rows A, b are not used: with constraints Q is
@@ -44,13 +48,15 @@ class InverseDynamics {
   Eigen::VectorXd driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  const Eigen::VectorXd& qdd) const;
 
-  /// The compiled equations it evaluates.
-  const CompiledEquations& compiled() const { return compiled_; }
+  /// The compiled equations it evaluates (the tape's); std::logic_error when built on an
+  /// evaluator other than TapeDynamics.
+  const CompiledEquations& compiled() const;
+  /// What evaluates Q.
+  const DynamicsEvaluator& dynamics() const { return *dynamics_; }
 
  private:
-  CompiledEquations compiled_;
-  mutable Eigen::MatrixXd mass_matrix_;  // reused between calls: no allocation per sample
-  mutable Eigen::VectorXd forcing_;
+  std::shared_ptr<const DynamicsEvaluator> dynamics_;
+  mutable Eigen::VectorXd forces_;  // reused between calls: no allocation per sample
 };
 
 /// A motion q(t), q̇(t), q̈(t) at one instant.

@@ -19,6 +19,7 @@
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
@@ -55,6 +56,11 @@ struct SimulationOptions {
   /// with a ModelError before anything is integrated (a step of 1e-10 over a second would write
   /// gigabytes).
   long max_rows = 10'000'000;
+  /// What evaluates q̈ (jit::compile_dynamics: compiled generated code, or the tape), bound to
+  /// the same values as `values` and `inputs` (the caller's duty); null: the tape of
+  /// CompiledEquations. Only for models without constraints (std::invalid_argument otherwise:
+  /// the constrained solver needs A and b).
+  std::shared_ptr<const DynamicsEvaluator> dynamics;
 };
 
 /// One output row: the state, the energies, the accelerations and (with constraints) the

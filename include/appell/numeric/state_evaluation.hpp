@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 
 namespace appell::num {
 
@@ -32,6 +33,11 @@ struct StateEvaluation {
 /// or b is not finite at the state, M is singular (not positive definite) there, or redundant
 /// constraints are inconsistent there.
 StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
+                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+
+/// The same for a model without constraints, by `dynamics` (the JIT's or the tape's): M, f and
+/// q̈ (by the evaluator's own solver), A, b and λ empty. Throws as the other overload.
+StateEvaluation evaluate_state(const DynamicsEvaluator& dynamics, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
 }  // namespace appell::num

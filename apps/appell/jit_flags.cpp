@@ -1,0 +1,25 @@
+#include "jit_flags.hpp"
+
+#include <iostream>
+
+namespace appell::cli {
+
+void add_jit_flag(CLI::App& command, bool& no_jit) {
+  command.add_flag("--no-jit", no_jit,
+                   "evaluate by the tape instead of the generated C compiled with $CC (or cc) "
+                   "into a cached shared object (docs/user-guide.md, \"Compiled evaluation\")");
+}
+
+jit::CompiledDynamics compiled_dynamics(const principles::Equations& equations,
+                                        const model::Values& values, bool no_jit,
+                                        const std::string& command) {
+  jit::JitOptions options;
+  options.enabled = !no_jit;
+  jit::CompiledDynamics dynamics = jit::compile_dynamics(equations, values, options);
+  if (!dynamics.note.empty())
+    std::cerr << "appell " << command
+              << ": note: evaluating by the tape (slower): " << dynamics.note << "\n";
+  return dynamics;
+}
+
+}  // namespace appell::cli

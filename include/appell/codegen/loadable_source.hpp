@@ -1,0 +1,54 @@
+// The generated C code made loadable: the C99 header of generate_c_header() and, after it,
+// entry points with fixed names and a fixed signature, so that a program can compile it into a
+// shared object and call it without knowing the model's struct layouts (jit::compile_dynamics).
+//
+// Parameters and inputs cross as arrays of doubles in the order of the generated structs'
+// members (GeneratedLayout); each entry point copies them into the structs. The entry points:
+//
+//   int  appell_jit_dof(void);
+//   void appell_jit_mass_matrix_and_forcing(double t, const double* q, const double* qd,
+//                                           const double* p, const double* in,
+//                                           double* M, double* f);
+//   int  appell_jit_forward_dynamics(double t, const double* q, const double* qd,
+//                                    const double* p, const double* in, double* qdd);
+//        (1: solved; 0: M not positive definite or q̈ not finite)
+//   void appell_jit_inverse_dynamics(double t, const double* q, const double* qd,
+//                                    const double* qdd, const double* p, const double* in,
+//                                    double* Q);
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "appell/model/values.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::codegen {
+
+/// The names of the entry points (what loadable_c_source() defines).
+inline constexpr const char* kLoadableDof = "appell_jit_dof";
+inline constexpr const char* kLoadableMassMatrixAndForcing = "appell_jit_mass_matrix_and_forcing";
+inline constexpr const char* kLoadableForwardDynamics = "appell_jit_forward_dynamics";
+inline constexpr const char* kLoadableInverseDynamics = "appell_jit_inverse_dynamics";
+
+/// A loadable C unit and what the caller passes to it.
+struct LoadableSource {
+  std::string code;  // C99: the header, then the entry points
+  std::size_t dof = 0;
+  /// True when the functions are the recursions (Newton–Euler, composite rigid bodies,
+  /// articulated bodies or Lᵀ D L); false when written from the tape of M and f (relative motion
+  /// in a carrier frame, Gibbs–Appell of higher order), fallback_reason says why.
+  bool recursive = false;
+  std::string fallback_reason;
+  /// The values bound, in the order of the p and in arrays.
+  std::vector<double> parameters, inputs;
+};
+
+/// The generated C of `equations` with `values` bound, made loadable (deterministic: the same
+/// equations and values give the same text). Throws as generate_c_header() (constraints are
+/// std::invalid_argument).
+LoadableSource loadable_c_source(const principles::Equations& equations,
+                                 const model::Values& values = {});
+
+}  // namespace appell::codegen

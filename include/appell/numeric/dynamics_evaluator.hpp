@@ -1,0 +1,73 @@
+// The equations of an unconstrained model, M(q, t) q̈ = f(q, q̇, t), behind one interface that
+// simulate(), InverseDynamics and evaluate_state() accept: evaluated by the tape (TapeDynamics,
+// here) or by the generated code compiled into a shared object (jit::compile_dynamics, which
+// falls back to TapeDynamics). Both evaluate the same equations with the same values; they agree
+// to rounding, not bit for bit (the compiled code forms M by composite rigid bodies and q̈ by an
+// articulated-body recursion or M = Lᵀ D L, the tape M and f as derived).
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <memory>
+
+#include "appell/model/values.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/principles/equations.hpp"
+
+namespace appell::num {
+
+/// M, f, q̈ and the driving forces of one model with its values bound; vectors in coordinate
+/// order with dof() entries (callers check sizes), M n×n. Implementations may reuse buffers:
+/// one object is not for concurrent use from several threads unless it says so.
+class DynamicsEvaluator {
+ public:
+  virtual ~DynamicsEvaluator() = default;
+  /// n, the number of coordinates.
+  virtual std::size_t dof() const = 0;
+  /// "jit" (compiled generated code) or "tape".
+  virtual const char* kind() const = 0;
+  /// M (resized to n×n) and f (n) at (t, q, q̇).
+  virtual void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                                       Eigen::VectorXd& f) const = 0;
+  /// q̈ (resized to n) of M q̈ = f. Throws model::ComputationError when M or f is not finite or
+  /// M is not positive definite (the message prints M), as CompiledEquations::accelerations.
+  virtual void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             Eigen::VectorXd& qdd) const = 0;
+  /// Q = M q̈ − f (resized to n): the generalized forces the motion needs.
+  virtual void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                              const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const = 0;
+};
+
+/// The tape of CompiledEquations behind DynamicsEvaluator: q̈ by Cholesky of M, Q = M q̈ − f.
+class TapeDynamics : public DynamicsEvaluator {
+ public:
+  /// As CompiledEquations (throws what it throws). With constraints, M, f and the driving forces
+  /// (the constraints' reactions included) are evaluated, but accelerations() throws
+  /// std::logic_error: M q̈ = f alone would drop the constraint forces.
+  explicit TapeDynamics(const principles::Equations& equations, const model::Values& values = {});
+
+  std::size_t dof() const override { return compiled_.dof(); }
+  const char* kind() const override { return "tape"; }
+  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override;
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd) const override;
+  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override;
+
+  const CompiledEquations& compiled() const { return compiled_; }
+
+ private:
+  CompiledEquations compiled_;
+  mutable Eigen::MatrixXd M_;
+  mutable Eigen::VectorXd f_;
+};
+
+/// q̈ = M⁻¹ f by Cholesky (M n×n, f n), what every evaluator's accelerations() ends in when the
+/// generated solver refuses a state. Throws model::ComputationError when M or f is not finite, or
+/// M is singular or not positive definite (a pivot of L below 1e-12 sqrt(max |M_ij|); the message
+/// prints M).
+Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f);
+
+}  // namespace appell::num

@@ -1,0 +1,81 @@
+// C source compiled by the system's C compiler into a shared object, cached on disk and loaded
+// with dlopen: the facility behind in-process evaluation at the speed of generated code (JIT).
+//
+// The shared object is named by a key, the SHA-256 of the source, the compiler's identity (its
+// resolved path and its `--version` output) and the flags, so the same source compiled by the
+// same compiler is compiled once per machine and loaded from the cache afterwards. It is written
+// to a temporary file and renamed into place (rename is atomic within a directory): two
+// processes compiling the same key at once both succeed and nobody ever loads a half-written
+// file. The compiled unit carries its key (a function `appell_native_key`); a cached file that
+// does not load, or loads and names another key, is compiled again and replaced.
+//
+// The compiler runs by posix_spawn with an argument vector (never a shell command line built
+// from text), in its own process group so that a timeout kills it and whatever it started.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace appell::num {
+
+/// Compiling or loading failed: no compiler, a compile error (what() holds the compiler's
+/// messages), a timeout, an unwritable cache, a symbol missing. Callers fall back to the tape.
+class NativeCompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// How native code is compiled and where it is kept.
+struct NativeCompilerOptions {
+  /// The compiler command, split at blanks into program and leading arguments ("ccache cc");
+  /// empty: $CC, else "cc". The program is looked up on PATH unless it contains a '/'.
+  std::string compiler;
+  /// Flags before the output and the source; the key depends on them.
+  std::vector<std::string> flags{"-O2", "-fPIC", "-shared"};
+  /// Where the shared objects are kept; empty: default_cache_directory().
+  std::filesystem::path cache_directory;
+  /// The compiler is killed (with its process group) after this long.
+  std::chrono::seconds timeout{300};
+};
+
+/// $APPELL_CACHE_DIR, else $XDG_CACHE_HOME/appell, else $HOME/.cache/appell (shared objects go to
+/// its subfolder jit/). Throws NativeCompileError when none of these variables is set.
+std::filesystem::path default_cache_directory();
+
+/// A loaded shared object; copies share the handle, which is closed with the last copy (keep one
+/// as long as any symbol taken from it is called).
+class NativeLibrary {
+ public:
+  /// The address of an exported function or object; throws NativeCompileError when absent.
+  void* symbol(const std::string& name) const;
+  const std::filesystem::path& path() const { return path_; }
+  const std::string& key() const { return key_; }
+  /// True when this load compiled the source; false when the cached object was loaded.
+  bool compiled_now() const { return compiled_now_; }
+
+ private:
+  friend NativeLibrary load_native_library(const std::string&, const NativeCompilerOptions&);
+  std::shared_ptr<void> handle_;
+  std::filesystem::path path_;
+  std::string key_;
+  bool compiled_now_ = false;
+};
+
+/// The key of `c_source` compiled with `options` (64 hex digits). Runs `COMPILER --version`;
+/// throws NativeCompileError when the compiler is not found.
+std::string native_library_key(const std::string& c_source, const NativeCompilerOptions& options);
+
+/// Loads the shared object of `c_source` from the cache, compiling it first when it is absent,
+/// does not load, or is not the one for this key. The source is C (compiled with -lm), and
+/// must not define `appell_native_key`. Throws NativeCompileError (see there).
+NativeLibrary load_native_library(const std::string& c_source,
+                                  const NativeCompilerOptions& options = {});
+
+/// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4).
+std::string sha256_hex(const std::string& data);
+
+}  // namespace appell::num

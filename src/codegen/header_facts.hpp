@@ -1,0 +1,24 @@
+// What the header writer knows besides the text (internal to codegen): the loadable source
+// (loadable_source.cpp) wraps the C header's functions and needs their names and structs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "appell/codegen/cpp_generator.hpp"
+
+namespace appell::codegen::detail {
+
+struct HeaderFacts {
+  std::size_t dof = 0;
+  bool recursive = false;
+  std::string fallback_reason;
+  std::string prefix;  // C: the names' prefix without its '_' ("gen" for gen_mass_matrix)
+  std::vector<GeneratedField> parameters, inputs;  // the structs' members, in order
+};
+
+/// generate_cpp_header() or generate_c_header() by `language`, filling `facts` when not null.
+std::string generate_header(const principles::Equations& eq, const CodegenOptions& options,
+                            Language language, HeaderFacts* facts);
+
+}  // namespace appell::codegen::detail

@@ -1,0 +1,76 @@
+#include "appell/codegen/loadable_source.hpp"
+
+#include <sstream>
+
+#include "appell/codegen/cpp_generator.hpp"
+#include "header_facts.hpp"
+
+namespace appell::codegen {
+
+namespace {
+
+// `static inline NS_parameters appell_jit_parameters(const double* v)`: the array into the
+// struct, member by member (no assumption on the struct's layout).
+void write_unpacker(std::ostringstream& s, const std::string& type, const std::string& name,
+                    const std::vector<GeneratedField>& fields) {
+  s << "static " << type << " " << name << "(const double* v) {\n  " << type << " s;\n";
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    s << "  s." << fields[i].cpp_name << " = v[" << i << "];\n";
+  if (fields.empty()) s << "  (void)v;\n  s.unused = 0.0;\n";
+  s << "  return s;\n}\n\n";
+}
+
+}  // namespace
+
+LoadableSource loadable_c_source(const principles::Equations& equations,
+                                 const model::Values& values) {
+  CodegenOptions options;
+  options.namespace_name = "appell_jit_model";
+  options.values = values;
+  detail::HeaderFacts facts;
+  LoadableSource out;
+  const std::string header = detail::generate_header(equations, options, Language::C, &facts);
+  const std::string p = facts.prefix + "_";
+  std::ostringstream s;
+  s << header << "\n/* Entry points for loading (appell/codegen/loadable_source.hpp). */\n\n";
+  write_unpacker(s, p + "parameters", "appell_jit_parameters", facts.parameters);
+  write_unpacker(s, p + "inputs", "appell_jit_inputs", facts.inputs);
+  s << "int " << kLoadableDof << "(void);\n"
+    << "int " << kLoadableDof << "(void) { return " << facts.dof << "; }\n\n"
+    << "void " << kLoadableMassMatrixAndForcing
+    << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+    << "    double* M, double* f);\n"
+    << "void " << kLoadableMassMatrixAndForcing
+    << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+    << "    double* M, double* f) {\n"
+    << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+    << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+    << "  " << p << "mass_matrix_and_forcing(t, q, qd, &P, &I, M, f);\n}\n\n"
+    << "int " << kLoadableForwardDynamics
+    << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+    << "    double* qdd);\n"
+    << "int " << kLoadableForwardDynamics
+    << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+    << "    double* qdd) {\n"
+    << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+    << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+    << "  return " << p << "forward_dynamics(t, q, qd, &P, &I, qdd, 0);\n}\n\n"
+    << "void " << kLoadableInverseDynamics
+    << "(double t, const double* q, const double* qd, const double* qdd, const double* p,\n"
+    << "    const double* in, double* Q);\n"
+    << "void " << kLoadableInverseDynamics
+    << "(double t, const double* q, const double* qd, const double* qdd, const double* p,\n"
+    << "    const double* in, double* Q) {\n"
+    << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+    << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+    << "  " << p << "inverse_dynamics(t, q, qd, qdd, &P, &I, Q);\n}\n";
+  out.code = s.str();
+  out.dof = facts.dof;
+  out.recursive = facts.recursive;
+  out.fallback_reason = facts.fallback_reason;
+  for (const auto& f : facts.parameters) out.parameters.push_back(f.default_value);
+  for (const auto& f : facts.inputs) out.inputs.push_back(f.default_value);
+  return out;
+}
+
+}  // namespace appell::codegen
