@@ -148,6 +148,47 @@ TEST(Check, BadClaimsFilesAreLocated) {
   expect_bad("claim: []\n", 1, "claim");
 }
 
+// A load named in the model (`name: payload`) is claimed by its name exactly as by its position.
+TEST(Check, ALoadIsClaimedByItsNameOrItsPosition) {
+  const auto results = check(R"Y(claims:
+  - {name: by_name, generalized_force: q1, load: payload, value: "-M_S*g*l*(cos(q1) + cos(q1 + q2))"}
+  - {name: by_position, generalized_force: q1, load: 1, value: "-M_S*g*l*(cos(q1) + cos(q1 + q2))"}
+  - {name: wrong, generalized_force: q2, load: payload, value: "-M_S*g*l*cos(q2)"}
+)Y");
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].verdict, num::Verdict::Holds);
+  EXPECT_EQ(results[1].verdict, num::Verdict::Holds);
+  EXPECT_EQ(results[2].verdict, num::Verdict::Differs);
+  expect_bad("claims:\n  - {name: a, generalized_force: q1, load: motor, value: \"1\"}\n", 2,
+             "motor");
+}
+
+// Load names are checked where the model is read: valid, unique, and never `gravity`.
+TEST(Check, LoadNamesAreValidatedInTheModel) {
+  const std::string head =
+      "name: loaded\ncoordinates: [q]\nparameters: {m: 1, g: 9.81}\nframes:\n  a: {rotation: rot_z(q)}\n"
+      "bodies:\n  b: {frame: a, mass: m, com: [1, 0, 0], inertia: [1, 1, 1, 0, 0, 0]}\n"
+      "loads:\n";
+  const auto bad = [&](const std::string& loads, int line, const std::string& offending) {
+    try {
+      io::parse_model(head + loads, "m.yaml");
+      FAIL() << loads;
+    } catch (const model::ModelError& e) {
+      EXPECT_EQ(e.where().line, line) << e.what();
+      EXPECT_EQ(e.offending(), offending) << e.what();
+    }
+  };
+  bad("  - {name: gravity, torque: [0, 0, 1], on: b}\n", 9, "gravity");
+  bad("  - {name: \"2x\", torque: [0, 0, 1], on: b}\n", 9, "2x");
+  bad("  - {name: t1, torque: [0, 0, 1], on: b}\n  - {name: t1, potential: q^2}\n", 10, "t1");
+  const auto model = io::parse_model(
+      head + "  - {name: motor, generalized: {coordinate: q, value: 2}}\n  - {potential: q^2}\n",
+      "m.yaml");
+  ASSERT_EQ(model->loads.size(), 2u);
+  EXPECT_EQ(model->loads[0].name, "motor");
+  EXPECT_EQ(model->loads[1].name, "");
+}
+
 TEST(Check, UnknownNameInAnEquationIsLocatedAtItsColumn) {
   const auto model = robot();
   try {

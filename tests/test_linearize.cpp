@@ -11,6 +11,7 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/linearization.hpp"
 #include "appell/numeric/state_evaluation.hpp"
+#include "appell/numeric/symbolic_linearization.hpp"
 #include "appell/principles/derive.hpp"
 #include "support/run_cli.hpp"
 
@@ -301,6 +302,154 @@ TEST(Linearize, CommandLineJsonHasTheFieldsInOrder) {
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--inputs"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("(G)"), std::string::npos) << bad.out;
+}
+
+// The symbolic A and B (num::symbolic_linear_model) with the parameters put in: the numeric
+// model's entries, to rounding.
+void expect_symbolic_equals_numeric(const model::Model& model, const num::SymbolicLinearModel& sym,
+                                    const num::LinearModel& lin) {
+  GiNaC::exmap values;
+  for (const auto& p : model.parameters) values[p.symbol] = p.default_value;
+  const auto number = [&](const GiNaC::ex& e) {
+    // Defaults may name earlier parameters: substitute until only numbers are left.
+    GiNaC::ex v = e;
+    for (std::size_t pass = 0; pass < model.parameters.size() + 1; ++pass) v = v.subs(values);
+    const GiNaC::ex x = GiNaC::evalf(v);
+    EXPECT_TRUE(GiNaC::is_a<GiNaC::numeric>(x)) << e;
+    return GiNaC::ex_to<GiNaC::numeric>(x).to_double();
+  };
+  ASSERT_EQ(sym.A.rows(), static_cast<unsigned>(lin.A.rows()));
+  ASSERT_EQ(sym.B.cols(), static_cast<unsigned>(lin.B.cols()));
+  EXPECT_EQ(sym.states, lin.states);
+  for (unsigned i = 0; i < sym.A.rows(); ++i) {
+    for (unsigned k = 0; k < sym.A.cols(); ++k)
+      EXPECT_NEAR(number(sym.A(i, k)), lin.A(i, k), 1e-9 * (1 + std::abs(lin.A(i, k))))
+          << "A[" << i << "," << k << "] = " << sym.A(i, k);
+    for (unsigned k = 0; k < sym.B.cols(); ++k)
+      EXPECT_NEAR(number(sym.B(i, k)), lin.B(i, k), 1e-9 * (1 + std::abs(lin.B(i, k))))
+          << "B[" << i << "," << k << "] = " << sym.B(i, k);
+  }
+}
+
+num::SymbolicLinearModel symbolic(const std::shared_ptr<const model::Model>& model,
+                                  const VectorXd& q, const VectorXd& qd,
+                                  const std::vector<std::string>& inputs, num::LinearModel* lin) {
+  num::LinearizationOptions options;
+  options.inputs = inputs;
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+  *lin = num::linearize(eq, q, qd, options);
+  return num::symbolic_linear_model(eq, *lin, options);
+}
+
+TEST(SymbolicLinearize, CartPoleIsTheClosedFormInTheParameters) {
+  const auto model = io::parse_model(kCartPole, "model.yaml");
+  const auto p = [&](const char* name) { return GiNaC::ex(model->find_parameter(name)->symbol); };
+  const GiNaC::ex mc = p("mc"), m = p("m"), l = p("l"), g = p("g");
+  const auto zero = [](const GiNaC::ex& e) { return GiNaC::normal(e).is_zero(); };
+  num::LinearModel lin;
+  const auto up = symbolic(model, VectorXd::Zero(2), VectorXd::Zero(2), {"F"}, &lin);
+  EXPECT_TRUE(zero(up.A(0, 2) - 1) && zero(up.A(1, 3) - 1));
+  EXPECT_TRUE(zero(up.A(2, 1) - m * g / mc)) << up.A(2, 1);
+  EXPECT_TRUE(zero(up.A(3, 1) - (mc + m) * g / (mc * l))) << up.A(3, 1);
+  EXPECT_TRUE(zero(up.A(2, 0)) && zero(up.A(3, 0)) && zero(up.A(2, 2)) && zero(up.A(3, 3)));
+  EXPECT_TRUE(zero(up.B(2, 0) - 1 / mc)) << up.B(2, 0);
+  EXPECT_TRUE(zero(up.B(3, 0) - 1 / (mc * l))) << up.B(3, 0);
+  expect_symbolic_equals_numeric(*model, up, lin);
+
+  // Hanging (θ = π given as a double): π is recognised, so the entries are exact, not 1e-16.
+  VectorXd down(2);
+  down << 0.0, M_PI;
+  const auto hanging = symbolic(model, down, VectorXd::Zero(2), {"F"}, &lin);
+  EXPECT_TRUE(zero(hanging.A(3, 1) + (mc + m) * g / (mc * l))) << hanging.A(3, 1);
+  EXPECT_TRUE(zero(hanging.B(3, 0) + 1 / (mc * l))) << hanging.B(3, 0);
+  expect_symbolic_equals_numeric(*model, hanging, lin);
+}
+
+TEST(SymbolicLinearize, AwayFromEquilibriumAndWithConstraintsAsTheNumericModel) {
+  num::LinearModel lin;
+  VectorXd q(2), qd(2);
+  q << 0.3, -0.2;
+  qd << 0.5, 0.1;
+  const auto pendulum = io::parse_model(kDoublePendulum, "model.yaml");
+  expect_symbolic_equals_numeric(*pendulum, symbolic(pendulum, q, qd, {"tau"}, &lin), lin);
+
+  const double r = 0.1, L = 0.3, q1 = -M_PI / 2, q2 = std::asin(-r * std::sin(q1) / L);
+  VectorXd crank(3);
+  crank << q1, q2, r * std::cos(q1) + L * std::cos(q2);
+  const auto slider = io::parse_model(kSliderCrank, "model.yaml");
+  const auto reduced = symbolic(slider, crank, VectorXd::Zero(3), {"torque"}, &lin);
+  EXPECT_EQ(reduced.states, (std::vector<std::string>{"q1", "dot(q1)"}));
+  expect_symbolic_equals_numeric(*slider, reduced, lin);
+
+  const auto sleigh = io::parse_model(R"yaml(name: sleigh
+parameters: {m: 2.0, I: 0.05, a: 0.2}
+coordinates: [x, y, theta]
+frames:
+  sleigh: {translation: [x, y, 0], rotation: rot_z(theta)}
+bodies:
+  hull: {frame: sleigh, mass: m, com: [a, 0, 0], inertia: [I, I, I, 0, 0, 0]}
+constraints:
+  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
+)yaml",
+                                      "sleigh.yaml");
+  VectorXd sq(3), sqd(3);
+  sq << 0.2, -0.1, 0.4;
+  sqd << 0.9, std::tan(0.4) * 0.9, 1.1;
+  expect_symbolic_equals_numeric(*sleigh, symbolic(sleigh, sq, sqd, {}, &lin), lin);
+}
+
+TEST(SymbolicLinearize, ExactNumbers) {
+  EXPECT_TRUE((num::exact_number(M_PI) - GiNaC::Pi).is_zero());
+  EXPECT_TRUE((num::exact_number(-M_PI / 2) + GiNaC::Pi / 2).is_zero());
+  EXPECT_TRUE((num::exact_number(0.25) - GiNaC::numeric(1, 4)).is_zero());
+  EXPECT_TRUE((num::exact_number(0.0)).is_zero());
+  EXPECT_TRUE(GiNaC::ex_to<GiNaC::numeric>(num::exact_number(0.1234567891)).is_real());
+  EXPECT_FALSE(GiNaC::ex_to<GiNaC::numeric>(num::exact_number(0.1234567891)).is_rational());
+}
+
+TEST(SymbolicLinearize, CommandLineTextJsonLatexAndTheSizeLimit) {
+  const std::string path = ::testing::TempDir() + "/cart_pole_symbolic.yaml";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(kCartPole, f);
+    std::fclose(f);
+  }
+  const auto text = test_support::run_cli("linearize " + path + " --symbolic");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("symbolic, in the parameters"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("B[4,1] = "), std::string::npos) << text.out;
+  const auto json = test_support::run_cli("linearize " + path + " --symbolic --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  const auto j = nlohmann::ordered_json::parse(json.out);
+  EXPECT_EQ(j["A_symbolic"].size(), 4u);
+  EXPECT_EQ(j["A_symbolic"][0][2].get<std::string>(), "1");
+  EXPECT_EQ(j["B_symbolic"][3].size(), 1u);
+  const auto latex = test_support::run_cli("linearize " + path + " --latex");
+  ASSERT_EQ(latex.code, 0) << latex.out;
+  EXPECT_NE(latex.out.find("\\begin{pmatrix}"), std::string::npos) << latex.out;
+
+  // Nine free particles: 9 coordinates, over the symbolic limit of 8.
+  std::string big = "name: nine\nparameters: {m: 1.0}\ncoordinates: [";
+  for (int i = 1; i <= 9; ++i) big += (i > 1 ? ", x" : "x") + std::to_string(i);
+  big += "]\nframes:\n";
+  for (int i = 1; i <= 9; ++i)
+    big += "  f" + std::to_string(i) + ": {translation: [x" + std::to_string(i) + ", 0, 0]}\n";
+  big += "particles:\n";
+  for (int i = 1; i <= 9; ++i)
+    big += "  p" + std::to_string(i) + ": {frame: f" + std::to_string(i) +
+           ", mass: m, position: [0, 0, 0]}\n";
+  const std::string big_path = ::testing::TempDir() + "/nine_particles.yaml";
+  {
+    std::FILE* f = std::fopen(big_path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(big.c_str(), f);
+    std::fclose(f);
+  }
+  const auto limit = test_support::run_cli("linearize " + big_path + " --symbolic");
+  EXPECT_EQ(limit.code, 1) << limit.out;
+  EXPECT_NE(limit.out.find("at most 8"), std::string::npos) << limit.out;
+  EXPECT_EQ(test_support::run_cli("linearize " + big_path).code, 0);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "appell/io/linear_model_writer.hpp"
 #include "appell/numeric/linearization.hpp"
+#include "appell/numeric/symbolic_linearization.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
 
@@ -18,6 +19,8 @@ struct LinearizeOptions {
   std::vector<std::string> set;
   bool json = false;
   bool modes = false;
+  bool symbolic = false;
+  bool latex = false;
 };
 
 int run_linearize(const LinearizeOptions& o) {
@@ -53,10 +56,24 @@ int run_linearize(const LinearizeOptions& o) {
   } catch (const model::ModelError& e) {
     throw at_option(e, {{"inputs", "--inputs"}});
   }
-  if (o.json)
-    std::cout << io::write_linear_model_json(linear, o.modes) << "\n";
-  else
-    std::cout << io::write_linear_model_text(*model, linear, o.t, o.modes);
+  if (o.latex && o.json) throw usage_error("--latex", "--latex and --json exclude each other", "");
+  if (o.latex) {
+    std::cout << io::write_symbolic_linear_model_latex(
+        *model, num::symbolic_linear_model(eq, linear, options));
+    return 0;
+  }
+  if (o.json) {
+    std::string json = io::write_linear_model_json(linear, o.modes);
+    if (o.symbolic)
+      json = io::add_symbolic_linear_model_json(json, *model,
+                                                num::symbolic_linear_model(eq, linear, options));
+    std::cout << json << "\n";
+    return 0;
+  }
+  std::cout << io::write_linear_model_text(*model, linear, o.t, o.modes);
+  if (o.symbolic)
+    std::cout << io::write_symbolic_linear_model_text(
+        *model, num::symbolic_linear_model(eq, linear, options));
   return 0;
 }
 
@@ -82,6 +99,9 @@ void add_linearize_command(CLI::App& app, Commands& commands) {
               "print {\"states\", \"inputs\", \"A\", \"B\", \"eigenvalues\"} (and \"modes\" "
               "with --modes)");
   c->add_flag("--modes", o->modes, "natural frequencies and damping ratios of the eigenvalues");
+  c->add_flag("--symbolic", o->symbolic,
+              "also A and B as expressions of the parameters (readable form)");
+  c->add_flag("--latex", o->latex, "only the symbolic A and B, as LaTeX matrices");
   commands.push_back({c, [o] { return run_linearize(*o); }});
 }
 

@@ -71,6 +71,7 @@
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/numeric/statics.hpp"
+#include "appell/numeric/symbolic_linearization.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/numeric/verification.hpp"
 

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -173,7 +175,17 @@ class ClaimsReader {
       claim.kind = Claim::Kind::GeneralizedForce;
       claim.coordinate = coordinate(item["generalized_force"], "generalized_force");
       const YAML::Node load = require("load");
-      if (scalar(load, "load") != "gravity") {
+      const std::string which = scalar(load, "load");
+      const auto named = std::find_if(model_.loads.begin(), model_.loads.end(),
+                                      [&](const model::Load& l) { return l.name == which; });
+      if (named != model_.loads.end()) {
+        claim.load = static_cast<std::size_t>(named - model_.loads.begin());
+      } else if (which != "gravity") {
+        if (which.empty() || !std::isdigit(static_cast<unsigned char>(which.front())))
+          throw ModelError(at(load.Mark()),
+                           "not a load of the model: expected gravity, a load's 1-based position "
+                           "in `loads`, or its `name`",
+                           which);
         claim.load = index(load, model_.loads.size(), "load");
       } else if (!model_.gravity) {
         throw ModelError(at(load.Mark()), "the model has no gravity", "gravity");

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "appell/io/equation_writer.hpp"
+
 namespace appell::io {
 
 namespace {
@@ -57,7 +59,69 @@ std::string complex_text(std::complex<double> s) {
   return out.str();
 }
 
+void write_entries(std::ostream& out, const model::Model& model, const GiNaC::matrix& m,
+                   const std::string& name) {
+  bool any = false;
+  for (unsigned i = 0; i < m.rows(); ++i)
+    for (unsigned k = 0; k < m.cols(); ++k) {
+      if (m(i, k).is_zero()) continue;
+      out << "  " << name << "[" << i + 1 << "," << k + 1
+          << "] = " << expression_text(m(i, k), model) << "\n";
+      any = true;
+    }
+  if (!any) out << "  (every entry of " << name << " is 0)\n";
+}
+
+std::string latex_matrix(const model::Model& model, const GiNaC::matrix& m) {
+  const sym::ReadableContext context = readable_context(model);
+  std::string out = "\\begin{pmatrix}\n";
+  for (unsigned i = 0; i < m.rows(); ++i) {
+    out += "  ";
+    for (unsigned k = 0; k < m.cols(); ++k)
+      out += (k ? " & " : "") + expression_latex(m(i, k), context);
+    out += i + 1 < m.rows() ? " \\\\\n" : "\n";
+  }
+  return out + "\\end{pmatrix}";
+}
+
 }  // namespace
+
+std::string write_symbolic_linear_model_text(const model::Model& model,
+                                             const num::SymbolicLinearModel& linear) {
+  std::ostringstream out;
+  out << "symbolic, in the parameters: x = (" << list(linear.states) << "), u = ("
+      << list(linear.inputs) << ")\n";
+  write_entries(out, model, linear.A, "A");
+  if (linear.B.cols() > 0) write_entries(out, model, linear.B, "B");
+  return out.str();
+}
+
+std::string write_symbolic_linear_model_latex(const model::Model& model,
+                                              const num::SymbolicLinearModel& linear) {
+  std::ostringstream out;
+  out << "% " << model.name << ": dx/dt = A x + B u, x = (" << list(linear.states) << "), u = ("
+      << list(linear.inputs) << ")\n";
+  out << "A = " << latex_matrix(model, linear.A) << "\n";
+  if (linear.B.cols() > 0) out << "B = " << latex_matrix(model, linear.B) << "\n";
+  return out.str();
+}
+
+std::string add_symbolic_linear_model_json(const std::string& json, const model::Model& model,
+                                           const num::SymbolicLinearModel& linear) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(json);
+  const auto rows = [&](const GiNaC::matrix& m) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (unsigned i = 0; i < m.rows(); ++i) {
+      nlohmann::ordered_json row = nlohmann::ordered_json::array();
+      for (unsigned k = 0; k < m.cols(); ++k) row.push_back(expression_text(m(i, k), model));
+      out.push_back(row);
+    }
+    return out;
+  };
+  j["A_symbolic"] = rows(linear.A);
+  j["B_symbolic"] = rows(linear.B);
+  return j.dump();
+}
 
 std::string write_linear_model_json(const num::LinearModel& linear, bool with_modes) {
   nlohmann::ordered_json j;

@@ -706,20 +706,22 @@ class ModelReader {
     for (const auto& load : list(section, "loads")) {
       if (!load.node.IsMap())
         fail(load.where, "a load is a map with one of " + join_alternatives(kinds));
-      std::optional<Entry> kind;
+      std::optional<Entry> kind, load_name;
       for (const auto& e : entries(load, "keys")) {
+        if (e.key == "name") load_name = e;
         if (std::find(kinds.begin(), kinds.end(), e.key) == kinds.end()) continue;
         if (kind) fail(e.key_where, "a load has one kind only, already " + kind->key, e.key);
         kind = e;
       }
       if (!kind) fail(load.where, "a load needs one of " + join_alternatives(kinds));
       read_load(builder, kind->key, load);
+      if (load_name) builder.name_load(name(load_name->value));
     }
   }
 
   void read_load(model::ModelBuilder& builder, const std::string& kind, const Item& load) const {
     if (kind == "force") {
-      const Fields f(*this, load, "a force", {"force", "on", "at", "in"});
+      const Fields f(*this, load, "a force", {"name", "force", "on", "at", "in"});
       model::ForceSpec spec;
       spec.force = expr3(f.require("force"));
       spec.on = name(f.require("on"));
@@ -727,14 +729,14 @@ class ModelReader {
       if (auto in = f.find("in")) spec.in = name(*in);
       builder.force(spec, load.where);
     } else if (kind == "torque") {
-      const Fields f(*this, load, "a torque", {"torque", "on", "in"});
+      const Fields f(*this, load, "a torque", {"name", "torque", "on", "in"});
       model::TorqueSpec spec;
       spec.torque = expr3(f.require("torque"));
       spec.on = name(f.require("on"));
       if (auto in = f.find("in")) spec.in = name(*in);
       builder.torque(spec, load.where);
     } else if (kind == "spring") {
-      const Fields outer(*this, load, "a spring load", {"spring"});
+      const Fields outer(*this, load, "a spring load", {"name", "spring"});
       const Fields f(*this, outer.require("spring"), "a spring",
                      {"from", "to", "stiffness", "rest_length"});
       model::SpringSpec spec;
@@ -744,7 +746,7 @@ class ModelReader {
       if (auto rest = f.find("rest_length")) spec.rest_length = expr(*rest);
       builder.spring(spec, load.where);
     } else if (kind == "damper") {
-      const Fields outer(*this, load, "a damper load", {"damper"});
+      const Fields outer(*this, load, "a damper load", {"name", "damper"});
       const Fields f(*this, outer.require("damper"), "a damper", {"from", "to", "coefficient"});
       model::DamperSpec spec;
       spec.from = point(f.require("from"));
@@ -752,13 +754,13 @@ class ModelReader {
       spec.coefficient = expr(f.require("coefficient"));
       builder.damper(spec, load.where);
     } else if (kind == "generalized") {
-      const Fields outer(*this, load, "a generalized load", {"generalized"});
+      const Fields outer(*this, load, "a generalized load", {"name", "generalized"});
       const Fields f(*this, outer.require("generalized"), "a generalized force",
                      {"coordinate", "value"});
       builder.generalized_force(name(f.require("coordinate")), expr(f.require("value")),
                                 load.where);
     } else {
-      const Fields f(*this, load, "a potential", {"potential"});
+      const Fields f(*this, load, "a potential", {"name", "potential"});
       builder.potential(expr(f.require("potential")), load.where);
     }
   }

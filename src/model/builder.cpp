@@ -747,7 +747,7 @@ ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& w
   f.at = attachment(spec.on, item + ".on");
   if (spec.at) f.at.point = vector3(*spec.at, Dependence::Anything, item + ".at");
   if (spec.in) f.in = frame_name(*spec.in, item + ".in");
-  model_->loads.push_back(Load{f, place(where, item)});
+  model_->loads.push_back(Load{f, place(where, item), {}});
   return *this;
 }
 
@@ -758,7 +758,7 @@ ModelBuilder& ModelBuilder::torque(const TorqueSpec& spec, const SourceLocation&
   t.torque = vector3(spec.torque, Dependence::Anything, item + ".torque");
   t.on = attachment(spec.on, item + ".on").frame;
   if (spec.in) t.in = frame_name(*spec.in, item + ".in");
-  model_->loads.push_back(Load{t, place(where, item)});
+  model_->loads.push_back(Load{t, place(where, item), {}});
   return *this;
 }
 
@@ -770,7 +770,7 @@ ModelBuilder& ModelBuilder::spring(const SpringSpec& spec, const SourceLocation&
   s.to = point(spec.to, item + ".to");
   s.stiffness = expression(spec.stiffness, Dependence::Anything, item + ".stiffness");
   s.rest_length = expression(spec.rest_length, Dependence::Anything, item + ".rest_length");
-  model_->loads.push_back(Load{s, place(where, item)});
+  model_->loads.push_back(Load{s, place(where, item), {}});
   return *this;
 }
 
@@ -781,7 +781,7 @@ ModelBuilder& ModelBuilder::damper(const DamperSpec& spec, const SourceLocation&
   d.from = point(spec.from, item + ".from");
   d.to = point(spec.to, item + ".to");
   d.coefficient = expression(spec.coefficient, Dependence::Anything, item + ".coefficient");
-  model_->loads.push_back(Load{d, place(where, item)});
+  model_->loads.push_back(Load{d, place(where, item), {}});
   return *this;
 }
 
@@ -797,7 +797,7 @@ ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr
   GeneralizedLoad g;
   g.coordinate = static_cast<std::size_t>(found - all.begin());
   g.value = expression(value, Dependence::Anything, item + ".value");
-  model_->loads.push_back(Load{g, place(where, item)});
+  model_->loads.push_back(Load{g, place(where, item), {}});
   return *this;
 }
 
@@ -805,7 +805,24 @@ ModelBuilder& ModelBuilder::potential(const Expr& potential, const SourceLocatio
   check_usable();
   const std::string item = next_load_item();
   PotentialLoad p{expression(potential, Dependence::Anything, item + ".potential")};
-  model_->loads.push_back(Load{p, place(where, item)});
+  model_->loads.push_back(Load{p, place(where, item), {}});
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::name_load(const Name& name) {
+  check_usable();
+  if (model_->loads.empty()) fail(name.where, "loads", "no load to name yet", name.text);
+  Load& load = model_->loads.back();
+  const std::string item = "loads[" + std::to_string(model_->loads.size() - 1) + "].name";
+  if (!load.name.empty())
+    fail(name.where, item, "the load is already named " + load.name, name.text);
+  if (!is_valid_name(name.text)) fail(name.where, item, "not a valid name", name.text);
+  if (name.text == "gravity")
+    fail(name.where, item, "`gravity` is reserved for the weight (claims' `load: gravity`)",
+         name.text);
+  if (!load_names_.insert(name.text).second)
+    fail(name.where, item, "duplicate load name", name.text);
+  load.name = name.text;
   return *this;
 }
 

@@ -604,7 +604,7 @@ class Collector {
     exvector result;
     for (const auto& [motion, coefficients] : by_motion)
       result.push_back(coefficient_form(coefficients) * motion);
-    return GiNaC::add(result);
+    return shortest_of_groups(result);
   }
 
  private:
@@ -675,6 +675,47 @@ class Collector {
     exvector rest;
     for (const ex& term : terms) rest.push_back(term / common);
     return common * GiNaC::add(rest);
+  }
+
+  /// The motion groups (coefficient × q̇/q̈ monomial) written as a textbook would when that is
+  /// shorter: the factors every group shares taken out, -m*l*(l*sin(q)*dot(q)^2 + g*cos(q)), and
+  /// groups whose coefficients differ by a number only merged under that coefficient,
+  /// m*l^2*sin(q2)*dot(q2)*(2*dot(q1) + dot(q2)).
+  ex shortest_of_groups(const exvector& groups) const {
+    ex best = GiNaC::add(groups);
+    if (groups.size() < 2) return best;
+    std::size_t best_count = operation_count(best);
+    const auto consider = [&](const ex& candidate) {
+      const std::size_t count = operation_count(candidate);
+      if (count < best_count) {
+        best = candidate;
+        best_count = count;
+      }
+    };
+    consider(factor_common(groups));
+    // coefficient without its number -> Σ number × motion, in the order the groups come.
+    std::vector<std::pair<ex, exvector>> by_coefficient;
+    for (const ex& group : groups) {
+      exvector motion, rest;
+      for (const ex& factor : factors_of(group))
+        (is_motion_factor(factor) ? motion : rest).push_back(factor);
+      const auto [number, coefficient] = split_coefficient(GiNaC::mul(rest));
+      const auto same =
+          std::find_if(by_coefficient.begin(), by_coefficient.end(),
+                       [&](const auto& entry) { return entry.first.is_equal(coefficient); });
+      const ex weighted = number * GiNaC::mul(motion);
+      if (same == by_coefficient.end())
+        by_coefficient.emplace_back(coefficient, exvector{weighted});
+      else
+        same->second.push_back(weighted);
+    }
+    if (by_coefficient.size() == groups.size()) return best;
+    exvector merged;
+    for (const auto& [coefficient, motions] : by_coefficient)
+      merged.push_back(coefficient * factor_common(motions));
+    consider(GiNaC::add(merged));
+    consider(factor_common(merged));
+    return best;
   }
 
   /// The shorter of: common factors taken out (factor_common); the terms grouped by their

@@ -6,6 +6,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/numeric/linearization.hpp"
+#include "appell/numeric/symbolic_linearization.hpp"
 
 namespace appell::io {
 
@@ -22,5 +23,21 @@ std::string write_linear_model_json(const num::LinearModel& linear, bool with_mo
 /// newline.
 std::string write_linear_model_text(const model::Model& model, const num::LinearModel& linear,
                                     double t, bool with_modes);
+
+/// The symbolic A and B entry by entry in the model-file expression language
+/// ("A[2,1] = -g*m/M"), zero entries left out, after a line naming the states and inputs; ends
+/// with a newline.
+std::string write_symbolic_linear_model_text(const model::Model& model,
+                                             const num::SymbolicLinearModel& linear);
+
+/// The symbolic A and B as LaTeX: \dot{x} = A x + B u with both matrices in pmatrix
+/// environments; ends with a newline.
+std::string write_symbolic_linear_model_latex(const model::Model& model,
+                                              const num::SymbolicLinearModel& linear);
+
+/// `json` (what write_linear_model_json printed) with "A_symbolic" and "B_symbolic" added: the
+/// matrices' entries as expression strings (model-file language), arrays of rows.
+std::string add_symbolic_linear_model_json(const std::string& json, const model::Model& model,
+                                           const num::SymbolicLinearModel& linear);
 
 }  // namespace appell::io

@@ -391,6 +391,11 @@ class ModelBuilder {
                                   const SourceLocation& where = {});
   /// A potential energy V(q, t): its generalized force −∂V/∂q.
   ModelBuilder& potential(const Expr& potential, const SourceLocation& where = {});
+  /// Names the load added last (a load's `name:`), so that claims (`load: NAME`) and reports can
+  /// refer to it by name rather than by position. Load names are their own namespace: unique
+  /// among the loads, and never `gravity` (which claims use for the weight). Throws ModelError
+  /// when no load was added yet, for an invalid or repeated name, or for a load already named.
+  ModelBuilder& name_load(const Name& name);
   /// A holonomic constraint f(q, t) = 0 (no velocities, no accelerations), its multiplier
   /// lambda_NAME. Constraint names are their own namespace: unique among constraints.
   ModelBuilder& holonomic_constraint(const Name& name, const Expr& expression,
@@ -474,7 +479,7 @@ class ModelBuilder {
   bool frames_ordered_ = false;
   std::optional<SourceLocation> coordinates_where_;
   std::map<std::string, std::size_t> body_index_;
-  std::set<std::string> flexible_names_, constraint_names_;
+  std::set<std::string> flexible_names_, constraint_names_, load_names_;
   bool built_ = false;
 };
 

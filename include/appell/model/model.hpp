@@ -171,6 +171,7 @@ using LoadKind =
 struct Load {
   LoadKind kind;
   SourceLocation where;
+  std::string name;  // `name:` of the load, "" when unnamed; unique among the loads
 };
 
 /// A constraint: holonomic f(q, t) = 0, or nonholonomic, linear in the velocities
