@@ -72,7 +72,19 @@ run "inverse planar_2r" inverse examples/planar_2r.yaml --trajectory "q1=sin(t);
 for model in examples/fem/*.yaml; do
   run "fem $model" fem "$model" --modes 3
 done
+run "fem --response --report" fem examples/fem/flexible_slider_crank.yaml --response --t-end 0.01 \
+  --step 1e-4 --csv '$OUT/rod.csv' --report '$OUT/rod.html'
+run "fem --response --report (solid)" fem examples/fem/cantilever_box.yaml --response --t-end 0.02 \
+  --step 1e-3 --csv '$OUT/bar.csv' --report '$OUT/bar.html'
+run "report --verify numeric" report examples/three_link_arm.yaml --verify numeric --t-end 0.2 \
+  --out '$OUT/report.html'
 run "fem --derive-element" fem --derive-element beam --elements 1
+run "derive speeds" derive examples/speeds/free_box_quaternion.yaml
+run "derive speeds --format json" derive examples/speeds/free_box_quaternion.yaml --format json
+run "simulate speeds" simulate examples/speeds/free_box_quaternion.yaml --t-end 0.2 \
+  --u0 0.1,0,0,0.01,2,0.01 --out '$OUT/run.csv'
+run "simulate floating base" simulate examples/urdf/two_link.urdf --floating-base --t-end 0.2 \
+  --out '$OUT/run.csv'
 run "check planar_2r" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml
 run "check planar_2r --json" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml --json
 for format in text latex json; do

@@ -68,14 +68,65 @@
     return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
   }
 
-  async function animate() {
-    const anim = data.animation;
-    if (!anim) return;
+  async function loadThree() {
     const coreUrl = moduleUrl('asset-three-core', []);
     const threeUrl = moduleUrl('asset-three-module', [["'./three.core.js'", JSON.stringify(coreUrl)]]);
     const orbitUrl = moduleUrl('asset-orbit-controls', [["from 'three'", 'from ' + JSON.stringify(threeUrl)]]);
     const THREE = await import(threeUrl);
     const { OrbitControls } = await import(orbitUrl);
+    return { THREE, OrbitControls };
+  }
+
+  // The controls under the view: play/pause, speed and the time slider, over `times`; show(i)
+  // draws step i (and calls showTime).
+  function bindTimeline(times, show) {
+    const slider = document.getElementById('time-slider');
+    const play = document.getElementById('play');
+    const speed = document.getElementById('speed');
+    slider.max = String(times.length - 1);
+    let playing = false, startClock = 0, startTime = 0;
+    function stop() { playing = false; play.textContent = 'play'; }
+    function tick(now) {
+      if (!playing) return;
+      const t = startTime + (now - startClock) / 1000 * Number(speed.value);
+      let i = report.index;
+      while (i + 1 < times.length && times[i + 1] <= t) ++i;
+      show(i);
+      if (i + 1 >= times.length) { stop(); return; }
+      requestAnimationFrame(tick);
+    }
+    slider.addEventListener('input', () => { stop(); show(Number(slider.value)); });
+    play.addEventListener('click', () => {
+      if (playing) { stop(); return; }
+      if (report.index + 1 >= times.length) show(0);
+      playing = true;
+      play.textContent = 'pause';
+      startClock = performance.now();
+      startTime = times[report.index];
+      requestAnimationFrame(tick);
+    });
+    speed.addEventListener('change', () => {
+      startClock = performance.now();
+      startTime = times[report.index];
+    });
+    if (times.length < 2) { play.disabled = true; slider.disabled = true; }
+  }
+
+  // Step `index` at time t was drawn: the slider, the time label and the plots' cursor follow.
+  function showTime(index, t) {
+    report.index = index;
+    report.time = t;
+    document.getElementById('time-slider').value = String(index);
+    // Short runs (a vibration of 0.08 s) need more digits than 3 to tell the steps apart.
+    const digits = t !== 0 && Math.abs(t) < 0.1 ? 5 : 3;
+    document.getElementById('time-label').textContent = 't = ' + t.toFixed(digits) + ' s';
+    setCursors(t);
+  }
+
+  async function animate() {
+    const anim = data.animation;
+    if (!anim) return;
+    const { THREE, OrbitControls } = await loadThree();
 
     const viewer = document.getElementById('viewer');
     const width = viewer.clientWidth || 900, height = viewer.clientHeight || 480;
@@ -184,11 +235,6 @@
     controls.target.copy(centre);
     controls.update();
 
-    const slider = document.getElementById('time-slider');
-    const label = document.getElementById('time-label');
-    const play = document.getElementById('play');
-    const speed = document.getElementById('speed');
-    slider.max = String(anim.times.length - 1);
     const a0 = new THREE.Vector3(), b0 = new THREE.Vector3();
     function pointInWorld(frame, p, out) {
       out.set(...p);
@@ -208,50 +254,178 @@
         pointInWorld(spec.to_frame, spec.to, b0);
         line.geometry.setFromPoints([a0, b0]);
       }
-      report.index = index;
-      report.time = anim.times[index];
-      slider.value = String(index);
-      label.textContent = 't = ' + report.time.toFixed(3) + ' s';
-      setCursors(report.time);
+      showTime(index, anim.times[index]);
       renderer.render(scene, camera);
     }
     controls.addEventListener('change', () => renderer.render(scene, camera));
-    slider.addEventListener('input', () => { stop(); show(Number(slider.value)); });
-
-    let playing = false, startClock = 0, startTime = 0;
-    function stop() { playing = false; play.textContent = 'play'; }
-    function tick(now) {
-      if (!playing) return;
-      const t = startTime + (now - startClock) / 1000 * Number(speed.value);
-      let i = report.index;
-      while (i + 1 < anim.times.length && anim.times[i + 1] <= t) ++i;
-      show(i);
-      if (i + 1 >= anim.times.length) { stop(); return; }
-      requestAnimationFrame(tick);
-    }
-    play.addEventListener('click', () => {
-      if (playing) { stop(); return; }
-      if (report.index + 1 >= anim.times.length) show(0);
-      playing = true;
-      play.textContent = 'pause';
-      startClock = performance.now();
-      startTime = anim.times[report.index];
-      requestAnimationFrame(tick);
-    });
-    speed.addEventListener('change', () => {
-      startClock = performance.now();
-      startTime = anim.times[report.index];
-    });
-    if (anim.times.length < 2) { play.disabled = true; slider.disabled = true; }
+    bindTimeline(anim.times, show);
 
     report.renderer = renderer;
     report.frames = frames;
     report.show = show;
     report.frameCount = anim.times.length;
+    // What is drawn, as numbers (the test compares them before and after the slider moves).
+    report.state = () => frames.flatMap((f) => [...f.position.toArray(), ...f.quaternion.toArray()]);
     show(0);
   }
 
-  animate()
+
+  // ---- a flexible body: the mesh deformed by u(t) × amplification, coloured by |u| ------------
+  // Colour map (viridis at five stops) from 0 to the largest |u| of the run; the colour bar under
+  // the view shows the same ramp.
+  const ramp = [[0.267, 0.005, 0.329], [0.231, 0.322, 0.545], [0.129, 0.569, 0.549],
+    [0.369, 0.788, 0.384], [0.993, 0.906, 0.144]];
+  function colourOf(x, out, k) {
+    const s = Math.max(0, Math.min(1, x)) * (ramp.length - 1);
+    const i = Math.min(ramp.length - 2, Math.floor(s)), f = s - i;
+    for (let c = 0; c < 3; ++c) out[k + c] = ramp[i][c] + f * (ramp[i + 1][c] - ramp[i][c]);
+  }
+
+  async function animateFlexible() {
+    const flex = data.flexible;
+    const { THREE, OrbitControls } = await loadThree();
+    const viewer = document.getElementById('viewer');
+    const width = viewer.clientWidth || 900, height = viewer.clientHeight || 480;
+    const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    renderer.setPixelRatio(1);
+    renderer.setSize(width, height);
+    renderer.setClearColor(0xf7f7f4);
+    viewer.appendChild(renderer.domElement);
+    const scene = new THREE.Scene();
+    scene.add(new THREE.AmbientLight(0xffffff, 1.4));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+    scene.add(sun);
+
+    const n = flex.nodes.length / 3;
+    const base = Float32Array.from(flex.nodes);
+    const positions = new Float32Array(base);
+    const colours = new Float32Array(3 * n);
+    const magnitude = new Float32Array(n);
+    const extent = flex.extent > 0 ? flex.extent : 1;
+    const largest = flex.max_displacement > 0 ? flex.max_displacement : 1;
+
+    // Solids: the surface triangles, lit flat on both sides; the undeformed mesh as a ghost.
+    let surface = null;
+    if (flex.triangles.length > 0) {
+      const geometry = new THREE.BufferGeometry();
+      geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+      geometry.setAttribute('color', new THREE.BufferAttribute(colours, 3));
+      geometry.setIndex(flex.triangles);
+      surface = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({
+        vertexColors: true, side: THREE.DoubleSide, flatShading: true, roughness: 0.7, metalness: 0.0,
+      }));
+      scene.add(surface);
+      const ghost = new THREE.BufferGeometry();
+      ghost.setAttribute('position', new THREE.BufferAttribute(base, 3));
+      ghost.setIndex(flex.triangles);
+      scene.add(new THREE.Mesh(ghost, new THREE.MeshBasicMaterial({
+        color: 0x888888, wireframe: true, transparent: true, opacity: 0.15,
+      })));
+    }
+    // Beams: a tube per segment between its deformed ends, coloured by the ends' mean |u|; the
+    // undeformed line as a ghost.
+    const tubes = [];
+    const radius = extent / 120;
+    if (flex.segments.length > 0) {
+      const unit = new THREE.CylinderGeometry(radius, radius, 1, 12, 1);
+      for (let k = 0; k < flex.segments.length; k += 2) {
+        const tube = new THREE.Mesh(unit, new THREE.MeshStandardMaterial({ roughness: 0.6 }));
+        scene.add(tube);
+        tubes.push({ tube, a: flex.segments[k], b: flex.segments[k + 1] });
+      }
+      const ghost = new THREE.BufferGeometry();
+      ghost.setAttribute('position', new THREE.BufferAttribute(base, 3));
+      ghost.setIndex(flex.segments);
+      scene.add(new THREE.LineSegments(ghost, new THREE.LineBasicMaterial({ color: 0x999999 })));
+    }
+    scene.add(new THREE.AxesHelper(extent / 8));
+
+    // Camera: a planar beam (x-y) from +z; a body along x from its side, z up.
+    const box = new THREE.Box3().setFromArray(base);
+    const sphere = box.getBoundingSphere(new THREE.Sphere());
+    const r = Math.max(sphere.radius, extent / 2) * 1.25;
+    const camera = new THREE.PerspectiveCamera(40, width / height, r / 1000, r * 100);
+    let view;
+    if (flex.planar) { camera.up.set(0, 1, 0); view = new THREE.Vector3(0.15, -0.25, 1); }
+    else { camera.up.set(0, 0, 1); view = new THREE.Vector3(0.45, -1, 0.5); }
+    const centre = sphere.center.clone();
+    // Near enough that the body fills the view's width (a long beam, seen from its side).
+    const across = Math.atan(Math.tan(Math.PI / 9) * width / height);
+    camera.position.copy(centre).add(view.normalize().multiplyScalar(1.1 * r / Math.tan(across)));
+    camera.lookAt(centre);
+    sun.position.copy(camera.position).add(camera.up.clone().multiplyScalar(r * 2));
+    const controls = new OrbitControls(camera, renderer.domElement);
+    controls.target.copy(centre);
+    controls.update();
+
+    // The colour bar.
+    document.getElementById('colour-ramp').style.background = 'linear-gradient(to right, ' +
+      ramp.map((c) => 'rgb(' + c.map((x) => Math.round(255 * x)).join(',') + ')').join(', ') + ')';
+    document.getElementById('colour-high').textContent = flex.max_displacement.toPrecision(3);
+
+    // Amplification: the number and a logarithmic slider around the page's default.
+    const amplificationInput = document.getElementById('amplification');
+    const amplificationSlider = document.getElementById('amplification-slider');
+    const decade = Math.log10(flex.amplification);
+    amplificationSlider.min = String(Math.floor(decade) - 3);
+    amplificationSlider.max = String(Math.ceil(decade) + 2);
+    let amplification = flex.amplification;
+
+    const a = new THREE.Vector3(), b = new THREE.Vector3(), yAxis = new THREE.Vector3(0, 1, 0);
+    const colour = new Float32Array(3);
+    function show(index) {
+      index = Math.max(0, Math.min(flex.times.length - 1, index));
+      const u = flex.displacements[index];
+      const scale = flex.unit * amplification;
+      for (let i = 0; i < n; ++i) {
+        const ux = u[3 * i] * flex.unit, uy = u[3 * i + 1] * flex.unit, uz = u[3 * i + 2] * flex.unit;
+        positions[3 * i] = base[3 * i] + scale * u[3 * i];
+        positions[3 * i + 1] = base[3 * i + 1] + scale * u[3 * i + 1];
+        positions[3 * i + 2] = base[3 * i + 2] + scale * u[3 * i + 2];
+        magnitude[i] = Math.hypot(ux, uy, uz);
+        colourOf(magnitude[i] / largest, colours, 3 * i);
+      }
+      if (surface) {
+        surface.geometry.attributes.position.needsUpdate = true;
+        surface.geometry.attributes.color.needsUpdate = true;
+        surface.geometry.computeBoundingSphere();
+      }
+      for (const t of tubes) {
+        a.fromArray(positions, 3 * t.a);
+        b.fromArray(positions, 3 * t.b);
+        const length = a.distanceTo(b);
+        t.tube.position.copy(a).add(b).multiplyScalar(0.5);
+        t.tube.quaternion.setFromUnitVectors(yAxis, b.clone().sub(a).normalize());
+        t.tube.scale.set(1, length > 0 ? length : 1e-9, 1);
+        colourOf((magnitude[t.a] + magnitude[t.b]) / 2 / largest, colour, 0);
+        t.tube.material.color.setRGB(colour[0], colour[1], colour[2]);
+      }
+      showTime(index, flex.times[index]);
+      renderer.render(scene, camera);
+    }
+    function setAmplification(value, from) {
+      if (!(value >= 0) || !isFinite(value)) return;
+      amplification = value;
+      report.amplification = value;
+      if (from !== amplificationInput) amplificationInput.value = String(Number(value.toPrecision(4)));
+      if (from !== amplificationSlider && value > 0) amplificationSlider.value = String(Math.log10(value));
+      show(report.index);
+    }
+    amplificationInput.addEventListener('input', () => setAmplification(Number(amplificationInput.value), amplificationInput));
+    amplificationSlider.addEventListener('input', () => setAmplification(Math.pow(10, Number(amplificationSlider.value)), amplificationSlider));
+    controls.addEventListener('change', () => renderer.render(scene, camera));
+    bindTimeline(flex.times, show);
+
+    report.renderer = renderer;
+    report.show = show;
+    report.frameCount = flex.times.length;
+    report.vertexCount = n;
+    report.setAmplification = (v) => setAmplification(v, null);
+    report.state = () => Array.from(positions);
+    setAmplification(flex.amplification, null);
+  }
+
+  (data.flexible ? animateFlexible() : animate())
     .catch((e) => { report.errors.push(String(e && e.stack || e)); console.error(e); })
     .finally(() => { report.ready = true; document.body.dataset.ready = 'true'; });
 })();

@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "appell/fem/flexible_body.hpp"
 #include "appell/fem/frame_motion.hpp"
@@ -16,6 +17,7 @@
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/vtk_writer.hpp"
+#include "appell/report/flexible_report.hpp"
 #include "cli_support.hpp"
 #include "fem_derive_output.hpp"
 
@@ -24,7 +26,7 @@ namespace appell::cli {
 namespace {
 
 struct FemCommandOptions {
-  std::string model, body, nodes, csv, vtu, method, elements, element;
+  std::string model, body, nodes, csv, vtu, method, elements, element, report;
   std::vector<std::string> set;
   int modes = 6;
   double at_time = 0.0, t_end = 1.0, step = 1e-3;
@@ -112,8 +114,20 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
   return 0;
 }
 
+// The page of `appell fem --response --report FILE` (report::write_flexible_html).
+void write_flexible_report(const std::string& path, const report::FlexibleReport& contents) {
+  const std::string html = report::write_flexible_html(contents);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw usage_error("--report", "cannot write the file", path);
+  out << html;
+  if (!out.flush()) throw usage_error("--report", "cannot write the file", path);
+  std::cout << "report written to " << path << "\n";
+}
+
 int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model> model,
-                 const fem::FlexibleBodyInstance& body, const model::Values& values) {
+                 std::shared_ptr<const fem::FlexibleBodyInstance> shared_body,
+                 const model::Values& values) {
+  const fem::FlexibleBodyInstance& body = *shared_body;
   if (!(o.t_end > 0)) throw usage_error("--t-end", "must be positive");
   if (!(o.step > 0) || o.step > o.t_end) throw usage_error("--step", "must be in (0, t_end]");
   if (o.vtu_every < 1) throw usage_error("--vtu-every", "must be at least 1");
@@ -124,11 +138,31 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   } catch (const model::ModelError& e) {
     throw at_option(e, {{"nodes", "--nodes"}});
   }
-  const fem::FrameMotion motion(model, body.spec->frame, values, o.t_end, o.step, body.spec->where);
   fem::ResponseOptions options;
   options.t_end = o.t_end;
   options.step = o.step;
   options.stiffening = body.spec->stiffening && !o.no_stiffening;
+  const bool reporting = !o.report.empty();
+  // With --report, a rigid motion that cannot be computed still gives the page (incomplete).
+  std::optional<fem::FrameMotion> motion;
+  try {
+    motion.emplace(model, body.spec->frame, values, o.t_end, o.step, body.spec->where);
+  } catch (const model::ModelError&) {
+    throw;
+  } catch (const model::ComputationError& e) {
+    if (reporting)
+      write_flexible_report(
+          o.report, report::describe_flexible_body(model, values, shared_body, nullptr, o.modes,
+                                                   options.stiffening, e.what()));
+    throw;
+  }
+  std::optional<report::FlexibleReport> page;
+  std::optional<report::ResponseRecording> recording;
+  if (reporting) {
+    page = report::describe_flexible_body(model, values, shared_body, &*motion, o.modes,
+                                          options.stiffening);
+    recording.emplace(body, nodes, options);
+  }
 
   std::ofstream file;
   if (!o.csv.empty()) {
@@ -140,17 +174,27 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   if (!o.vtu.empty()) std::filesystem::create_directories(o.vtu);
   std::vector<std::pair<double, std::string>> series;
   long index = 0;
-  const fem::ResponseResult result =
-      fem::elastic_response(body, motion, options, [&](const fem::ResponseStep& s) {
-        io::write_response_csv_row(out, body, nodes, s);
-        if (!o.vtu.empty() && index % o.vtu_every == 0) {
-          const std::string name =
-              body.spec->name + "_" + std::to_string(index / o.vtu_every) + ".vtu";
-          io::write_vtu((std::filesystem::path(o.vtu) / name).string(), body.mesh, s.u, nullptr);
-          series.push_back({s.t, name});
-        }
-        ++index;
-      });
+  fem::ResponseResult result;
+  try {
+    result = fem::elastic_response(body, *motion, options, [&](const fem::ResponseStep& s) {
+      io::write_response_csv_row(out, body, nodes, s);
+      if (recording) recording->add(s);
+      if (!o.vtu.empty() && index % o.vtu_every == 0) {
+        const std::string name =
+            body.spec->name + "_" + std::to_string(index / o.vtu_every) + ".vtu";
+        io::write_vtu((std::filesystem::path(o.vtu) / name).string(), body.mesh, s.u, nullptr);
+        series.push_back({s.t, name});
+      }
+      ++index;
+    });
+  } catch (const model::ComputationError& e) {
+    if (recording) {
+      recording->fail(e.what());
+      report::add_response(*page, std::move(*recording));
+      write_flexible_report(o.report, *page);
+    }
+    throw;
+  }
   if (!o.vtu.empty())
     io::write_pvd((std::filesystem::path(o.vtu) / (body.spec->name + ".pvd")).string(), series);
   std::cerr << "appell fem: " << result.steps << " Newmark steps, " << result.factorizations
@@ -159,6 +203,14 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
     std::cerr << ", " << format_seconds(result.seconds / double(std::max(1L, result.steps)))
               << " per step";
   std::cerr << "\n";
+  if (recording) {
+    recording->finish(result);
+    report::add_response(*page, std::move(*recording));
+    write_flexible_report(o.report, *page);
+    // The frequencies may have failed while the response did not: the page says so, exit 1.
+    if (!page->complete())
+      throw model::ComputationError("the report is incomplete: " + page->incomplete.front());
+  }
   return 0;
 }
 
@@ -185,11 +237,13 @@ int run_fem(const FemCommandOptions& o) {
   const double max_elements = parse_number("--max-elements", o.max_elements);
   if (!(max_elements >= 1 && max_elements <= 1e12 && max_elements == std::floor(max_elements)))
     throw usage_error("--max-elements", "expected a whole number from 1 to 1e12", o.max_elements);
-  const fem::FlexibleBodyInstance body =
-      fem::build_flexible_body(*model, index, values, std::size_t(max_elements));
+  if (!o.report.empty() && !o.response)
+    throw usage_error("--report", "is written for the elastic response: add --response", o.report);
+  const auto body = std::make_shared<const fem::FlexibleBodyInstance>(
+      fem::build_flexible_body(*model, index, values, std::size_t(max_elements)));
   const double assembly_seconds = seconds_since(start);
   if (o.response) return run_response(o, model, body, values);
-  return run_modes(o, model, body, assembly_seconds, values);
+  return run_modes(o, model, *body, assembly_seconds, values);
 }
 
 }  // namespace
@@ -214,6 +268,9 @@ void add_fem_command(CLI::App& app, Commands& commands) {
                 "nodes whose displacements the response reports: I,J,.. (default: the node "
                 "farthest from the frame's origin)");
   s->add_option("--csv", o->csv, "write the response CSV to this file (default: stdout)");
+  s->add_option("--report", o->report,
+                "with --response: also an HTML report (the mesh animated, coloured by |u|, "
+                "frequencies, plots): FILE.html");
   s->add_option("--vtu", o->vtu, "write VTK .vtu files and a .pvd series into this folder");
   s->add_option("--vtu-every", o->vtu_every, "write every K-th response step (default 10)");
   s->add_flag("--derive-element", o->derive_element,

@@ -3,6 +3,7 @@
 // is still written, marked incomplete with the reason).
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "appell/report/html_writer.hpp"
 #include "appell/report/report.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 struct ReportCommandOptions {
   UrdfFlags urdf;  // how a URDF model is read
-  std::string model, out, method = "gibbs-appell";
+  std::string model, out, method = "gibbs-appell", verify = "auto";
   SimulationFlags simulation = [] {
     SimulationFlags flags;
     flags.t_end = "5";  // seconds simulated when --t-end is not given
@@ -28,6 +29,14 @@ int run_report(const ReportCommandOptions& o) {
   report::ReportOptions options;
   options.method = method_option(o.method);
   options.simulate = !o.no_simulation;
+  if (o.verify == "none")
+    options.verify = false;
+  else if (o.verify == "numeric")
+    options.symbolic_verify_limit = 0;
+  else if (o.verify == "full")
+    options.symbolic_verify_limit = std::numeric_limits<std::size_t>::max();
+  else if (o.verify != "auto")
+    throw usage_error("--verify", "expected auto, full, numeric or none", o.verify);
   auto model = read_model(o.model, o.urdf);
   options.simulation = simulation_options(*model, o.simulation);
   report::Report contents;
@@ -61,6 +70,9 @@ void add_report_command(CLI::App& app, Commands& commands) {
   r->add_option("--method", o->method,
                 "the equations shown and integrated: lagrange | gibbs-appell (default) | "
                 "dalembert | gauss | nielsen");
+  r->add_option("--verify", o->verify,
+                "the verify table: auto (default: symbolic and numeric, numeric alone for "
+                "equations of more than 500 nodes) | full | numeric | none");
   r->add_flag("--no-simulation", o->no_simulation,
               "no simulation: the model drawn in its initial state");
   r->add_option("--t-end", o->simulation.t_end, "end time of the simulation (default 5)");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "appell/io/markup_escape.hpp"
 #include "appell/model/source_location.hpp"
 
 namespace appell::io {
@@ -28,30 +29,6 @@ void append(std::string& out, long long value) {
   char buffer[24];
   const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   out.append(buffer, result.ptr);
-}
-
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
 }
 
 int vtk_cell_type(fem::ElementType type) {
@@ -205,7 +182,7 @@ void write_pvd(const std::string& path, const std::vector<std::pair<double, std:
   for (const auto& [time, file] : steps) {
     out += "    <DataSet timestep=\"";
     append(out, time);
-    out += "\" group=\"\" part=\"0\" file=\"" + escaped(file) + "\"/>\n";
+    out += "\" group=\"\" part=\"0\" file=\"" + markup_escape(file) + "\"/>\n";
   }
   out +=
       "  </Collection>\n"

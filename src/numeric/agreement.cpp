@@ -43,17 +43,15 @@ std::vector<double> values(const CompiledEquations& c, const Eigen::MatrixXd& M,
 }
 }  // namespace
 
-Agreement compare(const principles::Equations& a, const principles::Equations& b,
-                  std::size_t states, bool symbolic) {
+Agreement compare_numerically(const CompiledEquations& ca, const CompiledEquations& cb,
+                              std::size_t states) {
   Agreement result;
-  const std::size_t n = a.dof();
-  if (b.dof() != n || b.constraint_count() != a.constraint_count()) {
+  const std::size_t n = ca.dof(), m = ca.constraint_count();
+  if (cb.dof() != n || cb.constraint_count() != m) {
     result.first_difference = "number of coordinates or constraints";
     result.max_numeric_error = std::numeric_limits<double>::infinity();
     return result;
   }
-
-  CompiledEquations ca(a), cb(b);
   std::mt19937 rng(20240521u);
   std::uniform_real_distribution<double> u(-2.0, 2.0), time(0.0, 3.0);
   const auto dim = static_cast<Eigen::Index>(n);
@@ -79,8 +77,7 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
           state << "t = " << t << ", q = [" << q.transpose() << "], dq/dt = [" << qd.transpose()
                 << "]";
           throw model::ComputationError(
-              entry_name(k, n, a.constraint_count()) +
-              " is not a finite number at a random state (" + state.str() +
+              entry_name(k, n, m) + " is not a finite number at a random state (" + state.str() +
               "): the equations overflow or have a pole there, so they cannot be "
               "compared numerically");
         }
@@ -95,7 +92,21 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
     }
   }
   result.states = states;
+  if (result.max_numeric_error > 1e-12) result.first_difference = entry_name(worst_index, n, m);
+  return result;
+}
 
+Agreement compare(const principles::Equations& a, const principles::Equations& b,
+                  std::size_t states, bool symbolic) {
+  const std::size_t n = a.dof();
+  if (b.dof() != n || b.constraint_count() != a.constraint_count()) {
+    Agreement result;
+    result.first_difference = "number of coordinates or constraints";
+    result.max_numeric_error = std::numeric_limits<double>::infinity();
+    return result;
+  }
+  const CompiledEquations ca(a), cb(b);
+  Agreement result = compare_numerically(ca, cb, states);
   if (symbolic) {
     principles::Equations difference = a;
     const GiNaC::exvector ea = a.entries(), eb = b.entries();
@@ -108,13 +119,11 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
     for (std::size_t k = 0; k < entries.size(); ++k) {
       if (!entries[k].is_zero()) {
         result.symbolic = false;
-        result.first_difference = entry_name(k, n, a.constraint_count());
+        result.first_difference = entry_name(k, n, a.constraint_count());  // before the numeric
         break;
       }
     }
   }
-  if (result.first_difference.empty() && result.max_numeric_error > 1e-12)
-    result.first_difference = entry_name(worst_index, n, a.constraint_count());
   return result;
 }
 

@@ -1,6 +1,9 @@
 #include "appell/numeric/verification.hpp"
 
+#include <optional>
+
 #include "appell/numeric/agreement.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 
@@ -9,20 +12,26 @@ namespace appell::num {
 namespace {
 
 // The cost columns of a row: forming (`formed`) and making readable (`readable`).
+// Without the symbolic comparison (`symbolic` false) nothing is simplified: the readable columns
+// stay 0.
 template <class Formed>
-void record_cost(VerificationRow& row, const Formed& formed, const Formed& readable) {
+void record_cost(VerificationRow& row, const Formed& formed, bool symbolic) {
   row.differentiations = formed.cost.differentiations;
   row.derivative_nodes = formed.cost.derivative_nodes;
   row.size_before = formed.cost.size_before;
-  row.size_after = readable.cost.size_after;
   row.derive_seconds = formed.cost.seconds;
+  if (!symbolic) return;
+  const Formed readable = principles::simplify(formed);
+  row.size_after = readable.cost.size_after;
   row.simplify_seconds = readable.cost.simplify_seconds;
 }
 
-void record_agreement(VerificationRow& row, const Agreement& agreement, double tolerance) {
+void record_agreement(VerificationRow& row, const Agreement& agreement,
+                      const VerifyOptions& options) {
   row.symbolic = agreement.symbolic;
   row.max_error = agreement.max_numeric_error;
-  row.agrees = agreement.symbolic && agreement.max_numeric_error <= tolerance;
+  row.agrees =
+      (agreement.symbolic || !options.symbolic) && agreement.max_numeric_error <= options.tolerance;
   if (!row.agrees) row.first_difference = agreement.first_difference;
 }
 
@@ -46,13 +55,20 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
       report.first_disagreement =
           row.method + " differs from " + reference_name + " in " + row.first_difference;
   };
+  // Without the symbolic comparison the reference is compiled once, not once per principle.
+  std::optional<CompiledEquations> compiled_reference;
+  if (!options.symbolic) compiled_reference.emplace(reference);
   for (const auto& equations : formed) {
     VerificationRow row;
     row.method = principles::method_name(equations.method);
     row.principle = equations.method;
-    record_cost(row, equations, principles::simplify(equations));
-    record_agreement(row, compare(reference, equations, options.states, /*symbolic=*/true),
-                     options.tolerance);
+    record_cost(row, equations, options.symbolic);
+    record_agreement(
+        row,
+        compiled_reference
+            ? compare_numerically(*compiled_reference, CompiledEquations(equations), options.states)
+            : compare(reference, equations, options.states, /*symbolic=*/true),
+        options);
     note_disagreement(row);
     report.rows.push_back(std::move(row));
   }
@@ -62,9 +78,9 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
     const auto minimal = principles::minimal_form(model);
     VerificationRow row;
     row.method = "minimal";
-    record_cost(row, minimal, principles::simplify(minimal));
-    record_agreement(row, compare_minimal(reference, minimal, options.states, /*symbolic=*/true),
-                     options.tolerance);
+    record_cost(row, minimal, options.symbolic);
+    record_agreement(row, compare_minimal(reference, minimal, options.states, options.symbolic),
+                     options);
     note_disagreement(row);
     report.rows.push_back(std::move(row));
     report.has_minimal = true;

@@ -11,9 +11,11 @@
 
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"
+#include "appell/io/markup_escape.hpp"
 #include "appell/report/motion.hpp"
 #include "appell/report/scene.hpp"
 #include "assets.hpp"
+#include "page.hpp"
 
 namespace appell::report {
 
@@ -25,43 +27,14 @@ std::string_view asset(std::string_view name) {
   throw std::logic_error("report asset missing from the build: " + std::string(name));
 }
 
-}  // namespace detail
-
-namespace {
-
 using nlohmann::json;
 
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view text) { return io::markup_escape(text); }
 
 // Text placed inside <script>: nothing in it may close the element ("</script", any case) or
 // open an HTML comment. In script text these occur only in strings, regular expressions and
 // comments, where "<\/" and "<\!" mean the same.
-std::string script_safe(std::string_view text, bool every_closing_tag = false) {
+std::string script_safe(std::string_view text, bool every_closing_tag) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -85,6 +58,8 @@ std::string script_safe(std::string_view text, bool every_closing_tag = false) {
   }
   return out;
 }
+
+namespace {
 
 std::string base64(std::string_view bytes) {
   static constexpr char digits[] =
@@ -112,6 +87,8 @@ std::string base64(std::string_view bytes) {
   }
   return out;
 }
+
+}  // namespace
 
 // KaTeX's style sheet with its fonts inlined: each @font-face keeps only its woff2 source, as a
 // data: URL (every browser that runs the page reads woff2).
@@ -226,11 +203,6 @@ std::string load_text(const model::Model& model, const model::Load& load,
       load.kind);
 }
 
-struct Table {
-  std::vector<std::string> head;
-  std::vector<std::vector<std::string>> rows;
-};
-
 std::string table_html(const std::string& id, const Table& table) {
   std::string out = "<table id=\"" + id + "\"><thead><tr>";
   for (const auto& h : table.head) out += "<th>" + escape(h) + "</th>";
@@ -243,9 +215,9 @@ std::string table_html(const std::string& id, const Table& table) {
   return out + "</tbody></table>\n";
 }
 
-std::string model_section(const Report& report, const model::BoundValues& bound,
-                          const std::vector<double>& q0, const std::vector<double>& qd0) {
-  const model::Model& model = *report.model;
+std::string model_section(const model::Model& model, const model::Values& values,
+                          const model::BoundValues& bound, const std::vector<double>& q0,
+                          const std::vector<double>& qd0) {
   const auto context = io::readable_context(model);
   std::string out = "<section id=\"model\"><h2>Model</h2>\n";
   Table coordinates{{"coordinate", "q(0)", "dq/dt(0)", "limits"}, {}};
@@ -276,10 +248,10 @@ std::string model_section(const Report& report, const model::BoundValues& bound,
           {p.name, p.expression ? io::expression_text(*p.expression, context) : "unspecified"});
     for (const auto& i : model.inputs) {
       std::string given = "input, 0 unless given";
-      if (report.values.numbers().count(i.name))
-        given = "input = " + number_text(report.values.numbers().at(i.name));
-      else if (report.values.driven().count(i.name))
-        given = "input = " + io::expression_text(report.values.driven().at(i.name), context);
+      if (values.numbers().count(i.name))
+        given = "input = " + number_text(values.numbers().at(i.name));
+      else if (values.driven().count(i.name))
+        given = "input = " + io::expression_text(values.driven().at(i.name), context);
       functions.rows.push_back({i.name, given});
     }
     out += "<h3>Functions of time</h3>\n" + table_html("functions", functions);
@@ -336,6 +308,52 @@ std::string model_section(const Report& report, const model::BoundValues& bound,
   return out + "</section>\n";
 }
 
+std::string page_head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<meta name=\"generator\" content=\"appell report\">\n<title>" +
+         escape(title) + "</title>\n<style>\n" + katex_css() + "\n</style>\n<style>\n" +
+         std::string(asset("uplot.css")) + "\n</style>\n<style>\n" +
+         std::string(asset("report.css")) + "\n</style>\n</head>\n<body>\n";
+}
+
+std::string page_status(const std::vector<std::string>& problems) {
+  if (problems.empty()) return "<p id=\"status\" class=\"complete\">Complete.</p>\n";
+  std::string out = "<div id=\"status\" class=\"incomplete\"><b>INCOMPLETE</b><ul>";
+  for (const auto& p : problems) out += "<li>" + escape(p) + "</li>";
+  return out + "</ul></div>\n";
+}
+
+std::string page_tail(const nlohmann::json& data) {
+  std::string html =
+      "<footer>Made by appell. Equations typeset by KaTeX, plots by uPlot, animation by three.js "
+      "(each MIT-licensed, embedded in this page).</footer>\n";
+  html += "<script type=\"application/json\" id=\"appell-data\">" + script_safe(data.dump(), true) +
+          "</script>\n";
+  html += "<script type=\"text/plain\" id=\"asset-three-core\">" +
+          script_safe(asset("three.core.js")) + "</script>\n";
+  html += "<script type=\"text/plain\" id=\"asset-three-module\">" +
+          script_safe(asset("three.module.js")) + "</script>\n";
+  html += "<script type=\"text/plain\" id=\"asset-orbit-controls\">" +
+          script_safe(asset("OrbitControls.js")) + "</script>\n";
+  html += "<script>" + script_safe(asset("katex.js")) + "</script>\n";
+  html += "<script>" + script_safe(asset("uplot.js")) + "</script>\n";
+  html += "<script>" + script_safe(asset("report.js")) + "</script>\n";
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+json series(const std::string& label, std::vector<double> values) {
+  for (double& v : values) v = rounded(v);
+  return json{{"label", label}, {"values", values}};
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
 // io's LaTeX of the derivation, split into the blocks KaTeX renders (align, equation) and the
 // writer's comment lines, which become captions (those with TeX in them are replaced by the
 // section's own heading).
@@ -382,21 +400,29 @@ std::string verification_section(const Report& report) {
       escape(principles::method_name(v.reference)) +
       ": the simplified symbolic difference, and the largest relative difference at " +
       std::to_string(v.options.states) + " random states.</p>\n";
+  if (!v.options.symbolic)
+    out += "<p class=\"caption\">Numerically only" +
+           (report.verification_note.empty() ? std::string()
+                                             : ": " + escape(report.verification_note)) +
+           ". <code>appell verify</code> or <code>appell report --verify full</code> adds the "
+           "symbolic comparison.</p>\n";
   Table table{{"method", "agrees", "symbolic", "max error", "differentiations", "derivative nodes",
                "size before", "size after"},
               {}};
   for (const auto& row : v.rows) {
     char error[32];
     std::snprintf(error, sizeof error, "%.1e", row.max_error);
-    table.rows.push_back({row.method, row.agrees ? "yes" : "NO", row.symbolic ? "equal" : "differ",
-                          error, std::to_string(row.differentiations),
+    const bool symbolic = v.options.symbolic;
+    table.rows.push_back({row.method, row.agrees ? "yes" : "NO",
+                          symbolic ? (row.symbolic ? "equal" : "differ") : "not compared", error,
+                          std::to_string(row.differentiations),
                           std::to_string(row.derivative_nodes), std::to_string(row.size_before),
-                          std::to_string(row.size_after)});
+                          symbolic ? std::to_string(row.size_after) : "-"});
   }
   out += table_html("verify-table", table);
   if (v.all_agree)
-    out += "<p class=\"agree\">All " + std::to_string(v.methods) +
-           " methods give the same equations" +
+    out += "<p class=\"agree\">All " + std::to_string(v.methods) + " methods give the same " +
+           (v.options.symbolic ? "equations" : "numbers at every state") +
            (v.has_minimal ? ", and the minimal form the same motion" : "") + ".</p>\n";
   else
     out += "<p class=\"disagree\">DISAGREEMENT: " + escape(v.first_disagreement) + "</p>\n";
@@ -428,11 +454,6 @@ std::string simulation_summary(const SimulationRecording& s, const model::Model&
   }
   (void)model;
   return out;
-}
-
-json series(const std::string& label, std::vector<double> values) {
-  for (double& v : values) v = rounded(v);
-  return json{{"label", label}, {"values", values}};
 }
 
 }  // namespace
@@ -565,27 +586,23 @@ std::string write_html(const Report& report) {
 
   std::string html;
   html.reserve(4 << 20);
-  html +=
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<meta name=\"generator\" content=\"appell report\">\n<title>" +
-      escape(model.name) + " — appell report</title>\n<style>\n" + katex_css() +
-      "\n</style>\n<style>\n" + std::string(detail::asset("uplot.css")) + "\n</style>\n<style>\n" +
-      std::string(detail::asset("report.css")) + "\n</style>\n</head>\n<body>\n";
+  html += page_head(model.name + " — appell report");
   html += "<header><h1>" + escape(model.name) + "</h1>\n";
   if (!model.description.empty())
     html += "<p class=\"description\">" + escape(model.description) + "</p>\n";
-  if (problems.empty()) {
-    html += "<p id=\"status\" class=\"complete\">Complete.</p>\n";
-  } else {
-    html += "<div id=\"status\" class=\"incomplete\"><b>INCOMPLETE</b><ul>";
-    for (const auto& p : problems) html += "<li>" + escape(p) + "</li>";
-    html += "</ul></div>\n";
-  }
+  html += page_status(problems);
   html += "<nav><a href=\"#model\">model</a> · <a href=\"#equations\">equations</a>";
   if (report.verification) html += " · <a href=\"#verification\">verification</a>";
   html += " · <a href=\"#motion\">motion</a></nav></header>\n<main>\n";
-  html += model_section(report, bound, q0, qd0);
+  html += model_section(model, report.values, bound, q0, qd0);
+  if (!model.flexible.empty()) {
+    // Their response needs its own options (step, end time): a page of its own.
+    std::string names;
+    for (const auto& f : model.flexible) names += (names.empty() ? "" : ", ") + f.name;
+    html += "<p class=\"notes\">Flexible bodies (" + escape(names) +
+            ") are drawn by their own page: <code>appell fem MODEL --response --t-end T "
+            "--report FILE.html</code>.</p>\n";
+  }
   html += equations_section(report);
   html += verification_section(report);
   html += "<section id=\"motion\"><h2>Motion</h2>\n";
@@ -603,23 +620,7 @@ std::string write_html(const Report& report) {
       "id=\"time-label\">t = 0 s</span></div>\n";
   if (!scene_notes.empty()) html += "<ul class=\"notes\">" + scene_notes + "</ul>\n";
   html += "<div id=\"plots\"></div>\n</section>\n</main>\n";
-  html +=
-      "<footer>Made by appell. Equations typeset by KaTeX, plots by uPlot, animation by three.js "
-      "(each MIT-licensed, embedded in this page).</footer>\n";
-
-  std::string data_text = data.dump();
-  html += "<script type=\"application/json\" id=\"appell-data\">" + script_safe(data_text, true) +
-          "</script>\n";
-  html += "<script type=\"text/plain\" id=\"asset-three-core\">" +
-          script_safe(detail::asset("three.core.js")) + "</script>\n";
-  html += "<script type=\"text/plain\" id=\"asset-three-module\">" +
-          script_safe(detail::asset("three.module.js")) + "</script>\n";
-  html += "<script type=\"text/plain\" id=\"asset-orbit-controls\">" +
-          script_safe(detail::asset("OrbitControls.js")) + "</script>\n";
-  html += "<script>" + script_safe(detail::asset("katex.js")) + "</script>\n";
-  html += "<script>" + script_safe(detail::asset("uplot.js")) + "</script>\n";
-  html += "<script>" + script_safe(detail::asset("report.js")) + "</script>\n";
-  html += "</body>\n</html>\n";
+  html += page_tail(data);
   return html;
 }
 

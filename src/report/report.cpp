@@ -32,8 +32,19 @@ Report describe(std::shared_ptr<const model::Model> model, const ReportOptions& 
     report.incomplete.push_back(std::string("equations: ") + e.what());
   }
   if (options.verify) {
+    num::VerifyOptions verification = options.verification;
+    const std::size_t size = report.derivation && report.derivation->equations
+                                 ? report.derivation->equations->cost.size_before
+                                 : 0;
+    if (verification.symbolic && size > options.symbolic_verify_limit) {
+      verification.symbolic = false;
+      report.verification_note = "the equations have " + std::to_string(size) +
+                                 " distinct nodes as formed, more than the report's limit of " +
+                                 std::to_string(options.symbolic_verify_limit) +
+                                 " for simplifying every principle";
+    }
     try {
-      report.verification = num::verify(model, options.verification);
+      report.verification = num::verify(model, verification);
     } catch (const model::ComputationError& e) {
       report.incomplete.push_back(std::string("verification: ") + e.what());
     }

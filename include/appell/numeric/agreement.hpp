@@ -33,6 +33,15 @@ struct Agreement {
 Agreement compare(const principles::Equations& a, const principles::Equations& b,
                   std::size_t states = 20, bool symbolic = true);
 
+class CompiledEquations;
+
+/// The numeric half of compare() on equations already compiled: a reference compiled once and
+/// compared with several others (num::verify without the symbolic comparison) compiles each set
+/// of equations once. `symbolic` stays false; first_difference names the entry with the largest
+/// difference when it exceeds 1e-12. Throws as compare() for an entry that is not finite.
+Agreement compare_numerically(const CompiledEquations& a, const CompiledEquations& b,
+                              std::size_t states = 20);
+
 /// Whether the minimal form gives the motion of the multiplier form (`multipliers`, of the same
 /// model): symbolically, M̃ = BᵀMB and f̃ = Bᵀ(f − Mγ) with the dependent speeds of f replaced
 /// (the projection of M q̈ = f + Aᵀλ on the null space of A, which B spans); numerically, q̈ =

@@ -29,6 +29,11 @@ struct VerifyOptions {
   std::size_t states = 20;
   /// Largest relative difference max|a − b| / max(1, |a|) that still agrees.
   double tolerance = 1e-12;
+  /// The symbolic comparison and the readable sizes (every principle's equations simplified).
+  /// Off: the numeric agreement alone — what a large model can afford (the Panda's 9 joints spend
+  /// about two thirds of verify's time simplifying) — with every row's `symbolic` false,
+  /// `size_after` 0, and `agrees` the numeric agreement.
+  bool symbolic = true;
 };
 
 /// One method of the table: its agreement with the reference and what it cost.

@@ -28,6 +28,13 @@ struct ReportOptions {
   /// Every principle compared (num::verify).
   bool verify = true;
   num::VerifyOptions verification;
+  /// The verification's symbolic comparison (and readable sizes) only when the equations shown
+  /// have at most this many distinct nodes as formed (DerivationCost::size_before); a larger
+  /// model is verified numerically alone, and the page says why. Simplifying five principles'
+  /// equations is most of a large model's report: 20 of 27 s for the Panda's 9 joints (8638
+  /// nodes by Gibbs–Appell), while the examples' models have at most 310. SIZE_MAX: always
+  /// symbolic (as `appell verify`); 0: never.
+  std::size_t symbolic_verify_limit = 500;
   /// Simulated with these options (their values also bind the parameters shown and drawn).
   bool simulate = true;
   num::SimulationOptions simulation;
@@ -42,7 +49,9 @@ struct Report {
   model::Values values;
   std::optional<principles::Derivation> derivation;     // readable, parameters as symbols
   std::optional<num::VerificationReport> verification;  // when asked for and computed
-  std::optional<SimulationRecording> simulation;        // when simulated (complete or not)
+  /// Why the verification is numeric only (empty when symbolic too, or not verified).
+  std::string verification_note;
+  std::optional<SimulationRecording> simulation;  // when simulated (complete or not)
   /// "PART: REASON" for every part that failed; empty when the report is complete.
   std::vector<std::string> incomplete;
 
