@@ -1,0 +1,425 @@
+// In-process evaluation by the generated C compiled into a cached shared object (JIT): equal to
+// the tape (an independent route: M and f derived by Gibbs–Appell through GiNaC) at random
+// states for every example codegen covers, in M, f, q̈ and the driving forces; simulate gives the
+// tape's trajectory; the tape takes over when the compiler is missing, fails, times out or the
+// cache is unwritable, and with --no-jit; a corrupt cached object is rebuilt; the cache key
+// follows the source (values included), the compiler and the flags. Every test uses a cache
+// folder of its own, never the user's.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "appell/codegen/loadable_source.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/jit/compiled_dynamics.hpp"
+#include "appell/numeric/inverse_dynamics.hpp"
+#include "appell/numeric/native_library.hpp"
+#include "appell/numeric/simulate.hpp"
+#include "appell/numeric/state_evaluation.hpp"
+#include "appell/principles/derive.hpp"
+
+namespace {
+
+using namespace appell;
+namespace fs = std::filesystem;
+
+// A fresh cache folder per test, removed afterwards.
+class Jit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    cache_ = fs::temp_directory_path() /
+             ("appell-jit-test-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(cache_);
+    fs::create_directories(cache_);
+    options_.compiler.cache_directory = cache_;
+  }
+  void TearDown() override { fs::remove_all(cache_); }
+
+  jit::CompiledDynamics compile(const principles::Equations& eq, const model::Values& values = {}) {
+    return jit::compile_dynamics(eq, values, options_);
+  }
+
+  fs::path cache_;
+  jit::JitOptions options_;
+};
+
+bool have_compiler() {
+  try {
+    num::native_library_key("int x;", {});
+    return true;
+  } catch (const num::NativeCompileError&) {
+    return false;
+  }
+}
+
+std::shared_ptr<const model::Model> example(const std::string& name) {
+  return io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name + ".yaml");
+}
+
+Eigen::VectorXd random_vector(std::mt19937& engine, std::size_t n, double low, double high) {
+  std::uniform_real_distribution<double> u(low, high);
+  Eigen::VectorXd v(static_cast<Eigen::Index>(n));
+  for (auto& x : v) x = u(engine);
+  return v;
+}
+
+// |a − b| ≤ tolerance · (1 + max |b|), entry by entry.
+void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tolerance,
+                  const std::string& what) {
+  ASSERT_EQ(a.rows(), b.rows()) << what;
+  ASSERT_EQ(a.cols(), b.cols()) << what;
+  const double scale = 1.0 + b.cwiseAbs().maxCoeff();
+  EXPECT_LE((a - b).cwiseAbs().maxCoeff(), tolerance * scale) << what << "\n" << a << "\n" << b;
+}
+
+TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  std::mt19937 engine(20261124);
+  std::size_t compiled = 0;
+  for (const auto& entry : fs::directory_iterator(APPELL_EXAMPLES_DIR)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string name = entry.path().stem().string();
+    const auto model = example(name);
+    const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+    const jit::CompiledDynamics dynamics = compile(eq);
+    if (eq.constraint_count() > 0) {
+      EXPECT_EQ(dynamics.evaluator, nullptr) << name;
+      continue;
+    }
+    ASSERT_NE(dynamics.evaluator, nullptr) << name;
+    EXPECT_TRUE(dynamics.note.empty()) << name << ": " << dynamics.note;
+    const bool recursive = codegen::loadable_c_source(eq).recursive;
+    EXPECT_EQ(std::string(dynamics.evaluator->kind()), recursive ? "jit" : "tape") << name;
+    if (!recursive) continue;
+    ++compiled;
+    const num::TapeDynamics tape(eq);
+    const std::size_t n = eq.dof();
+    for (int k = 0; k < 5; ++k) {
+      const double t = 0.3 * k;
+      const Eigen::VectorXd q = random_vector(engine, n, -1.2, 1.2),
+                            qd = random_vector(engine, n, -2.0, 2.0),
+                            qdd = random_vector(engine, n, -3.0, 3.0);
+      Eigen::MatrixXd M1, M2;
+      Eigen::VectorXd f1, f2, a1, a2, Q1, Q2;
+      dynamics.evaluator->mass_matrix_and_forcing(t, q, qd, M1, f1);
+      tape.mass_matrix_and_forcing(t, q, qd, M2, f2);
+      expect_close(M1, M2, 1e-10, name + " M");
+      expect_close(f1, f2, 1e-10, name + " f");
+      dynamics.evaluator->accelerations(t, q, qd, a1);
+      tape.accelerations(t, q, qd, a2);
+      expect_close(a1, a2, 1e-9, name + " qdd");
+      dynamics.evaluator->driving_forces(t, q, qd, qdd, Q1);
+      tape.driving_forces(t, q, qd, qdd, Q2);
+      expect_close(Q1, Q2, 1e-10, name + " Q");
+      // The state evaluation of `appell eval` by either path.
+      const auto s1 = num::evaluate_state(*dynamics.evaluator, t, q, qd);
+      const auto s2 = num::evaluate_state(num::CompiledEquations(eq), t, q, qd);
+      expect_close(s1.qdd, s2.qdd, 1e-9, name + " eval qdd");
+    }
+  }
+  EXPECT_GE(compiled, 8u);  // most examples are trees of frames the recursions cover
+}
+
+TEST_F(Jit, ParametersAndInputsComeFromTheValues) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  // The cart's force input u and two parameters, set at once.
+  const auto eq =
+      principles::derive(example("spring_damper_cart"), principles::Method::GibbsAppell);
+  model::Values values;
+  values.set("m", 1.7).set("g", 3.0).set("u", 2.5);
+  const auto dynamics = compile(eq, values);
+  ASSERT_STREQ(dynamics.evaluator->kind(), "jit");
+  const num::TapeDynamics tape(eq, values);
+  const Eigen::Vector2d q(0.4, -0.9), qd(1.1, 0.3);
+  Eigen::MatrixXd M1, M2;
+  Eigen::VectorXd f1, f2;
+  dynamics.evaluator->mass_matrix_and_forcing(0.5, q, qd, M1, f1);
+  tape.mass_matrix_and_forcing(0.5, q, qd, M2, f2);
+  expect_close(M1, M2, 1e-12, "M");
+  expect_close(f1, f2, 1e-12, "f");
+  // And they matter: the default values give other numbers.
+  Eigen::MatrixXd M0;
+  Eigen::VectorXd f0;
+  compile(eq).evaluator->mass_matrix_and_forcing(0.5, q, qd, M0, f0);
+  EXPECT_GT((M0 - M1).norm(), 1e-3);
+}
+
+TEST_F(Jit, TheSecondLoadComesFromTheCache) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto eq = principles::derive(example("double_pendulum"), principles::Method::Lagrange);
+  const auto first = compile(eq), second = compile(eq);
+  EXPECT_TRUE(first.compiled_now);
+  EXPECT_FALSE(second.compiled_now);
+  EXPECT_EQ(first.library_path, second.library_path);
+  EXPECT_EQ(fs::path(first.library_path).parent_path(), cache_ / "jit");
+  // Nothing half-written is left behind: the object, nothing else.
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(cache_ / "jit")) {
+    ++files;
+    EXPECT_EQ(e.path().extension(), ".so") << e.path();
+  }
+  EXPECT_EQ(files, 1u);
+}
+
+TEST_F(Jit, ACorruptCachedObjectIsCompiledAgain) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+  const std::string path = compile(eq).library_path;
+  ASSERT_FALSE(path.empty());
+  {
+    std::ofstream garbage(path, std::ios::binary | std::ios::trunc);
+    garbage << "\x7f"
+            << "ELF this is not a shared object";
+  }
+  const auto again = compile(eq);
+  EXPECT_TRUE(again.compiled_now);
+  ASSERT_STREQ(again.evaluator->kind(), "jit");
+  const num::TapeDynamics tape(eq);
+  const Eigen::Vector2d q(0.2, 0.5), qd(-0.3, 0.8);
+  Eigen::VectorXd a1, a2;
+  again.evaluator->accelerations(0.0, q, qd, a1);
+  tape.accelerations(0.0, q, qd, a2);
+  expect_close(a1, a2, 1e-10, "qdd");
+}
+
+TEST_F(Jit, AnObjectOfAnotherKeyIsNotLoadedForThisOne) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto pendulum =
+      principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+  const auto arm = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
+  const std::string pendulum_path = compile(pendulum).library_path;
+  const std::string arm_path = compile(arm).library_path;
+  ASSERT_NE(pendulum_path, arm_path);
+  fs::copy_file(arm_path, pendulum_path, fs::copy_options::overwrite_existing);
+  const auto again = compile(pendulum);
+  EXPECT_TRUE(again.compiled_now);  // the key inside the object told it apart
+  EXPECT_EQ(again.evaluator->dof(), 2u);
+}
+
+TEST_F(Jit, TheKeyFollowsTheValuesTheCompilerAndTheFlags) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto eq = principles::derive(example("planar_2r"), principles::Method::GibbsAppell);
+  model::Values heavier;
+  heavier.set("M", 2.0);
+  const std::string plain = codegen::loadable_c_source(eq).code;
+  const std::string set = codegen::loadable_c_source(eq, heavier).code;
+  num::NativeCompilerOptions options;
+  options.cache_directory = cache_;
+  const std::string key = num::native_library_key(plain, options);
+  EXPECT_EQ(key, num::native_library_key(plain, options));  // deterministic
+  EXPECT_EQ(key, num::native_library_key(codegen::loadable_c_source(eq).code, options));
+  EXPECT_NE(key, num::native_library_key(set, options));  // --set M=2 changes the constants
+  auto o2 = options;
+  o2.flags = {"-O1", "-fPIC", "-shared"};
+  EXPECT_NE(key, num::native_library_key(plain, o2));
+  EXPECT_EQ(key.size(), 64u);
+}
+
+TEST_F(Jit, AMissingCompilerFallsBackToTheTapeWithANote) {
+  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+  options_.compiler.compiler = "appell-no-such-compiler";
+  const auto dynamics = compile(eq);
+  ASSERT_NE(dynamics.evaluator, nullptr);
+  EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
+  EXPECT_NE(dynamics.note.find("appell-no-such-compiler"), std::string::npos) << dynamics.note;
+}
+
+TEST_F(Jit, ACompilerThatFailsIsReportedWithItsMessages) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  num::NativeCompilerOptions options;
+  options.cache_directory = cache_;
+  try {
+    num::load_native_library("int broken = ;\n", options);
+    FAIL() << "compiled a syntax error";
+  } catch (const num::NativeCompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("error"), std::string::npos) << e.what();
+  }
+  // Nothing left in the cache.
+  EXPECT_TRUE(fs::is_empty(cache_ / "jit"));
+}
+
+TEST_F(Jit, ACompilerThatHangsIsKilledAfterTheTimeout) {
+  // A "compiler" that answers --version and then never finishes.
+  const fs::path script = cache_ / "slowcc";
+  {
+    std::ofstream s(script);
+    s << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slowcc 1.0; exit 0; fi\nsleep 30\n";
+  }
+  fs::permissions(script, fs::perms::owner_all);
+  num::NativeCompilerOptions options;
+  options.cache_directory = cache_ / "cache";
+  options.compiler = script.string();
+  options.timeout = std::chrono::seconds(1);
+  try {
+    num::load_native_library("int x;\n", options);
+    FAIL() << "a hanging compiler returned";
+  } catch (const num::NativeCompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not finish within 1 s"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(Jit, AnUnwritableCacheFallsBackToTheTape) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (::geteuid() == 0) {
+    // root writes anywhere: a regular file in the way of the folder does it instead.
+    std::ofstream(cache_ / "blocked") << "x";
+    options_.compiler.cache_directory = cache_ / "blocked";
+  } else {
+    fs::permissions(cache_, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+  const auto dynamics = compile(eq);
+  fs::permissions(cache_, fs::perms::owner_all);
+  EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
+  EXPECT_NE(dynamics.note.find("not writable"), std::string::npos) << dynamics.note;
+}
+
+TEST_F(Jit, SimulateGivesTheTapesTrajectory) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto eq = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
+  num::SimulationOptions options;
+  options.t_end = 1.0;
+  options.output_step = 0.1;
+  options.rtol = options.atol = 1e-10;
+  std::vector<Eigen::VectorXd> tape_rows, jit_rows;
+  auto record = [](std::vector<Eigen::VectorXd>& rows) {
+    return [&rows](const num::SimulationRow& r) {
+      Eigen::VectorXd x(2 * r.q.size() + 1);
+      x << r.q, r.qd, r.total;
+      rows.push_back(x);
+    };
+  };
+  num::simulate(eq, options, record(tape_rows));
+  options.dynamics = compile(eq).evaluator;
+  ASSERT_STREQ(options.dynamics->kind(), "jit");
+  num::simulate(eq, options, record(jit_rows));
+  ASSERT_EQ(tape_rows.size(), jit_rows.size());
+  for (std::size_t i = 0; i < tape_rows.size(); ++i)
+    expect_close(jit_rows[i], tape_rows[i], 1e-7, "row " + std::to_string(i));
+}
+
+TEST_F(Jit, SimulateRefusesAnEvaluatorForAConstrainedModel) {
+  const auto eq = principles::derive(example("slider_crank"), principles::Method::GibbsAppell);
+  ASSERT_GT(eq.constraint_count(), 0u);
+  num::SimulationOptions options;
+  options.dynamics = std::make_shared<num::TapeDynamics>(
+      principles::derive(example("double_pendulum"), principles::Method::GibbsAppell));
+  EXPECT_THROW(num::simulate(eq, options, [](const num::SimulationRow&) {}), std::invalid_argument);
+}
+
+TEST_F(Jit, InverseDynamicsByTheCompiledRecursionEqualsTheTape) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto eq = principles::derive(example("three_link_arm"), principles::Method::Lagrange);
+  const num::InverseDynamics compiled(compile(eq).evaluator), tape(eq);
+  EXPECT_STREQ(compiled.dynamics().kind(), "jit");
+  EXPECT_THROW(static_cast<void>(compiled.compiled()), std::logic_error);
+  std::mt19937 engine(7);
+  for (int k = 0; k < 5; ++k) {
+    const auto q = random_vector(engine, 3, -1, 1), qd = random_vector(engine, 3, -1, 1),
+               qdd = random_vector(engine, 3, -1, 1);
+    expect_close(compiled.driving_forces(0.1 * k, q, qd, qdd),
+                 tape.driving_forces(0.1 * k, q, qd, qdd), 1e-10, "Q");
+  }
+}
+
+TEST_F(Jit, NotRecursiveAndOffMeanTheTapeWithoutANote) {
+  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+  options_.enabled = false;
+  const auto off = compile(eq);
+  EXPECT_STREQ(off.evaluator->kind(), "tape");
+  EXPECT_TRUE(off.note.empty());
+  EXPECT_FALSE(off.reason.empty());
+  options_.enabled = true;
+  // Relative motion in a carrier frame: codegen writes the tape's M and f, nothing to gain.
+  const auto carrier =
+      principles::derive(example("rod_on_rotating_axes"), principles::Method::GibbsAppell);
+  if (carrier.constraint_count() == 0 && !codegen::loadable_c_source(carrier).recursive) {
+    const auto dynamics = compile(carrier);
+    EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
+    EXPECT_TRUE(dynamics.note.empty());
+    EXPECT_NE(dynamics.reason.find("not recursive"), std::string::npos) << dynamics.reason;
+  }
+}
+
+TEST(NativeLibrary, Sha256OfTheStandardsTestVectors) {
+  EXPECT_EQ(num::sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(num::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(num::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+// --- the command line -----------------------------------------------------------------------
+
+struct Output {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs appell with `environment` ("CC=x " etc., may be empty) in front; stdout and stderr apart.
+Output run(const std::string& environment, const std::string& args, const fs::path& work) {
+  const fs::path out = work / "stdout", err = work / "stderr";
+  const std::string command = "env " + environment + " " + APPELL_CLI + " " + args + " >" +
+                              out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheTape) {
+  const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
+  const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
+  const std::string args = "eval " + model + " --q 0.3,0.4 --qd 0.1,0.2";
+  const Output missing = run(cache + " CC=appell-no-such-compiler", args, cache_);
+  EXPECT_EQ(missing.code, 0) << missing.err;
+  EXPECT_NE(missing.err.find("note: evaluating by the tape"), std::string::npos) << missing.err;
+  const Output no_jit = run(cache + " CC=appell-no-such-compiler", args + " --no-jit", cache_);
+  EXPECT_EQ(no_jit.code, 0);
+  EXPECT_EQ(no_jit.err, "");  // asked for: no note
+  EXPECT_EQ(no_jit.out, missing.out);
+  if (!have_compiler()) return;
+  const Output compiled = run(cache, args, cache_);
+  EXPECT_EQ(compiled.code, 0);
+  EXPECT_EQ(compiled.err, "");
+  EXPECT_FALSE(fs::is_empty(cache_ / "jit"));
+  // Run to run the same bytes (compiled, then from the cache).
+  EXPECT_EQ(run(cache, args, cache_).out, compiled.out);
+}
+
+TEST_F(Jit, CliSimulateSaysItsSpeedAndPathOnStderrOnly) {
+  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
+  const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
+  const std::string csv = (cache_ / "run.csv").string();
+  const Output jit = run(cache, "simulate " + model + " --t-end 0.5 --out " + csv, cache_);
+  EXPECT_EQ(jit.code, 0) << jit.err;
+  EXPECT_NE(jit.err.find(" steps/s (jit)"), std::string::npos) << jit.err;
+  EXPECT_EQ(jit.out.find("steps/s"), std::string::npos) << jit.out;
+  const std::string jit_csv = slurp(csv);
+  const Output tape =
+      run(cache, "simulate " + model + " --t-end 0.5 --no-jit --out " + csv, cache_);
+  EXPECT_NE(tape.err.find(" steps/s (tape)"), std::string::npos) << tape.err;
+  const std::string tape_csv = slurp(csv);
+  EXPECT_EQ(std::count(jit_csv.begin(), jit_csv.end(), '\n'),
+            std::count(tape_csv.begin(), tape_csv.end(), '\n'));
+  EXPECT_EQ(jit_csv.substr(0, jit_csv.find('\n')), tape_csv.substr(0, tape_csv.find('\n')));
+}
+
+}  // namespace
