@@ -108,6 +108,10 @@ void add_urdf_options(CLI::App& command, UrdfFlags& flags) {
   command.add_flag("--symbolic-inertia", flags.symbolic_inertia,
                    "URDF model: each link's mass, centre of mass and inertia as parameters "
                    "(m_LINK, cx_LINK .., Ixx_LINK ..) with the URDF's values as defaults");
+  command.add_flag("--floating-base", flags.floating_base,
+                   "URDF model: the root link floats free (ROOT_x, ROOT_y, ROOT_z and a unit "
+                   "quaternion ROOT_e0..ROOT_e3, speeds ROOT_vx.. and ROOT_wx..) instead of being "
+                   "the world");
 }
 
 io::UrdfOptions urdf_options(const UrdfFlags& flags) {
@@ -119,6 +123,7 @@ io::UrdfOptions urdf_options(const UrdfFlags& flags) {
   }
   options.joint_damping = flags.joint_damping;
   options.symbolic_inertia = flags.symbolic_inertia;
+  options.floating_base = flags.floating_base;
   return options;
 }
 
@@ -128,6 +133,7 @@ std::shared_ptr<const model::Model> read_model(const std::string& path, const Ur
     const char* given = !flags.gravity.empty()   ? "--gravity"
                         : flags.joint_damping    ? "--joint-damping"
                         : flags.symbolic_inertia ? "--symbolic-inertia"
+                        : flags.floating_base    ? "--floating-base"
                                                  : nullptr;
     if (given)
       throw usage_error(given,

@@ -46,6 +46,7 @@ struct UrdfFlags {
   std::string gravity;
   bool joint_damping = false;
   bool symbolic_inertia = false;
+  bool floating_base = false;
 };
 void add_urdf_options(CLI::App& command, UrdfFlags& flags);
 /// The flags as the library's options (--gravity checked: three finite numbers).

@@ -20,6 +20,7 @@
 #include "appell/report/report.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
+#include "simulate_speeds_command.hpp"
 #include "simulation_flags.hpp"
 
 namespace appell::cli {
@@ -128,6 +129,10 @@ void write_report(std::shared_ptr<const model::Model> model, report::SimulationR
 
 int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
+  if (model->has_speeds()) return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report);
+  if (!o.flags.u0.empty())
+    throw usage_error("--u0", "the model has no generalized speeds (speeds:, rot_quat)",
+                      o.flags.u0);
   num::SimulationOptions options = simulation_options(*model, o.flags);
   // With --report, the rows kept for the page (at most 2000, evenly spaced).
   std::optional<report::SimulationRecording> recording;
@@ -219,6 +224,9 @@ void add_simulate_command(CLI::App& app, Commands& commands) {
   s->add_option("--t-end", o->flags.t_end, "end time (the simulation starts at t = 0)")->required();
   s->add_option("--q0", o->flags.q0, "initial coordinates V1,V2,.. (default: the model's)");
   s->add_option("--qd0", o->flags.qd0, "initial velocities V1,V2,.. (default: the model's)");
+  s->add_option("--u0", o->flags.u0,
+                "initial speeds V1,V2,.. of a model with generalized speeds, in their order "
+                "(default: from the coordinates' velocities)");
   s->add_option("--rtol", o->flags.rtol, "relative tolerance (default 1e-8)");
   s->add_option("--atol", o->flags.atol, "absolute tolerance (default 1e-8)");
   s->add_option("--output-step", o->flags.output_step,

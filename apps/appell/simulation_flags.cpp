@@ -48,6 +48,7 @@ model::ModelError at_simulation_option(const model::ModelError& error) {
                            {"atol", "--atol"},
                            {"q0", "--q0"},
                            {"qd0", "--qd0"},
+                           {"u0", "--u0"},
                            {"integrator", "--integrator"}});
 }
 

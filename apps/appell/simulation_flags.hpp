@@ -19,6 +19,7 @@ namespace appell::cli {
 struct SimulationFlags {
   std::string t_end, q0, qd0, rtol = "1e-8", atol = "1e-8", output_step = "0.01",
                               integrator = "bdf", max_rows = "10000000";
+  std::string u0;  // the initial speeds of a model with generalized speeds (simulate --u0)
   std::vector<std::string> inputs, set;
 };
 

@@ -29,6 +29,10 @@ Equations derive(const Model& target, const std::string& method, int order,
   request.minimal = minimal;
   request.readable = !raw;
   request.values = to_values(*target.model, values, "values", false);
+  if (target.model->has_speeds())
+    value_error("model",
+                "a model with generalized speeds (speeds:, rot_quat) is derived and simulated "
+                "by the command line only (appell derive, appell simulate) for now");
   if (!show.is_none()) {
     const std::string what = py::str(show);
     if (what != "compulsion" && what != "inertial-forces")

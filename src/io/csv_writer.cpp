@@ -21,7 +21,10 @@ constexpr int kDigits = std::numeric_limits<double>::max_digits10;
 std::string simulation_csv_header(const model::Model& model) {
   std::string header = "t";
   for (const auto& c : model.coordinates) header += "," + c.name;
-  for (const auto& c : model.coordinates) header += ",dot(" + c.name + ")";
+  if (model.has_speeds())
+    for (const auto& u : model.speeds) header += "," + u.name;
+  else
+    for (const auto& c : model.coordinates) header += ",dot(" + c.name + ")";
   header += ",T,V,E";
   for (const auto& c : model.constraints) header += ",lambda_" + c.name;
   return header;
@@ -34,6 +37,14 @@ void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& r) {
   out << ',' << r.kinetic << ',' << r.potential << ',' << r.total;
   for (Eigen::Index k = 0; k < r.lambda.size(); ++k) out << ',' << r.lambda[k];
   out << '\n';
+}
+
+void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& r,
+                              const Eigen::VectorXd& speeds) {
+  out << std::setprecision(kDigits) << r.t;
+  for (Eigen::Index j = 0; j < r.q.size(); ++j) out << ',' << r.q[j];
+  for (Eigen::Index k = 0; k < speeds.size(); ++k) out << ',' << speeds[k];
+  out << ',' << r.kinetic << ',' << r.potential << ',' << r.total << '\n';
 }
 
 void write_incomplete_mark(std::ostream& out, std::string reason) {
@@ -84,13 +95,25 @@ void SimulationCsvFile::open() {
   out_ << header_ << '\n';
 }
 
-void SimulationCsvFile::row(const num::SimulationRow& r) {
+void SimulationCsvFile::row(const num::SimulationRow& r) { write(r, nullptr); }
+
+void SimulationCsvFile::row(const num::SimulationRow& r, const Eigen::VectorXd& speeds) {
+  write(r, &speeds);
+}
+
+void SimulationCsvFile::write(const num::SimulationRow& r, const Eigen::VectorXd* speeds) {
   open();
+  auto own_columns = [&](std::ostream& out) {
+    if (speeds)
+      write_simulation_csv_row(out, r, *speeds);
+    else
+      write_simulation_csv_row(out, r);
+  };
   if (extra_.empty()) {
-    write_simulation_csv_row(out_, r);
+    own_columns(out_);
   } else {
     std::ostringstream line;
-    write_simulation_csv_row(line, r);
+    own_columns(line);
     std::string text = line.str();
     text.pop_back();  // the '\n' ending the simulation's own columns
     out_ << text << std::setprecision(kDigits);

@@ -239,7 +239,7 @@ class ModelReader {
     const Fields top(*this, model_item, "the model",
                      {"name", "description", "parameters", "coordinates", "prescribed", "inputs",
                       "frames", "bodies", "particles", "gravity", "loads", "constraints",
-                      "relative_to", "flexible", "independent", "visuals", "positive"});
+                      "relative_to", "flexible", "independent", "visuals", "positive", "speeds"});
     model::ModelBuilder builder(text(top.require("name")), source_.file());
     if (auto description = top.find("description"))
       if (!description->node.IsNull()) builder.description(text(*description));
@@ -255,6 +255,7 @@ class ModelReader {
       builder.prescribed(name(p),
                          p.value.node.IsNull() ? std::nullopt : std::optional(expr(p.value)));
     for (const auto& f : sections.frames) read_frame(builder, f);
+    if (auto speeds = top.find("speeds")) read_speeds(builder, *speeds);
     if (auto carrier = top.find("relative_to")) builder.relative_to(name(*carrier));
     for (const auto& b : sections.bodies) read_body(builder, b);
     for (const auto& p : sections.particles) read_particle(builder, p);
@@ -604,8 +605,13 @@ class ModelReader {
   }
 
   void read_frame(model::ModelBuilder& builder, const Definition& d) const {
-    const Fields fields(*this, d.value, "a frame", {"parent", "translation", "rotation"});
+    const Fields fields(*this, d.value, "a frame", {"parent", "translation", "rotation", "speeds"});
     model::FrameSpec spec;
+    if (auto speeds = fields.find("speeds")) {
+      if (!speeds->node.IsSequence())
+        fail(speeds->where, "expected a list of three speed names [w1, w2, w3]", "speeds");
+      for (const auto& w : list(*speeds, "speed names")) spec.speeds.push_back(name(w));
+    }
     if (auto parent = fields.find("parent")) spec.parent = name(*parent);
     if (auto translation = fields.find("translation")) spec.translation = expr3(*translation);
     if (auto rotation = fields.find("rotation")) {
@@ -788,6 +794,17 @@ class ModelReader {
     for (const auto& item : list(section, "parameter and coordinate names"))
       names.push_back(name(item));
     builder.positive(names, section.where);
+  }
+
+  /// speeds: [{name: u1, value: "EXPR linear in dot(q)"}, ..].
+  void read_speeds(model::ModelBuilder& builder, const Item& section) const {
+    if (!section.node.IsSequence())
+      fail(section.where, "expected a list of speeds {name: u1, value: EXPR}", "speeds");
+    builder.speeds_at(section.where);
+    for (const auto& item : list(section, "speeds")) {
+      const Fields f(*this, item, "a speed", {"name", "value"});
+      builder.speed(name(f.require("name")), expr(f.require("value")), item.where);
+    }
   }
 
   void read_independent(model::ModelBuilder& builder, const Item& section) const {

@@ -79,8 +79,10 @@ std::string write_model_yaml(const UrdfModel& urdf) {
     for (std::size_t k = 0; k < 4; ++k)
       if (c.limits[k])
         limits += (limits.empty() ? "" : ", ") + std::string(keys[k]) + ": " + scalar(*c.limits[k]);
-    if (limits.empty())
+    if (limits.empty() && c.initial == "0")
       out << "  - " << scalar(c.name) << "\n";
+    else if (limits.empty())
+      out << "  - {name: " << scalar(c.name) << ", initial: " << scalar(c.initial) << "}\n";
     else
       out << "  - {name: " << scalar(c.name) << ", limits: {" << limits << "}}\n";
   }
@@ -90,8 +92,17 @@ std::string write_model_yaml(const UrdfModel& urdf) {
     out << "  " << scalar(f.name) << ": {parent: " << scalar(f.parent);
     if (!zero(f.translation)) out << ", translation: " << vector3(f.translation);
     if (!f.rotation.empty()) out << ", rotation: " << scalar(f.rotation);
+    if (!f.speeds.empty()) {
+      out << ", speeds: [";
+      for (std::size_t k = 0; k < f.speeds.size(); ++k)
+        out << (k ? ", " : "") << scalar(f.speeds[k]);
+      out << "]";
+    }
     out << "}\n";
   }
+  if (!urdf.speeds.empty()) out << "speeds:  # the floating base's velocity (world axes)\n";
+  for (const auto& u : urdf.speeds)
+    out << "  - {name: " << scalar(u.name) << ", value: " << scalar(u.value) << "}\n";
   if (!urdf.bodies.empty()) out << "bodies:\n";
   for (const auto& b : urdf.bodies) {
     const auto& i = b.inertia;

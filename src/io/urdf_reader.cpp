@@ -376,7 +376,15 @@ class UrdfReader {
     for (const auto& link : order_)
       if (const auto* joint = parent_joint(link); joint && moves(*joint))
         coordinate_[joint->name] = names_.unique(joint->name, "j_", "_joint");
-    frame_[root_] = "world";
+    if (options_.floating_base) {
+      // The base's coordinates and speeds come first, named after the root link.
+      const std::string base = Names::sanitized(root_, "l_");
+      for (const char* suffix : {"_x", "_y", "_z", "_e0", "_e1", "_e2", "_e3"})
+        base_coordinates_.push_back(names_.unique(base + suffix, "l_", ""));
+      for (const char* suffix : {"_vx", "_vy", "_vz", "_wx", "_wy", "_wz"})
+        base_speeds_.push_back(names_.unique(base + suffix, "l_", ""));
+    }
+    frame_[root_] = options_.floating_base ? names_.unique(root_, "l_", "_link") : "world";
     for (const auto& link : order_)
       if (link != root_) frame_[link] = names_.unique(link, "l_", "_link");
     for (const auto& link : order_)
@@ -446,6 +454,7 @@ class UrdfReader {
     const urdf::Link& link = *urdf_->getLink(link_name);
     const TiXmlElement* link_element = links_.at(link_name);
     if (const urdf::Joint* joint = parent_joint(link_name)) translate_joint(out, *joint, link_name);
+    if (link_name == root_ && options_.floating_base) translate_floating_base(out, link_element);
     const std::string frame = frame_.at(link_name);
     if (has_mass(link)) translate_inertial(out, link, link_element, frame);
     const TiXmlElement* visual = link_element->FirstChildElement("visual");
@@ -453,6 +462,32 @@ class UrdfReader {
       if (v && v->geometry) translate_visual(out, *v, visual, link_name, frame);
       if (visual) visual = visual->NextSiblingElement("visual");
     }
+  }
+
+  /// The root link free in space: its origin at (x, y, z), turned by the quaternion e (world
+  /// axes), with the speeds of its origin's velocity and of its angular velocity.
+  void translate_floating_base(UrdfModel& out, const TiXmlElement* link_element) {
+    const UrdfOrigin from{"", root_, at(link_element)};
+    const auto& q = base_coordinates_;
+    for (std::size_t k = 0; k < 7; ++k) {
+      UrdfModel::Coordinate c;
+      c.name = q[k];
+      c.joint_type = "floating base";
+      c.from = from;
+      c.initial = k == 3 ? "1" : "0";
+      out.coordinates.push_back(c);
+    }
+    UrdfModel::Frame frame;
+    frame.name = frame_.at(root_);
+    frame.parent = "world";
+    frame.translation = {q[0], q[1], q[2]};
+    frame.rotation = "rot_quat(" + q[3] + ", " + q[4] + ", " + q[5] + ", " + q[6] + ")";
+    frame.speeds = {base_speeds_[3], base_speeds_[4], base_speeds_[5]};
+    frame.role = "floating base";
+    frame.from = from;
+    out.frames.push_back(frame);
+    for (std::size_t k = 0; k < 3; ++k)
+      out.speeds.push_back({base_speeds_[k], "dot(" + q[k] + ")", from});
   }
 
   void translate_joint(UrdfModel& out, const urdf::Joint& joint, const std::string& child) {
@@ -663,6 +698,7 @@ class UrdfReader {
   std::map<std::string, std::string> parent_joint_, parent_link_;  // child link -> ..
   std::map<std::string, std::vector<std::string>> children_;       // link -> joints, as written
   std::string root_;
+  std::vector<std::string> base_coordinates_, base_speeds_;  // with a floating base
 
   urdf::ModelInterfaceSharedPtr urdf_;
   std::vector<std::string> order_;  // links, depth first
@@ -697,7 +733,7 @@ std::shared_ptr<const model::Model> build_model(const UrdfModel& urdf) {
   for (const auto& p : urdf.parameters)
     b.parameter(model::Name(p.name, p.from.where), located(p.value, p.from));
   for (const auto& c : urdf.coordinates) {
-    b.coordinate(model::Name(c.name, c.from.where));
+    b.coordinate(model::Name(c.name, c.from.where), located(c.initial, c.from));
     if (std::none_of(c.limits.begin(), c.limits.end(), [](const auto& l) { return l.has_value(); }))
       continue;
     model::LimitsSpec limits;
@@ -707,10 +743,15 @@ std::shared_ptr<const model::Model> build_model(const UrdfModel& urdf) {
       if (c.limits[k]) *into[k] = located(*c.limits[k], c.from);
     b.limits(model::Name(c.name, c.from.where), limits, c.from.where);
   }
-  for (const auto& f : urdf.frames)
+  for (const auto& f : urdf.frames) {
+    std::vector<model::Name> speeds;
+    for (const auto& w : f.speeds) speeds.emplace_back(w, f.from.where);
     b.frame(model::Name(f.name, f.from.where),
             model::FrameSpec{model::Name(f.parent, f.from.where), located3(f.translation, f.from),
-                             rotation(f.rotation, f.from)});
+                             rotation(f.rotation, f.from), speeds});
+  }
+  for (const auto& u : urdf.speeds)
+    b.speed(model::Name(u.name, u.from.where), located(u.value, u.from), u.from.where);
   for (const auto& body : urdf.bodies) {
     const auto& i = body.inertia;
     b.body(

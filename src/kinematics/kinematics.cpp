@@ -2,6 +2,7 @@
 
 #include "appell/kinematics/vector_algebra.hpp"
 #include "appell/model/source_location.hpp"
+#include "appell/sym/dag.hpp"
 
 namespace appell::kin {
 
@@ -39,8 +40,18 @@ matrix rotation_matrix(const std::vector<model::RotationFactor>& factors) {
 }
 
 Kinematics::Kinematics(std::shared_ptr<const model::Model> model,
-                       sym::Differentiator& differentiator)
-    : model_(std::move(model)), differentiator_(differentiator) {
+                       sym::Differentiator& differentiator, Rates rates)
+    : model_(std::move(model)), differentiator_(differentiator), rates_(rates) {
+  if (rates_ == Rates::Speeds) {
+    const model::Model& m = *model_;
+    const auto n = static_cast<unsigned>(m.dof()), p = static_cast<unsigned>(m.speeds.size());
+    for (unsigned j = 0; j < n; ++j) {
+      const GiNaC::symbol qd = m.coordinate_symbol(j, 1);
+      ex rate = 0;
+      for (unsigned k = 0; k < p; ++k) rate += m.speed_kinematics(j, k) * m.speed_symbol(k);
+      if (!rate.is_equal(qd)) speeds_[qd] = rate;  // a coordinate's own rate stays dot(q)
+    }
+  }
   world_.rotation = identity3();
   world_.origin = matrix(3, 1);
   world_.omega = matrix(3, 1);
@@ -58,9 +69,16 @@ Kinematics::Kinematics(std::shared_ptr<const model::Model> model,
     for (auto it = f.rotation.rbegin(); it != f.rotation.rend(); ++it) {
       matrix own(3, 1);
       if (it->kind == model::RotationFactor::Kind::Axis) {
-        own = column(it->axis).mul_scalar(differentiator_.time_derivative(it->angle));
+        own = column(it->axis).mul_scalar(rate(it->angle));
+      } else if (it == f.rotation.rbegin() && rates_ == Rates::Speeds &&
+                 model_->quaternion_of(f.name)) {
+        // The quaternion's angular velocity in the frame's axes is the frame's speeds.
+        for (std::size_t k = 0; k < model_->speeds.size(); ++k)
+          if (model_->speeds[k].kind == model::Speed::Kind::Frame &&
+              model_->speeds[k].frame == f.name)
+            own(static_cast<unsigned>(model_->speeds[k].axis), 0) = model_->speed_symbol(k);
       } else if (!is_constant_matrix(it->matrix)) {
-        const matrix w = it->matrix.transpose().mul(differentiator_.time_derivative(it->matrix));
+        const matrix w = it->matrix.transpose().mul(rate(it->matrix));
         own = matrix(3, 1, GiNaC::lst{w(2, 1), w(0, 2), w(1, 0)});
       }
       omega_rel = omega_rel.add(tail.transpose().mul(own));
@@ -90,7 +108,7 @@ const FrameState& Kinematics::frame(const std::string& name) const {
 const matrix& Kinematics::epsilon(int index) {
   auto it = epsilon_.find(index);
   if (it != epsilon_.end()) return it->second;
-  return epsilon_[index] = differentiator_.time_derivative(frame(index).omega);
+  return epsilon_[index] = rate(frame(index).omega);
 }
 
 matrix Kinematics::position(const model::PointRef& point) const {
@@ -107,7 +125,7 @@ Kinematics::PointCache& Kinematics::cache(const model::PointRef& point) {
 const matrix& Kinematics::velocity(const model::PointRef& point) {
   PointCache& c = cache(point);
   if (!c.has_velocity) {
-    c.velocity = differentiator_.time_derivative(position(point));
+    c.velocity = rate(position(point));
     c.has_velocity = true;
   }
   return c.velocity;
@@ -116,19 +134,42 @@ const matrix& Kinematics::velocity(const model::PointRef& point) {
 const matrix& Kinematics::acceleration(const model::PointRef& point) {
   PointCache& c = cache(point);
   if (!c.has_acceleration) {
-    c.acceleration = differentiator_.time_derivative(velocity(point));
+    c.acceleration = rate(velocity(point));
     c.has_acceleration = true;
   }
   return c.acceleration;
 }
 
 matrix Kinematics::partial_velocity(const model::PointRef& point, std::size_t j) {
-  return differentiator_.partial(velocity(point), model_->coordinate_symbol(j, 1));
+  return differentiator_.partial(velocity(point), rate_symbol(j));
 }
 
 matrix Kinematics::partial_angular_velocity(int frame_index, std::size_t j) {
-  return differentiator_.partial(frame(frame_index).omega, model_->coordinate_symbol(j, 1));
+  return differentiator_.partial(frame(frame_index).omega, rate_symbol(j));
 }
+
+std::size_t Kinematics::rate_count() const {
+  return rates_ == Rates::Speeds ? model_->speeds.size() : model_->dof();
+}
+
+GiNaC::symbol Kinematics::rate_symbol(std::size_t j) const {
+  if (rates_ == Rates::Speeds) return model_->speed_symbol(j);
+  return model_->coordinate_symbol(j, 1);
+}
+
+ex Kinematics::in_rates(const ex& e) const {
+  return speeds_.empty() ? e : sym::substitute(e, speeds_);
+}
+
+matrix Kinematics::in_rates(const matrix& m) const {
+  return speeds_.empty() ? m : sym::substitute(m, speeds_);
+}
+
+// d/dt, then q̇ = W u with Rates::Speeds: an expression of q and u (and t) stays one, its rate
+// bringing in u̇ only.
+ex Kinematics::rate(const ex& e) { return in_rates(differentiator_.time_derivative(e)); }
+
+matrix Kinematics::rate(const matrix& m) { return in_rates(differentiator_.time_derivative(m)); }
 
 matrix Kinematics::transform(const matrix& v, const std::string& from,
                              const std::string& to) const {

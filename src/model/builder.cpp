@@ -96,6 +96,10 @@ Rotation Rotation::about(const Expr3& axis, const Expr& angle) {
   return r;
 }
 
+Rotation Rotation::quaternion(const Name& e0, const Name& e1, const Name& e2, const Name& e3) {
+  return Rotation("rot_quat(" + e0.text + ", " + e1.text + ", " + e2.text + ", " + e3.text + ")");
+}
+
 Rotation Rotation::matrix(const std::array<Expr3, 3>& rows) {
   Rotation r;
   Part part{Part::Kind::Matrix, "", {}};
@@ -431,17 +435,57 @@ ModelBuilder& ModelBuilder::frame(const Name& name, const FrameSpec& spec) {
   f.where = place(name.where, item);
   f.parent = spec.parent.text;
   f.translation = vector3(spec.translation, Dependence::Anything, item + ".translation");
-  f.rotation = rotation(spec.rotation, name.text, item + ".rotation");
+  std::vector<ex> quaternion;
+  f.rotation = rotation(spec.rotation, name.text, item + ".rotation", &quaternion);
+  frame_speeds(f, spec, item, quaternion);
   written_frames_.push_back(std::move(f));
   written_parent_where_.push_back(place(spec.parent.where, item + ".parent"));
   frames_ordered_ = false;
   return *this;
 }
 
+// A frame turned by rot_quat names its three speeds, the quaternion's angular velocity in the
+// frame's axes; no other frame has speeds, and no coordinate is in two quaternions.
+void ModelBuilder::frame_speeds(const Frame& f, const FrameSpec& spec, const std::string& item,
+                                const std::vector<ex>& quaternion) {
+  if (quaternion.empty()) {
+    if (!spec.speeds.empty())
+      fail(spec.speeds.front().where, item + ".speeds",
+           "speeds on a frame are the angular velocity of a rotation by rot_quat(e0, e1, e2, e3), "
+           "and this frame has none",
+           spec.speeds.front().text);
+    return;
+  }
+  if (spec.speeds.size() != 3)
+    fail(spec.speeds.empty() ? spec.rotation.origin().where : spec.speeds.front().where,
+         item + ".speeds",
+         "a frame turned by rot_quat needs three speeds, its angular velocity in its own axes "
+         "(speeds: [w1, w2, w3]); got " +
+             std::to_string(spec.speeds.size()),
+         f.name);
+  for (const auto& other : frame_speeds_)
+    for (const auto& e : quaternion)
+      for (const auto& used : other.quaternion)
+        if (used.is_equal(e))
+          fail(spec.rotation.origin().where, item + ".rotation",
+               "the coordinate is already in the quaternion of frame " + other.frame,
+               GiNaC::ex_to<GiNaC::symbol>(e).get_name());
+  for (const auto& w : spec.speeds) {
+    define(w, item + ".speeds");
+    model_->time_functions->declare(w.text, sym::TimeFunctionKind::Speed);
+  }
+  frame_speeds_.push_back({f.name, spec.speeds, quaternion, place(spec.speeds.front().where, item),
+                           place(spec.rotation.origin().where, item + ".rotation")});
+}
+
 std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std::string& frame,
-                                                   const std::string& item) {
+                                                   const std::string& item,
+                                                   std::vector<ex>* quaternion) {
   std::vector<RotationFactor> factors;
   for (const auto& part : r.parts()) {
+    // rot_quat's speeds turn the frame last: no factor may follow it.
+    if (quaternion && !quaternion->empty())
+      fail(r.origin().where, item, "rot_quat must be the last factor of a rotation", frame);
     if (part.kind == Rotation::Part::Kind::Text) {
       TextLocator locate = r.origin().locate;
       if (!locate)
@@ -450,7 +494,8 @@ std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std:
                      : TextLocator([item](std::size_t offset) {
                          return SourceLocation{item + ", character " + std::to_string(offset + 1)};
                        });
-      const auto parsed = parse_rotation(part.text, scope_, locate);
+      const auto parsed = quaternion ? parse_rotation(part.text, scope_, locate, *quaternion)
+                                     : parse_rotation(part.text, scope_, locate);
       factors.insert(factors.end(), parsed.begin(), parsed.end());
       continue;
     }
@@ -904,6 +949,221 @@ ModelBuilder& ModelBuilder::independent(const std::vector<Name>& coordinates,
   return *this;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Generalized speeds
+
+ModelBuilder& ModelBuilder::speed(const Name& name, const Expr& value,
+                                  const SourceLocation& where) {
+  const std::string item = "speeds." + name.text;
+  define(name, item);
+  Speed u;
+  u.name = name.text;
+  u.kind = Speed::Kind::Declared;
+  u.where = place(where.line > 0 || !where.file.empty() ? where : name.where, item);
+  u.value = expression(value, Dependence::Anything, item + ".value");
+  const SourceLocation value_where = value.origin().known() ? value.origin().where : u.where;
+  // u = Y(q, t)·q̇: linear in the velocities, with no term free of them.
+  const std::size_t n = model_->dof();
+  GiNaC::exmap at_rest;
+  bool mentions = false;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (u.value.has(model_->coordinate_symbol(j, 2)))
+      fail(value_where, item, "a speed may not use accelerations", u.name);
+    const GiNaC::symbol v = model_->coordinate_symbol(j, 1);
+    at_rest[v] = 0;
+    const ex coefficient = u.value.diff(v);
+    if (!coefficient.is_zero()) mentions = true;
+    for (std::size_t k = 0; k < n; ++k)
+      if (!coefficient.diff(model_->coordinate_symbol(k, 1)).is_zero())
+        fail(value_where, item,
+             "a speed must be linear in the velocities dot(q) (u = Y(q, t) dot(q)), and this one "
+             "is not",
+             u.name);
+  }
+  if (!mentions)
+    fail(value_where, item, "a speed is a combination of the velocities dot(q); this one has none",
+         u.name);
+  if (!sym::substitute(u.value, at_rest).expand().is_zero())
+    fail(value_where, item,
+         "a speed must be linear in the velocities dot(q) (u = Y(q, t) dot(q)): this one has a "
+         "term without any",
+         u.name);
+  model_->time_functions->declare(u.name, sym::TimeFunctionKind::Speed);
+  declared_speeds_.push_back(std::move(u));
+  return *this;
+}
+
+void ModelBuilder::speeds_at(const SourceLocation& where) { speeds_where_ = where; }
+
+// The speed list in its order (declared, quaternion frames', own rates of the others) and the
+// kinematic equations q̇ = W u, once every coordinate and frame is known.
+void ModelBuilder::assemble_speeds() {
+  if (declared_speeds_.empty() && frame_speeds_.empty()) return;
+  const SourceLocation where = speeds_where_               ? place(*speeds_where_, "speeds")
+                               : !declared_speeds_.empty() ? declared_speeds_.front().where
+                                                           : frame_speeds_.front().where;
+  model_->speeds_where = where;
+  if (!model_->constraints.empty())
+    fail(where, "speeds",
+         "generalized speeds are not supported with constraints yet (for the minimal form of a "
+         "constrained model list independent: [..])",
+         "speeds");
+  if (!model_->flexible.empty())
+    fail(where, "speeds", "generalized speeds are not supported with flexible bodies yet",
+         "speeds");
+  if (model_->relative_to)
+    fail(where, "speeds", "generalized speeds are not supported with relative_to yet", "speeds");
+  if (!model_->independent.empty())
+    fail(where, "speeds", "a model has either generalized speeds or independent: [..], not both",
+         "speeds");
+
+  const std::size_t n = model_->dof();
+  auto index_of = [&](const ex& coordinate) {
+    std::size_t j = 0;
+    while (j < n && !coordinate.is_equal(model_->coordinate_symbol(j))) ++j;
+    return j;
+  };
+  std::vector<bool> in_quaternion(n, false);
+  for (const auto& f : frame_speeds_)
+    for (const auto& e : f.quaternion) in_quaternion.at(index_of(e)) = true;
+
+  // Declared speeds: Y (k × k) on the coordinates they mention.
+  std::vector<std::size_t> mentioned;
+  for (std::size_t j = 0; j < n; ++j) {
+    const GiNaC::symbol v = model_->coordinate_symbol(j, 1);
+    for (const auto& u : declared_speeds_) {
+      if (u.value.diff(v).is_zero()) continue;
+      if (in_quaternion[j])
+        fail(u.where, "speeds." + u.name,
+             "the rates of a quaternion's coordinates follow from its frame's speeds; a declared "
+             "speed may not use them",
+             model_->coordinates[j].name);
+      if (mentioned.empty() || mentioned.back() != j) mentioned.push_back(j);
+    }
+  }
+  const std::size_t k = declared_speeds_.size();
+  if (mentioned.size() != k) {
+    std::string names;
+    for (std::size_t c = 0; c < mentioned.size(); ++c)
+      names += (c ? ", " : "") + model_->coordinates[mentioned[c]].name;
+    fail(where, "speeds",
+         std::to_string(k) + " declared speed" + (k == 1 ? "" : "s") + " mention " +
+             std::to_string(mentioned.size()) + " coordinate" + (mentioned.size() == 1 ? "" : "s") +
+             " (" + names +
+             "): the speeds must determine those coordinates' rates, as many speeds as "
+             "coordinates they mention",
+         "speeds");
+  }
+  const auto K = static_cast<unsigned>(k);
+  GiNaC::matrix y(K, K), y_inverse(K, K);
+  for (unsigned i = 0; i < K; ++i)
+    for (unsigned c = 0; c < K; ++c)
+      y(i, c) = declared_speeds_[i].value.diff(model_->coordinate_symbol(mentioned[c], 1));
+  if (k > 0) {
+    const std::string singular =
+        "the declared speeds do not determine the coordinates' rates: Y in u = Y(q) dot(q) is "
+        "singular";
+    try {
+      y_inverse = y.inverse();
+    } catch (const std::runtime_error&) {
+      fail(where, "speeds", singular + " everywhere", "speeds");
+    }
+    GiNaC::exmap at_start = defaults_;
+    at_start[model_->time_functions->time()] = 0;
+    for (std::size_t j = 0; j < n; ++j)
+      at_start[model_->coordinate_symbol(j)] = GiNaC::numeric(model_->coordinates[j].initial);
+    for (const auto& p : model_->prescribed)
+      if (!p.expression) at_start[model_->time_functions->derivative(p.name, 0)] = 0;
+    for (const auto& input : model_->inputs)
+      at_start[model_->time_functions->derivative(input.name, 0)] = 0;
+    GiNaC::matrix y0(K, K);
+    double hadamard = 1.0;
+    bool numeric = true;
+    for (unsigned i = 0; i < K && numeric; ++i) {
+      double row = 0.0;
+      for (unsigned c = 0; c < K && numeric; ++c) {
+        ex value;
+        try {
+          value = GiNaC::evalf(sym::substitute(y(i, c), at_start));
+        } catch (const std::exception&) {
+          value = ex();
+        }
+        numeric =
+            GiNaC::is_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real();
+        if (!numeric) break;
+        const double v = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
+        y0(i, c) = v;
+        row += v * v;
+      }
+      hadamard *= std::sqrt(row);
+    }
+    if (numeric) {
+      const double det = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(y0.determinant())).to_double();
+      if (!(std::abs(det) > 1e-12 * hadamard))
+        fail(where, "speeds", singular + " at the initial state", "speeds");
+    }
+  }
+
+  // The list, and W.
+  std::vector<Speed> speeds = declared_speeds_;
+  for (const auto& f : frame_speeds_) {
+    const ex e0 = f.quaternion[0], e1 = f.quaternion[1], e2 = f.quaternion[2], e3 = f.quaternion[3];
+    // ė = ½ E(e) w with E the rows of e ⊗ (0, w); Eᵀ E = |e|² 1, so w = 2 Eᵀ ė / |e|².
+    const GiNaC::matrix e_matrix(4, 3,
+                                 GiNaC::lst{-e1, -e2, -e3, e0, -e3, e2, e3, e0, -e1, -e2, e1, e0});
+    const ex norm2 = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3;
+    for (std::size_t a = 0; a < 3; ++a) {
+      Speed w;
+      w.name = f.names[a].text;
+      w.kind = Speed::Kind::Frame;
+      w.frame = f.frame;
+      w.axis = a;
+      w.where = place(f.names[a].where, "frames." + f.frame + ".speeds");
+      ex value = 0;
+      for (unsigned i = 0; i < 4; ++i)
+        value += e_matrix(i, static_cast<unsigned>(a)) *
+                 model_->coordinate_symbol(index_of(f.quaternion[i]), 1);
+      w.value = 2 * value / norm2;
+      speeds.push_back(std::move(w));
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (in_quaternion[j] || std::find(mentioned.begin(), mentioned.end(), j) != mentioned.end())
+      continue;
+    Speed u;
+    u.name = sym::TimeFunctions::text_name(model_->coordinates[j].name, 1);
+    u.kind = Speed::Kind::Coordinate;
+    u.coordinate = j;
+    u.value = model_->coordinate_symbol(j, 1);
+    u.where = model_->coordinates[j].where;
+    speeds.push_back(std::move(u));
+  }
+  const auto N = static_cast<unsigned>(n), P = static_cast<unsigned>(speeds.size());
+  GiNaC::matrix w(N, P);
+  for (unsigned c = 0; c < K; ++c)
+    for (unsigned i = 0; i < K; ++i) w(static_cast<unsigned>(mentioned[c]), i) = y_inverse(c, i);
+  unsigned column = K;
+  for (const auto& f : frame_speeds_) {
+    const ex e0 = f.quaternion[0], e1 = f.quaternion[1], e2 = f.quaternion[2], e3 = f.quaternion[3];
+    const GiNaC::matrix e_matrix(4, 3,
+                                 GiNaC::lst{-e1, -e2, -e3, e0, -e3, e2, e3, e0, -e1, -e2, e1, e0});
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned a = 0; a < 3; ++a)
+        w(static_cast<unsigned>(index_of(f.quaternion[i])), column + a) = e_matrix(i, a) / 2;
+    column += 3;
+  }
+  for (; column < P; ++column) w(static_cast<unsigned>(speeds[column].coordinate), column) = 1;
+  model_->speeds = std::move(speeds);
+  model_->speed_kinematics = w;
+  for (const auto& f : frame_speeds_) {
+    Quaternion q;
+    q.frame = f.frame;
+    for (std::size_t i = 0; i < 4; ++i) q.coordinates[i] = index_of(f.quaternion[i]);
+    q.where = f.rotation_where;
+    model_->quaternions.push_back(q);
+  }
+}
+
 ModelBuilder& ModelBuilder::positive(const std::vector<Name>& names, const SourceLocation& where) {
   check_usable();
   const std::string item = "positive";
@@ -1099,6 +1359,7 @@ ModelBuilder& ModelBuilder::flexible(const Name& name, const FlexibleSpec& spec,
 std::shared_ptr<const Model> ModelBuilder::build() {
   check_usable();
   ordered_frames();
+  assemble_speeds();
   // A model whose only moving parts are flexible bodies on prescribed frames needs no
   // coordinate; any other model does.
   if (model_->coordinates.empty() && model_->flexible.empty())

@@ -82,7 +82,7 @@ const std::map<std::string, ex (*)(const ex&)>& unary_functions() {
 }
 
 const std::set<std::string>& rotation_names() {
-  static const std::set<std::string> names = {"rot", "rot_x", "rot_y", "rot_z"};
+  static const std::set<std::string> names = {"rot", "rot_x", "rot_y", "rot_z", "rot_quat"};
   return names;
 }
 
@@ -147,6 +147,9 @@ class Parser {
     std::vector<RotationFactor> factors;
     factors.push_back(rotation_factor());
     while (is_symbol(peek(), "*")) {
+      // The frame's speeds w are the quaternion's own angular velocity in the frame's axes, so
+      // nothing may turn the frame after it.
+      if (!quaternion_.empty()) fail(peek(), "rot_quat must be the last factor of a rotation");
       next();
       factors.push_back(rotation_factor());
     }
@@ -460,13 +463,20 @@ class Parser {
     const Token& t = peek();
     if (t.kind != Token::Kind::Name || !rotation_names().count(t.text)) {
       if (t.kind == Token::Kind::End)
-        fail(t, "syntax error: rotation ends too early, expected rot_x, rot_y, rot_z or rot");
+        fail(t,
+             "syntax error: rotation ends too early, expected rot_x, rot_y, rot_z, rot or "
+             "rot_quat");
       fail(t,
-           "a rotation is rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a) or a product of them");
+           "a rotation is rot_x(a), rot_y(a), rot_z(a), rot(ax, ay, az, a), rot_quat(e0, e1, e2, "
+           "e3) or a product of them");
     }
     next();
     RotationFactor factor;
     factor.kind = RotationFactor::Kind::Axis;
+    if (t.text == "rot_quat") {
+      if (!quaternions_allowed_) fail(t, "rot_quat turns a frame only (a frame's rotation)");
+      return quaternion_factor(t);
+    }
     if (t.text != "rot") {
       expect("(", "after " + t.text);
       factor.angle = sum();
@@ -500,6 +510,40 @@ class Parser {
     return factor;
   }
 
+  // rot_quat(e0, e1, e2, e3): four distinct coordinates, e0 the scalar part; the frame gives its
+  // angular velocity as speeds (checked by the builder, which knows the frame).
+  RotationFactor quaternion_factor(const Token& t) {
+    expect("(", "after rot_quat");
+    std::vector<ex> parts;
+    for (int k = 0; k < 4; ++k) {
+      if (k > 0) {
+        if (is_symbol(peek(), ")")) fail(t, "rot_quat takes 4 arguments: rot_quat(e0, e1, e2, e3)");
+        expect(",", "between the arguments of rot_quat(e0, e1, e2, e3)");
+      }
+      const Token& argument = peek();
+      const auto* entry = argument.kind == Token::Kind::Name ? scope_.find(argument.text) : nullptr;
+      if (!entry || entry->category != ExpressionScope::Category::Coordinate)
+        fail(argument,
+             "rot_quat takes four coordinates e0, e1, e2, e3 (the quaternion, e0 its scalar part)");
+      for (const auto& earlier : parts)
+        if (earlier.is_equal(entry->value)) fail(argument, "rot_quat uses a coordinate twice");
+      parts.push_back(entry->value);
+      next();
+    }
+    if (is_symbol(peek(), ",")) fail(t, "rot_quat takes 4 arguments: rot_quat(e0, e1, e2, e3)");
+    expect(")", "to close the arguments of rot_quat");
+    RotationFactor factor;
+    factor.kind = RotationFactor::Kind::Matrix;
+    factor.matrix = quaternion_matrix(parts[0], parts[1], parts[2], parts[3]);
+    quaternion_ = parts;
+    return factor;
+  }
+
+ public:
+  bool quaternions_allowed_ = false;
+  std::vector<ex> quaternion_;  // the coordinates of rot_quat, once parsed
+
+ private:
   const std::string& text_;
   ExpressionScope& scope_;
   const TextLocator& locate_;
@@ -534,6 +578,16 @@ GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate) {
   return Parser(text, scope, locate, Dependence::Anything).whole_rotation();
+}
+
+std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                           const TextLocator& locate,
+                                           std::vector<GiNaC::ex>& quaternion) {
+  Parser parser(text, scope, locate, Dependence::Anything);
+  parser.quaternions_allowed_ = true;
+  auto factors = parser.whole_rotation();
+  quaternion = parser.quaternion_;
+  return factors;
 }
 
 }  // namespace appell::model

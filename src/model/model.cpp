@@ -8,6 +8,31 @@ GiNaC::symbol Model::coordinate_symbol(std::size_t j, int order) const {
   return time_functions->derivative(coordinates.at(j).name, order);
 }
 
+GiNaC::symbol Model::speed_symbol(std::size_t k, int order) const {
+  const Speed& u = speeds.at(k);
+  if (u.kind == Speed::Kind::Coordinate) return coordinate_symbol(u.coordinate, order + 1);
+  return time_functions->derivative(u.name, order);
+}
+
+const Quaternion* Model::quaternion_of(const std::string& frame) const {
+  for (const auto& q : quaternions)
+    if (q.frame == frame) return &q;
+  return nullptr;
+}
+
+GiNaC::matrix quaternion_matrix(const GiNaC::ex& e0, const GiNaC::ex& e1, const GiNaC::ex& e2,
+                                const GiNaC::ex& e3) {
+  // R_hom = (e0² − |ε|²) 1 + 2 ε εᵀ + 2 e0 [ε]×, which is |e|² times a rotation.
+  const GiNaC::ex n = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3;
+  return GiNaC::matrix(
+      3, 3,
+      GiNaC::lst{(e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3) / n, 2 * (e1 * e2 - e0 * e3) / n,
+                 2 * (e1 * e3 + e0 * e2) / n, 2 * (e1 * e2 + e0 * e3) / n,
+                 (e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3) / n, 2 * (e2 * e3 - e0 * e1) / n,
+                 2 * (e1 * e3 - e0 * e2) / n, 2 * (e2 * e3 + e0 * e1) / n,
+                 (e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3) / n});
+}
+
 std::optional<int> Model::frame_index(const std::string& name) const {
   if (name == "world") return -1;
   for (std::size_t i = 0; i < frames.size(); ++i)

@@ -36,6 +36,21 @@ void check(const model::Model& model, const DerivationRequest& request) {
                         "the equations of relative motion have Appell's (gibbs-appell), "
                         "Lagrange's (lagrange) and Nielsen's (nielsen) forms",
                         method);
+  if (model.has_speeds()) {
+    if (request.method != Method::GibbsAppell && request.method != Method::Dalembert)
+      throw request_error("method",
+                          "a model with generalized speeds is formed in them by gibbs-appell "
+                          "(quasi-accelerations) or dalembert (Kane's form)",
+                          method);
+    if (request.order > 1)
+      throw request_error("order", "equations in generalized speeds are of order 1",
+                          std::to_string(request.order));
+    if (request.minimal)
+      throw request_error("minimal",
+                          "a model with generalized speeds has no minimal form in independent: "
+                          "[..]; its equations are formed in the speeds",
+                          model.source.empty() ? model.name : model.source);
+  }
   if (request.minimal) {
     if (model.independent.empty())
       throw request_error("minimal", "the model lists no independent speeds (independent: [..])",
@@ -145,7 +160,10 @@ Derivation derive(std::shared_ptr<const model::Model> model, const DerivationReq
   Derivation result;
   result.model = model;
   // The minimal form in the independent accelerations, or M q̈ = f (+ Aᵀλ).
-  if (request.minimal) {
+  if (model->has_speeds()) {
+    const auto formed = with_values(speed_form(model, request.method), request.values);
+    result.speeds = presented(formed, request, result);
+  } else if (request.minimal) {
     const auto formed = with_values(minimal_form(model), request.values);
     result.minimal = presented(formed, request, result);
   } else {
@@ -169,6 +187,8 @@ sym::ReadableContext readable_context(const model::Model& model) {
   for (const auto& coordinate : model.coordinates) functions.push_back(coordinate.name);
   for (const auto& prescribed : model.prescribed)
     if (!prescribed.expression) functions.push_back(prescribed.name);
+  for (const auto& speed : model.speeds)
+    if (speed.kind != model::Speed::Kind::Coordinate) functions.push_back(speed.name);
   std::vector<GiNaC::symbol> parameters;
   for (const auto& parameter : model.parameters) parameters.push_back(parameter.symbol);
   auto context =
@@ -209,6 +229,10 @@ Equations with_values(const Equations& equations, const model::Values& values) {
 }
 
 MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values) {
+  return substituted(equations, values);
+}
+
+SpeedEquations with_values(const SpeedEquations& equations, const model::Values& values) {
   return substituted(equations, values);
 }
 

@@ -48,6 +48,14 @@ void require_coordinates(const model::Model& model) {
                                                    : model.flexible.front().where,
                             "this model has no coordinates, so no rigid-body equations; its "
                             "flexible bodies are analysed by `appell fem`");
+  // A quaternion's four coordinates carry three degrees of freedom: M q̈ = f in them is singular
+  // (nothing fixes the rate of |e|), and only the equations in the speeds are well posed.
+  if (!model.quaternions.empty())
+    throw model::ModelError(model.quaternions.front().where,
+                            "the frame turns by rot_quat, so the equations are formed in the "
+                            "model's speeds (appell derive and simulate); this computation needs "
+                            "them in the coordinates and does not handle quaternions yet",
+                            model.quaternions.front().frame);
 }
 
 Equations derive(std::shared_ptr<const model::Model> model, Method method) {

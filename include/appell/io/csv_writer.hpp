@@ -34,10 +34,16 @@ namespace appell::io {
 /// and a constraint c1,
 ///   t,q1,q2,dot(q1),dot(q2),T,V,E,lambda_c1
 /// (T kinetic, V potential, E = T + V; one lambda_<name> per constraint, in the model's order).
+/// A model with generalized speeds (Model::has_speeds()) has the speeds' names in place of the
+/// dot(q) columns: t,<q..>,<speeds..>,T,V,E.
 std::string simulation_csv_header(const model::Model& model);
 
 /// One row, t, q, q̇, T, V, E, λ, comma-separated, 17 significant digits, ending in '\n'.
 void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row);
+/// The same with `speeds` (a model with generalized speeds, num::simulate_speeds) in place of q̇:
+/// t, q, u, T, V, E.
+void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row,
+                              const Eigen::VectorXd& speeds);
 
 /// The comment line `# incomplete: REASON` ending a file whose rows stop early; line breaks in
 /// `reason` become spaces so that it stays one line.
@@ -72,6 +78,9 @@ class SimulationCsvFile {
 
   /// The header (first time only), then the row.
   void row(const num::SimulationRow& row);
+  /// The same for a model with generalized speeds: `speeds` in place of q̇ (the extra columns
+  /// still see the row's q̇).
+  void row(const num::SimulationRow& row, const Eigen::VectorXd& speeds);
   /// The header if no row came, then `# incomplete: REASON`, flushed.
   void mark_incomplete(const std::string& reason);
   /// Closes the file if it was opened.
@@ -82,6 +91,7 @@ class SimulationCsvFile {
 
  private:
   void open();
+  void write(const num::SimulationRow& row, const Eigen::VectorXd* speeds);
 
   std::string path_, header_;
   std::vector<ExtraColumns> extra_;

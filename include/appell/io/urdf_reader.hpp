@@ -54,6 +54,12 @@ struct UrdfOptions {
   /// cz_LINK, Ixx_LINK, Iyy_LINK, Izz_LINK, Ixy_LINK, Iyz_LINK, Ixz_LINK whose defaults are the
   /// URDF's values.
   bool symbolic_inertia = false;
+  /// A floating base: the root link is a frame free in space, placed by coordinates ROOT_x,
+  /// ROOT_y, ROOT_z and turned by a unit quaternion ROOT_e0 .. ROOT_e3 (initially 1, 0, 0, 0),
+  /// with the speeds ROOT_vx, ROOT_vy, ROOT_vz (its origin's velocity, world axes) and ROOT_wx,
+  /// ROOT_wy, ROOT_wz (its angular velocity, its own axes); the joints' speeds are their dot(q).
+  /// Without it the root link is world (a fixed base).
+  bool floating_base = false;
 };
 
 /// The URDF joint and link an item of the translation comes from ("" where none) and the place of
@@ -76,13 +82,15 @@ struct UrdfModel {
     std::array<std::optional<std::string>, 4> limits;  // lower, upper, velocity, effort
     std::string mimic;                                 // the joint it mimics in the URDF, or ""
     UrdfOrigin from;
+    std::string initial = "0";  // q(0): 1 for a floating base's e0
   };
   struct Frame {
     std::string name, parent;
     std::array<std::string, 3> translation{"0", "0", "0"};
     std::string rotation;  // a rotation in the model language; "" the identity
-    std::string role;      // what it is: "link", "joint origin", "inertial frame"
+    std::string role;      // what it is: "link", "joint origin", "inertial frame", "floating base"
     UrdfOrigin from;
+    std::vector<std::string> speeds{};  // a rot_quat frame's angular velocity speeds
   };
   struct Body {
     std::string name, frame, mass;
@@ -97,6 +105,10 @@ struct UrdfModel {
     model::Visual::Shape shape = model::Visual::Shape::Box;
     std::array<std::string, 3> size{"0", "0", "0"};  // as model::Visual::size
     std::string mesh;
+    UrdfOrigin from;
+  };
+  struct Speed {
+    std::string name, value;  // a declared speed (model `speeds:`)
     UrdfOrigin from;
   };
   struct Damping {
@@ -114,6 +126,7 @@ struct UrdfModel {
   std::vector<Visual> visuals;
   std::array<std::string, 3> gravity{"0", "0", "-9.81"};
   std::vector<Damping> damping;
+  std::vector<Speed> speeds;  // a floating base's linear velocity
   /// What the translation could not keep as the URDF says (mimic joints read as independent).
   std::vector<std::string> warnings;
 };

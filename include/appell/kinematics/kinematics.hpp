@@ -28,6 +28,12 @@ struct FrameState {
   GiNaC::matrix omega{3, 1};     // angular velocity, frame components
 };
 
+/// What the velocities are expressed in: the coordinates' rates q̇ (every principle's
+/// kinematics), or the model's generalized speeds u (Model::speeds, principles/speed_form.hpp):
+/// then every d/dt is followed by q̇ = W(q, t) u, so that velocities are expressions of q, u, t
+/// and accelerations of q, u, u̇, t, and a quaternion frame's own angular velocity is its speeds.
+enum class Rates { Coordinates, Speeds };
+
 /// The kinematics of one model, formed with one Differentiator (whose counts then include them).
 /// Frame rotations, origins and angular velocities are formed in the constructor; velocities,
 /// accelerations and angular accelerations on first request and cached (returned references
@@ -37,7 +43,8 @@ class Kinematics {
   /// `differentiator` must outlive the Kinematics and work on model->time_functions. Throws
   /// model::ModelError when a frame comes before its parent in Model::frames (the builder never
   /// makes such a model).
-  Kinematics(std::shared_ptr<const model::Model> model, sym::Differentiator& differentiator);
+  Kinematics(std::shared_ptr<const model::Model> model, sym::Differentiator& differentiator,
+             Rates rates = Rates::Coordinates);
 
   const model::Model& model() const { return *model_; }
   sym::Differentiator& differentiator() { return differentiator_; }
@@ -56,10 +63,21 @@ class Kinematics {
   const GiNaC::matrix& velocity(const model::PointRef& point);
   const GiNaC::matrix& acceleration(const model::PointRef& point);
 
-  /// ∂v/∂q̇_j of a point (= ∂r/∂q_j, world components) for coordinate j < n.
+  /// ∂v/∂q̇_j of a point (= ∂r/∂q_j, world components) for coordinate j < n; with
+  /// Rates::Speeds, ∂v/∂u_j for speed j < rate_count().
   GiNaC::matrix partial_velocity(const model::PointRef& point, std::size_t j);
-  /// ∂ω/∂q̇_j of a frame (frame components) for coordinate j < n.
+  /// ∂ω/∂q̇_j of a frame (frame components) for coordinate j < n; ∂ω/∂u_j with Rates::Speeds.
   GiNaC::matrix partial_angular_velocity(int frame_index, std::size_t j);
+
+  /// What the velocities are expressed in.
+  Rates rates() const { return rates_; }
+  /// n, or the number of speeds with Rates::Speeds.
+  std::size_t rate_count() const;
+  /// dot(q_j), or the speed u_j with Rates::Speeds.
+  GiNaC::symbol rate_symbol(std::size_t j) const;
+  /// `e` with q̇ = W u substituted (Rates::Speeds); `e` itself otherwise.
+  GiNaC::ex in_rates(const GiNaC::ex& e) const;
+  GiNaC::matrix in_rates(const GiNaC::matrix& m) const;
 
   /// Components of a 3×1 vector given in frame `from` expressed in frame `to` (R_0toᵀ R_0from v).
   GiNaC::matrix transform(const GiNaC::matrix& v, const std::string& from,
@@ -72,8 +90,13 @@ class Kinematics {
   };
   PointCache& cache(const model::PointRef& point);
 
+  GiNaC::ex rate(const GiNaC::ex& e);
+  GiNaC::matrix rate(const GiNaC::matrix& m);
+
   std::shared_ptr<const model::Model> model_;
   sym::Differentiator& differentiator_;
+  Rates rates_;
+  GiNaC::exmap speeds_;  // dot(q_j) -> (W u)_j with Rates::Speeds
   FrameState world_;
   std::vector<FrameState> frames_;
   std::map<int, GiNaC::matrix> epsilon_;

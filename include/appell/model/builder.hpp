@@ -113,6 +113,10 @@ class Rotation {
   /// About a constant axis (parent components; numbers and parameters only, any non-zero
   /// length: it is normalised) by `angle`.
   static Rotation about(const Expr3& axis, const Expr& angle);
+  /// The rotation of a unit quaternion rot_quat(e0, e1, e2, e3): four distinct coordinates, e0
+  /// the scalar part (model::quaternion_matrix). Its frame gives its angular velocity as three
+  /// speeds (FrameSpec::speeds), and nothing may turn the frame after it.
+  static Rotation quaternion(const Name& e0, const Name& e1, const Name& e2, const Name& e3);
   /// A parent-from-child rotation matrix given by its rows. The builder checks that it is
   /// orthonormal with determinant +1 (tolerance 1e-9): as given when its entries are numbers,
   /// and at three sample states (parameters at their defaults) when they are not.
@@ -183,6 +187,9 @@ struct FrameSpec {
   Name parent = "world";
   Expr3 translation{0, 0, 0};  // origin in the parent, parent components
   Rotation rotation{};         // R_parent_child
+  /// With a rotation by rot_quat: the names of the three generalized speeds w1, w2, w3, the
+  /// quaternion's angular velocity in the frame's own axes (ė = ½ e ⊗ (0, w)). Empty otherwise.
+  std::vector<Name> speeds{};
 };
 
 /// A rigid body moving with `frame`. The mass (kg; numbers and parameters) must be positive at
@@ -410,6 +417,15 @@ class ModelBuilder {
   /// or a choice whose dependent block of the constraint Jacobian is singular at the initial
   /// state (parameters at defaults, t = 0, inputs and unspecified functions 0).
   ModelBuilder& independent(const std::vector<Name>& coordinates, const SourceLocation& where = {});
+  /// A generalized speed u = Y(q, t)·q̇ (`speeds:`): `value` linear in the coordinates'
+  /// velocities, without a term free of them, and not using the rate of a quaternion's
+  /// coordinate. Speeds are numbered in the order added (then the quaternion frames', then the
+  /// own rates of the coordinates no declared speed mentions); build() checks that the speeds
+  /// mention as many coordinates as there are speeds and that Y is invertible (symbolically and
+  /// at the initial state). Throws ModelError for a bad name or value.
+  ModelBuilder& speed(const Name& name, const Expr& value, const SourceLocation& where = {});
+  /// Where the list of speeds was written (for the errors about the whole list).
+  void speeds_at(const SourceLocation& where);
   /// Parameters and coordinates known to stay positive (`positive:`), so that readable forms may
   /// write √(x²) as x (Model::positive); add them first. Throws ModelError for a name that is
   /// neither a parameter nor a coordinate, or one listed twice.
@@ -453,7 +469,8 @@ class ModelBuilder {
   GiNaC::ex positive(const Expr& e, const std::string& key, const std::string& item) const;
   GiNaC::ex non_negative(const Expr& e, const std::string& key, const std::string& item) const;
   std::vector<RotationFactor> rotation(const Rotation& r, const std::string& frame,
-                                       const std::string& item);
+                                       const std::string& item,
+                                       std::vector<GiNaC::ex>* quaternion = nullptr);
   GiNaC::matrix inertia(const Inertia& in, const GiNaC::ex& mass, const std::string& item) const;
   void check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
                      const std::string& body, const std::string& item) const;
@@ -468,6 +485,9 @@ class ModelBuilder {
   NodeSelection node_selection(const NodeSelectionSpec& s, const std::string& item) const;
   MeshSpec mesh(const FlexibleSpec& spec, const std::string& item) const;
   void check_usable() const;
+  void assemble_speeds();
+  void frame_speeds(const Frame& f, const FrameSpec& spec, const std::string& item,
+                    const std::vector<GiNaC::ex>& quaternion);
 
   std::shared_ptr<Model> model_;
   mutable ExpressionScope scope_;
@@ -479,6 +499,15 @@ class ModelBuilder {
   bool frames_ordered_ = false;
   std::optional<SourceLocation> coordinates_where_;
   std::map<std::string, std::size_t> body_index_;
+  struct FrameSpeeds {
+    std::string frame;
+    std::vector<Name> names;
+    std::vector<GiNaC::ex> quaternion;  // e0..e3
+    SourceLocation where, rotation_where;
+  };
+  std::vector<FrameSpeeds> frame_speeds_;  // the quaternion frames, in the order added
+  std::vector<Speed> declared_speeds_;
+  std::optional<SourceLocation> speeds_where_;
   std::set<std::string> flexible_names_, constraint_names_, load_names_;
   bool built_ = false;
 };

@@ -103,6 +103,11 @@ GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
 /// ModelError as parse_expression does.
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate);
+/// The same, also accepting rot_quat(e0, e1, e2, e3) (four distinct coordinates; the last
+/// factor only), whose coordinates' symbols it puts in `quaternion` (left empty without one).
+std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
+                                           const TextLocator& locate,
+                                           std::vector<GiNaC::ex>& quaternion);
 
 /// What an expression written where `allowed` holds may use, as the message of an error at a
 /// name it may not use ("only numbers and parameters are allowed here").

@@ -79,6 +79,12 @@ struct RotationFactor {
   GiNaC::matrix matrix;  // Kind::Matrix: parent-from-child 3×3
 };
 
+/// The rotation matrix of the quaternion e = (e0, e1, e2, e3), e0 the scalar part: v_parent =
+/// e ⊗ v_child ⊗ e*, divided by |e|² so that it is a rotation whatever the length of e (which
+/// then never enters the dynamics).
+GiNaC::matrix quaternion_matrix(const GiNaC::ex& e0, const GiNaC::ex& e1, const GiNaC::ex& e2,
+                                const GiNaC::ex& e3);
+
 /// A reference frame, placed relative to its parent by a translation and a rotation that may
 /// depend on the coordinates, prescribed functions and t.
 struct Frame {
@@ -184,6 +190,30 @@ struct Constraint {
   SourceLocation where;
 };
 
+/// A generalized speed u_k (MODEL_FORMAT.md, "Speeds"): declared as a combination of the
+/// velocities u = Y(q, t)·q̇ (`speeds:`), one of a quaternion frame's angular velocity components
+/// in its own axes (a frame's `speeds: [w1, w2, w3]`), or, for a coordinate no declared speed
+/// mentions, the coordinate's own rate dot(q) (named so).
+struct Speed {
+  enum class Kind { Declared, Frame, Coordinate };
+  std::string name;
+  Kind kind = Kind::Declared;
+  GiNaC::ex value;             // Declared: the expression, linear in the velocities
+  std::string frame;           // Frame: the frame it turns
+  std::size_t axis = 0;        // Frame: 0, 1, 2 for the frame's x, y, z
+  std::size_t coordinate = 0;  // Coordinate: its index
+  SourceLocation where;
+};
+
+/// A frame turned by a unit quaternion, rot_quat(e0, e1, e2, e3) (e0 the scalar part): the last
+/// factor of its rotation is the Kind::Matrix quaternion_matrix(e), and its three speeds
+/// (Speed::Kind::Frame) are that factor's angular velocity in the frame's axes.
+struct Quaternion {
+  std::string frame;
+  std::array<std::size_t, 4> coordinates{};  // e0, e1, e2, e3 (indices into Model::coordinates)
+  SourceLocation where;                      // the rotation
+};
+
 /// A mass at a point: a body's centre of mass or a particle. Every translational term
 /// (½ m v², ½ m a², m g, m a) is a sum over these.
 struct MassPoint {
@@ -226,12 +256,29 @@ struct Model {
   std::vector<FlexibleBody> flexible;
   /// Geometry to draw, in the order given (none of it enters the equations).
   std::vector<Visual> visuals;
+  /// Generalized speeds u (empty without `speeds:` or a quaternion frame): the declared ones,
+  /// then the quaternion frames' in the order the frames were written, then dot(q) of every
+  /// other coordinate. The equations are then formed in u̇ (principles/speed_form.hpp), with the
+  /// kinematic equations q̇ = W(q, t) u.
+  std::vector<Speed> speeds;
+  SourceLocation speeds_where;  // the `speeds:` list, or the first quaternion frame
+  /// The frames turned by rot_quat, in the order written.
+  std::vector<Quaternion> quaternions;
+  /// W (n × speeds.size()): q̇ = W u; the inverse of Y for declared speeds, ½ E(e) for a
+  /// quaternion (ė = ½ e ⊗ (0, w)), the unit column for a coordinate's own rate.
+  GiNaC::matrix speed_kinematics;
 
   /// n, the number of generalized coordinates.
   std::size_t dof() const { return coordinates.size(); }
   /// q_j, dot(q_j), ddot(q_j), ... for coordinate j (order 0, 1, 2, ...), created in
   /// time_functions if that order is new. Throws std::out_of_range when j ≥ dof().
   GiNaC::symbol coordinate_symbol(std::size_t j, int order = 0) const;
+  /// Whether the model has generalized speeds (then derive and simulate work in them).
+  bool has_speeds() const { return !speeds.empty(); }
+  /// u_k, dot(u_k), ... (order 0, 1, ...) of speed k: dot(q) ... for a coordinate's own rate.
+  GiNaC::symbol speed_symbol(std::size_t k, int order = 0) const;
+  /// The quaternion turning `frame`, or nullptr.
+  const Quaternion* quaternion_of(const std::string& frame) const;
   /// Index of a frame in `frames`, or -1 for world; nullopt if no such frame.
   std::optional<int> frame_index(const std::string& name) const;
   /// The parameter called `name`, or nullptr.

@@ -27,6 +27,7 @@
 #include "appell/model/values.hpp"
 #include "appell/principles/equations.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/principles/speed_form.hpp"
 #include "appell/sym/intermediates.hpp"
 #include "appell/sym/readable.hpp"
 
@@ -90,11 +91,13 @@ struct InertialForceTerms {
   std::vector<std::pair<std::string, GiNaC::ex>> terms;
 };
 
-/// What derive(model, request) formed. Exactly one of `equations` and `minimal` is set.
+/// What derive(model, request) formed. Exactly one of `equations`, `minimal` and `speeds` is
+/// set: `speeds` for a model with generalized speeds (Model::has_speeds()).
 struct Derivation {
   std::shared_ptr<const model::Model> model;
   std::optional<Equations> equations;       // M q̈ = f (+ Aᵀλ), unless request.minimal
   std::optional<MinimalEquations> minimal;  // M̃ u̇ = f̃, when request.minimal
+  std::optional<SpeedEquations> speeds;     // M̃ u̇ = f̃ in the model's speeds
   std::optional<GiNaC::ex> compulsion;      // Z, when request.compulsion
   std::optional<InertialForceTerms> inertial_forces;  // when request.inertial_forces
   /// When the equations (or the minimal form) are written through named intermediates.
@@ -116,6 +119,9 @@ struct Derivation {
 /// independent speeds (naming its file, or its name when built in code), by another method
 /// (naming it) or of order > 1 (naming it). Then whatever forming throws (derive(),
 /// minimal_form(): ModelError for models a method cannot handle) and model::bind's ModelError
+/// for a bad value. A model with generalized speeds is formed in them (speed_form()): then the
+/// method must be gibbs-appell or dalembert ({"method"}), the order 1 ({"order"}) and no minimal
+/// form asked ({"minimal"});
 /// for a bad value, located where the value was given.
 /// (Name the request's type: derive(model, {}) is derive(model, Method{}), Lagrange's equations.)
 Derivation derive(std::shared_ptr<const model::Model> model, const DerivationRequest& request);
@@ -138,5 +144,7 @@ GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& val
 Equations with_values(const Equations& equations, const model::Values& values);
 /// The same for the minimal form (M̃, f̃, B, β, γ).
 MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values);
+/// The same for the equations in the speeds (M̃, f̃, W, γ).
+SpeedEquations with_values(const SpeedEquations& equations, const model::Values& values);
 
 }  // namespace appell::principles

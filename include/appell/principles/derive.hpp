@@ -17,7 +17,9 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method);
 /// Throws model::ModelError for a model without coordinates (flexible bodies on prescribed frames
 /// only): it has no rigid-body equations, equilibria or trajectories. Located at its first
 /// flexible body (else at the model's file, Model::source, no line; "" when built in code). Every
-/// computation on the rigid equations calls it first.
+/// computation on the rigid equations calls it first. Throws as well, located at the frame, for
+/// a model with a frame turned by rot_quat: its equations exist only in the speeds
+/// (speed_form.hpp).
 void require_coordinates(const model::Model& model);
 
 /// Gibbs–Appell equations of order m ≥ 1 (higher_order_gibbs_appell.hpp), M q⁽ᵐ⁺¹⁾ = f⁽ᵐ⁾;

@@ -17,8 +17,10 @@
 namespace appell::sym {
 
 /// A generalized coordinate, or a function of time given at evaluation (an unspecified
-/// prescribed function or an input: both are Prescribed here, Model::inputs tells them apart).
-enum class TimeFunctionKind { Coordinate, Prescribed };
+/// prescribed function or an input: both are Prescribed here, Model::inputs tells them apart), or
+/// a generalized speed u(t) declared by the model (Model::speeds), whose rate dot(u) is a
+/// quasi-acceleration.
+enum class TimeFunctionKind { Coordinate, Prescribed, Speed };
 
 /// What one symbol of the table stands for: the `order`-th time derivative of `function`.
 struct TimeFunctionOrder {

@@ -1,0 +1,83 @@
+#include "simulate_speeds_command.hpp"
+
+#include <iomanip>
+#include <iostream>
+
+#include "appell/io/csv_writer.hpp"
+#include "appell/numeric/momenta.hpp"
+#include "appell/numeric/simulate_speeds.hpp"
+#include "appell/principles/speed_form.hpp"
+#include "cli_support.hpp"
+
+namespace appell::cli {
+
+namespace {
+
+void print_summary(const model::Model& model, const num::SimulationOptions& options,
+                   const num::SimulationResult& r, const std::string& out, bool complete) {
+  std::cout << std::setprecision(6) << "simulated " << model.name << " in its "
+            << model.speeds.size() << " speeds with " << num::integrator_name(options.integrator)
+            << " (rtol " << options.rtol << ", atol " << options.atol << ") ";
+  if (complete)
+    std::cout << "to t = " << r.t_reached;
+  else
+    std::cout << "INCOMPLETE: last row at t = " << r.t_reached << " of " << options.t_end;
+  std::cout << ": " << r.rows << " rows in " << out << "\n"
+            << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations
+            << "\n";
+  if (r.conservative)
+    std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
+  else
+    std::cout << "  energy E0 = " << r.initial_energy << ", change max|E - E0| = " << r.energy_drift
+              << " (not conserved: " << r.not_conservative_because << ")";
+  if (r.conservative && r.initial_energy != 0.0)
+    std::cout << " (relative " << r.energy_drift / std::abs(r.initial_energy) << ")";
+  std::cout << "\n";
+  if (!model.quaternions.empty())
+    std::cout << "  quaternions normalized in every row (|e| held at 1 while integrating)\n";
+}
+
+}  // namespace
+
+int run_simulate_speeds(std::shared_ptr<const model::Model> model, const SimulationFlags& flags,
+                        const std::string& out, bool reactions, const std::string& report) {
+  if (reactions)
+    throw usage_error("--reactions", "not computed yet for a model with generalized speeds",
+                      model->name);
+  if (!report.empty())
+    throw usage_error("--report", "not drawn yet for a model with generalized speeds", model->name);
+  const num::SimulationOptions options = simulation_options(*model, flags);
+  std::vector<double> u0;
+  if (!flags.u0.empty()) u0 = parse_list("--u0", flags.u0);
+
+  const auto equations = principles::speed_form(model);
+  model::Values values = options.values;
+  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
+  io::SimulationCsvFile csv(
+      out, *model, {io::momentum_columns(std::make_shared<num::CompiledMomenta>(model, values))});
+  auto writing = [&](auto&& write) {
+    try {
+      write();
+    } catch (const model::ModelError&) {
+      throw usage_error("--out", "cannot write the file", out);
+    }
+  };
+  auto on_row = [&](const num::SpeedSimulationRow& row) {
+    writing([&] { csv.row(row.row, row.u); });
+  };
+  try {
+    const auto result = num::simulate_speeds(equations, options, u0, on_row);
+    csv.close();
+    print_summary(*model, options, result, out, true);
+    return 0;
+  } catch (const model::ModelError& e) {
+    throw at_simulation_option(e);
+  } catch (const num::SimulationError& e) {
+    writing([&] { csv.mark_incomplete(e.what()); });
+    csv.close();
+    print_summary(*model, options, e.partial(), out, false);
+    throw;
+  }
+}
+
+}  // namespace appell::cli

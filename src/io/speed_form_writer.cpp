@@ -1,0 +1,123 @@
+#include "appell/io/speed_form_writer.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "appell/io/equation_writer.hpp"
+#include "appell/principles/derivation.hpp"
+#include "cost_json.hpp"
+
+namespace appell::io {
+
+using GiNaC::ex;
+
+namespace {
+
+const model::Model& model_of(const principles::SpeedEquations& eq) {
+  if (!eq.model) throw std::invalid_argument("equations in speeds without a model");
+  return *eq.model;
+}
+
+std::string method_title(const principles::SpeedEquations& eq) {
+  return eq.method == principles::Method::Dalembert ? "kane (dalembert)"
+                                                    : "gibbs-appell with quasi-accelerations";
+}
+
+// Row k of M̃ u̇: Σ_l M̃_kl dot(u_l).
+ex inertia_side(const principles::SpeedEquations& eq, unsigned k) {
+  GiNaC::exvector terms;
+  for (unsigned l = 0; l < eq.mass_matrix.cols(); ++l)
+    terms.push_back(eq.mass_matrix(k, l) * eq.model->speed_symbol(l, 1));
+  return GiNaC::add(terms);
+}
+
+// (W u)_j: the rate of coordinate j.
+ex coordinate_rate(const principles::SpeedEquations& eq, unsigned j) {
+  GiNaC::exvector terms;
+  for (unsigned l = 0; l < eq.kinematics.cols(); ++l)
+    terms.push_back(eq.kinematics(j, l) * eq.model->speed_symbol(l));
+  return GiNaC::add(terms);
+}
+
+}  // namespace
+
+std::string write_text(const principles::SpeedEquations& eq, const WriteOptions& options) {
+  const model::Model& model = model_of(eq);
+  const auto context = principles::readable_context(model);
+  auto print = [&](const ex& e) { return expression_text(e, context); };
+  std::ostringstream out;
+  out << "# " << model.name << ": equations in the speeds by " << method_title(eq)
+      << ", M(q) u' = f(q, u, t)\n# speeds u:";
+  for (std::size_t k = 0; k < model.speeds.size(); ++k)
+    out << (k ? ", " : " ") << model.speeds[k].name;
+  out << "\n# " << (eq.simplified ? "simplified" : "as formed, not simplified") << "\n";
+  out << "kinematic equations dot(q) = W(q) u:\n";
+  for (unsigned j = 0; j < model.dof(); ++j)
+    out << "  " << print(model.coordinate_symbol(j, 1)) << " = " << print(coordinate_rate(eq, j))
+        << "\n";
+  const auto p = static_cast<unsigned>(eq.size());
+  for (unsigned k = 0; k < p; ++k)
+    out << "eq " << k + 1 << " (" << model.speeds[k].name << "): " << print(inertia_side(eq, k))
+        << " = " << print(eq.forcing(k, 0)) << "\n";
+  out << "\nmass matrix M:\n";
+  for (unsigned k = 0; k < p; ++k)
+    for (unsigned l = 0; l < p; ++l)
+      out << "  M[" << k + 1 << "," << l + 1 << "] = " << print(eq.mass_matrix(k, l)) << "\n";
+  out << "forcing f:\n";
+  for (unsigned k = 0; k < p; ++k)
+    out << "  f[" << k + 1 << "] = " << print(eq.forcing(k, 0)) << "\n";
+  out << "\n" << detail::cost_text(eq.cost, eq.simplified, options);
+  return out.str();
+}
+
+std::string write_latex(const principles::SpeedEquations& eq) {
+  const model::Model& model = model_of(eq);
+  const auto context = principles::readable_context(model);
+  auto print = [&](const ex& e) { return expression_latex(e, context); };
+  std::vector<std::string> lines;
+  for (unsigned j = 0; j < model.dof(); ++j)
+    lines.push_back(print(model.coordinate_symbol(j, 1)) + " &= " + print(coordinate_rate(eq, j)));
+  for (unsigned k = 0; k < eq.size(); ++k)
+    lines.push_back(print(inertia_side(eq, k)) + " &= " + print(eq.forcing(k, 0)));
+  std::ostringstream out;
+  out << "% " << model.name << ": equations in the speeds by " << method_title(eq) << "\n";
+  out << "\\begin{align}\n";
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    out << "  " << lines[k] << (k + 1 < lines.size() ? " \\\\" : "") << "\n";
+  out << "\\end{align}\n";
+  return out.str();
+}
+
+std::string write_json(const principles::SpeedEquations& eq, const WriteOptions& options) {
+  const model::Model& model = model_of(eq);
+  const auto context = principles::readable_context(model);
+  auto print = [&](const ex& e) { return expression_text(e, context); };
+  nlohmann::ordered_json json;
+  json["model"] = model.name;
+  json["method"] = principles::method_name(eq.method);
+  json["form"] = "speeds";
+  json["coordinates"] = nlohmann::ordered_json::array();
+  for (const auto& coordinate : model.coordinates) json["coordinates"].push_back(coordinate.name);
+  json["speeds"] = nlohmann::ordered_json::array();
+  for (const auto& speed : model.speeds) json["speeds"].push_back(speed.name);
+  nlohmann::ordered_json kinematic = nlohmann::ordered_json::object();
+  for (unsigned j = 0; j < model.dof(); ++j)
+    kinematic[model.coordinates[j].name] = print(coordinate_rate(eq, j));
+  json["kinematic_equations"] = kinematic;
+  const auto p = static_cast<unsigned>(eq.size());
+  nlohmann::ordered_json mass = nlohmann::ordered_json::array(),
+                         forcing = nlohmann::ordered_json::array();
+  for (unsigned k = 0; k < p; ++k) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
+    for (unsigned l = 0; l < p; ++l) row.push_back(print(eq.mass_matrix(k, l)));
+    mass.push_back(row);
+    forcing.push_back(print(eq.forcing(k, 0)));
+  }
+  json["mass_matrix"] = mass;
+  json["forcing"] = forcing;
+  json["simplified"] = eq.simplified;
+  json["cost"] = detail::cost_json(eq.cost, options);
+  return json.dump(2);
+}
+
+}  // namespace appell::io

@@ -1,0 +1,140 @@
+#include "appell/numeric/compiled_speed_form.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "appell/model/source_location.hpp"
+#include "tape_layout.hpp"
+
+namespace appell::num {
+
+namespace {
+
+constexpr std::size_t kUnused = std::numeric_limits<std::size_t>::max();
+
+}  // namespace
+
+SpeedTape::SpeedTape(const model::Model& m, const GiNaC::exvector& entries,
+                     const model::Values& values)
+    : n_(m.dof()), tape_([&] {
+        // layout_of reads t, q, q̇ and the bound values; a speed that is not a coordinate's own
+        // rate is one of the "other" symbols it appends (at 0), whose slot is found here.
+        Layout layout = layout_of(m, entries, values);
+        variables_.assign(1 + 2 * n_, 0.0);
+        variables_.insert(variables_.end(), layout.fixed.begin(), layout.fixed.end());
+        for (std::size_t k = 0; k < m.speeds.size(); ++k) {
+          const GiNaC::symbol u = m.speed_symbol(k);
+          std::size_t slot = kUnused;
+          for (std::size_t i = 0; i < layout.variables.size() && slot == kUnused; ++i)
+            if (layout.variables[i].is_equal(u)) slot = i;
+          speed_slots_.push_back(slot);
+        }
+        return Tape(layout.entries, layout.variables);
+      }()) {}
+
+void SpeedTape::evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                         std::vector<double>& outputs) const {
+  variables_[0] = t;
+  for (std::size_t j = 0; j < n_; ++j) {
+    variables_[1 + j] = q[static_cast<Eigen::Index>(j)];
+    variables_[1 + n_ + j] = 0.0;
+  }
+  for (std::size_t k = 0; k < speed_slots_.size(); ++k)
+    if (speed_slots_[k] != kUnused) variables_[speed_slots_[k]] = u[static_cast<Eigen::Index>(k)];
+  outputs.resize(tape_.output_count());
+  tape_.evaluate(variables_.data(), outputs.data(), workspace_);
+}
+
+void SpeedTape::evaluate_velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                    std::vector<double>& outputs) const {
+  for (std::size_t slot : speed_slots_)
+    if (slot != kUnused && slot > 2 * n_) variables_[slot] = 0.0;
+  variables_[0] = t;
+  for (std::size_t j = 0; j < n_; ++j) {
+    variables_[1 + j] = q[static_cast<Eigen::Index>(j)];
+    variables_[1 + n_ + j] = qd[static_cast<Eigen::Index>(j)];
+  }
+  outputs.resize(tape_.output_count());
+  tape_.evaluate(variables_.data(), outputs.data(), workspace_);
+}
+
+CompiledSpeedForm::CompiledSpeedForm(const principles::SpeedEquations& eq,
+                                     const model::Values& values)
+    : n_(eq.model->dof()), p_(eq.size()), tape_(*eq.model, eq.entries(), values) {}
+
+CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorXd& q,
+                                                  const Eigen::VectorXd& u) const {
+  tape_.evaluate(t, q, u, outputs_);
+  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_);
+  State s;
+  s.mass_matrix.resize(p, p);
+  s.forcing.resize(p);
+  s.kinematics.resize(n, p);
+  Eigen::VectorXd gamma(n);
+  std::size_t k = 0;
+  for (Eigen::Index i = 0; i < p; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) s.mass_matrix(i, j) = outputs_[k++];
+  for (Eigen::Index i = 0; i < p; ++i) s.forcing[i] = outputs_[k++];
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) s.kinematics(i, j) = outputs_[k++];
+  for (Eigen::Index i = 0; i < n; ++i) gamma[i] = outputs_[k++];
+  if (!s.mass_matrix.allFinite() || !s.forcing.allFinite() || !s.kinematics.allFinite() ||
+      !gamma.allFinite())
+    throw model::ComputationError("the equations in the speeds are not finite at this state");
+  s.qd = s.kinematics * u;
+  const Eigen::LLT<Eigen::MatrixXd> llt(s.mass_matrix);
+  const double scale = s.mass_matrix.cwiseAbs().maxCoeff();
+  if (llt.info() != Eigen::Success || scale == 0.0 ||
+      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-12 * std::sqrt(scale)) {
+    std::ostringstream message;
+    message << "singular mass matrix of the equations in the speeds at this state (M = ["
+            << s.mass_matrix.format(
+                   Eigen::IOFormat(Eigen::StreamPrecision, Eigen::DontAlignCols, ", ", "; "))
+            << "])";
+    throw model::ComputationError(message.str());
+  }
+  s.udot = llt.solve(s.forcing);
+  s.qdd = s.kinematics * s.udot + gamma;
+  return s;
+}
+
+Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::Values& values,
+                                       double t, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd) {
+  GiNaC::exvector entries;
+  for (const auto& speed : model.speeds) entries.push_back(speed.value);
+  const SpeedTape tape(model, entries, values);
+  std::vector<double> outputs;
+  tape.evaluate_velocities(t, q, qd, outputs);
+  return Eigen::Map<const Eigen::VectorXd>(outputs.data(),
+                                           static_cast<Eigen::Index>(outputs.size()));
+}
+
+std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Model& model) {
+  std::vector<std::array<Eigen::Index, 4>> groups;
+  for (const auto& q : model.quaternions) {
+    std::array<Eigen::Index, 4> group{};
+    for (std::size_t i = 0; i < 4; ++i) group[i] = static_cast<Eigen::Index>(q.coordinates[i]);
+    groups.push_back(group);
+  }
+  return groups;
+}
+
+void normalize_quaternions(const model::Model& model, Eigen::VectorXd& q,
+                           const std::string& option) {
+  for (const auto& quaternion : model.quaternions) {
+    double norm2 = 0.0;
+    for (std::size_t j : quaternion.coordinates)
+      norm2 += q[static_cast<Eigen::Index>(j)] * q[static_cast<Eigen::Index>(j)];
+    if (!(norm2 > 0.0) || !std::isfinite(norm2))
+      throw model::ModelError({option, 0, 0},
+                              "the quaternion of a frame must not be zero (it is normalized to "
+                              "length 1)",
+                              quaternion.frame);
+    const double norm = std::sqrt(norm2);
+    for (std::size_t j : quaternion.coordinates) q[static_cast<Eigen::Index>(j)] /= norm;
+  }
+}
+
+}  // namespace appell::num

@@ -1,0 +1,362 @@
+#include "appell/numeric/simulate_speeds.hpp"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <type_traits>
+#include <unordered_set>
+#include <variant>
+
+#include "appell/kinematics/kinematics.hpp"
+#include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/principles/lagrange.hpp"
+#include "appell/principles/potential_energy.hpp"
+#include "appell/sym/cancellation.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+
+namespace appell::num {
+
+using GiNaC::ex;
+
+namespace {
+
+// SUNDIALS handles, each freed by its one owner, declared in the order CVODE needs them
+// destroyed (as in simulate.cpp).
+template <typename Handle, void (*release)(Handle)>
+class Owned {
+ public:
+  Owned(Handle handle, const char* what) : handle_(handle) {
+    if (handle_ == nullptr)
+      throw model::ComputationError(std::string("SUNDIALS could not create ") + what);
+  }
+  ~Owned() { release(handle_); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Handle get() const { return handle_; }
+
+ private:
+  Handle handle_;
+};
+
+void free_context(SUNContext context) { SUNContext_Free(&context); }
+void free_vector(N_Vector v) { N_VDestroy(v); }
+void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
+void free_linear_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
+void free_nonlinear_solver(SUNNonlinearSolver s) { SUNNonlinSolFree(s); }
+void free_cvode(void* memory) { CVodeFree(&memory); }
+
+SUNContext new_context() {
+  SUNContext context = nullptr;
+  return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
+}
+
+void expect_success(int flag, const char* call) {
+  if (flag < 0)
+    throw model::ComputationError(std::string("CVODE setup failed in ") + call + " (flag " +
+                                  std::to_string(flag) + ")");
+}
+
+void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
+                        void* data) {
+  if (code < 0) *static_cast<std::string*>(data) = message;
+}
+
+std::string shortest(double value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
+void check_positive(double value, const char* option, const char* what) {
+  if (!(value > 0.0) || !std::isfinite(value))
+    throw model::ModelError({option, 0, 0}, std::string(what) + " must be a positive number",
+                            shortest(value));
+}
+
+Eigen::VectorXd given_or(const std::vector<double>& given, const Eigen::VectorXd& otherwise,
+                         const char* option, const std::string& what) {
+  if (given.empty()) return otherwise;
+  if (given.size() != static_cast<std::size_t>(otherwise.size()))
+    throw model::ModelError({option, 0, 0}, "expected " + std::to_string(otherwise.size()) + " " +
+                                                what + ", got " + std::to_string(given.size()));
+  return Eigen::Map<const Eigen::VectorXd>(given.data(), otherwise.size());
+}
+
+// Why E = T + V need not be constant, or "" (as simulate(): a load that does work, or a
+// dependence on t, an input or an unspecified function once every value is bound).
+std::string non_conservative_reason(const model::Model& m, const GiNaC::exvector& expressions,
+                                    const GiNaC::exmap& numbers) {
+  auto vanishes = [&](const ex& e) {
+    const ex value = sym::substitute(e, numbers);
+    return value.is_zero() || value.expand().is_zero();
+  };
+  for (const auto& load : m.loads) {
+    const char* kind = std::visit(
+        [&](const auto& l) -> const char* {
+          using T = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<T, model::ForceLoad>)
+            return vanishes(l.force[0]) && vanishes(l.force[1]) && vanishes(l.force[2])
+                       ? nullptr
+                       : "a force load";
+          if constexpr (std::is_same_v<T, model::TorqueLoad>)
+            return vanishes(l.torque[0]) && vanishes(l.torque[1]) && vanishes(l.torque[2])
+                       ? nullptr
+                       : "a torque load";
+          if constexpr (std::is_same_v<T, model::DamperLoad>)
+            return vanishes(l.coefficient) ? nullptr : "a damper";
+          if constexpr (std::is_same_v<T, model::GeneralizedLoad>)
+            return vanishes(l.value) ? nullptr : "a generalized force";
+          return nullptr;
+        },
+        load.kind);
+    if (kind) return std::string("the model has ") + kind;
+  }
+  std::unordered_set<const void*> seen;
+  GiNaC::exvector alive, pending;
+  for (const auto& e : expressions) pending.push_back(sym::substitute(e, numbers));
+  std::set<ex, GiNaC::ex_is_less> symbols;
+  while (!pending.empty()) {
+    ex e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(sym::node_key(e)).second) continue;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::symbol>(e)) symbols.insert(e);
+    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
+  }
+  for (const auto& s : symbols) {
+    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    if (symbol == m.time_functions->time()) return "the equations depend on t explicitly";
+    const auto which = m.time_functions->lookup(symbol);
+    if (which && m.time_functions->kind(which->function) == sym::TimeFunctionKind::Prescribed)
+      return "the equations depend on " + which->function;
+  }
+  return "";
+}
+
+// The rate (1/s) at which a quaternion's length returns to 1 (see right_hand_side).
+constexpr double kNormalizationRate = 1.0;
+
+// y = (q, u), ẏ = (W u, M̃⁻¹ f̃). Exceptions are kept, never unwound through CVODE's C frames.
+struct RightHandSide {
+  const CompiledSpeedForm& equations;
+  const std::vector<std::array<Eigen::Index, 4>>& quaternions;
+  Eigen::Index n, p;
+  Eigen::VectorXd q, u;
+  CompiledSpeedForm::State state;
+  std::exception_ptr failure;
+
+  void load(const double* y) {
+    for (Eigen::Index j = 0; j < n; ++j) q[j] = y[j];
+    for (Eigen::Index k = 0; k < p; ++k) u[k] = y[n + k];
+  }
+};
+
+int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
+  auto& rhs = *static_cast<RightHandSide*>(data);
+  try {
+    sym::poll_cancellation();
+    rhs.load(N_VGetArrayPointer(y));
+    rhs.state = rhs.equations.solve(t, rhs.q, rhs.u);
+    double* rate = N_VGetArrayPointer(ydot);
+    for (Eigen::Index j = 0; j < rhs.n; ++j) rate[j] = rhs.state.qd[j];
+    // |e| is an invariant of ė = ½ E(e) w (eᵀE(e) = 0) that only truncation errors change; a
+    // radial pull κ (1 − |e|²) e, which the dynamics never see (R(e)/|e|²), keeps it at 1.
+    for (const auto& group : rhs.quaternions) {
+      double norm2 = 0.0;
+      for (Eigen::Index j : group) norm2 += rhs.q[j] * rhs.q[j];
+      for (Eigen::Index j : group) rate[j] += kNormalizationRate * (1.0 - norm2) * rhs.q[j];
+    }
+    for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.state.udot[k];
+    return 0;
+  } catch (...) {
+    rhs.failure = std::current_exception();
+    return -1;
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
+                                 const SimulationOptions& options, const std::vector<double>& u0,
+                                 const SpeedRowCallback& on_row) {
+  const model::Model& m = *equations.model;
+  const auto n = static_cast<Eigen::Index>(m.dof());
+  const auto p = static_cast<Eigen::Index>(m.speeds.size());
+
+  if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
+    throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",
+                            shortest(options.t_end));
+  check_positive(options.output_step, "output_step", "the output step");
+  if (const double rows = (options.t_end - options.t_start) / options.output_step + 1;
+      !(rows <= static_cast<double>(options.max_rows)))
+    throw model::ModelError({"output_step", 0, 0},
+                            "t_end and the output step ask for " + shortest(rows) +
+                                " output rows, more than the limit of " +
+                                std::to_string(options.max_rows) +
+                                "; take a larger output step or raise the limit",
+                            shortest(options.output_step));
+  check_positive(options.rtol, "rtol", "the relative tolerance");
+  check_positive(options.atol, "atol", "the absolute tolerance");
+  const auto quaternions = quaternion_coordinates(m);
+  if (!u0.empty() && !options.qd0.empty())
+    throw model::ModelError({"u0", 0, 0},
+                            "give the initial speeds or the coordinates' initial velocities, not "
+                            "both");
+
+  Eigen::VectorXd model_q(n), model_qd(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    model_q[j] = m.coordinates[static_cast<std::size_t>(j)].initial;
+    model_qd[j] = m.coordinates[static_cast<std::size_t>(j)].velocity;
+  }
+  Eigen::VectorXd q = given_or(options.q0, model_q, "q0", "values (one per coordinate)");
+  const Eigen::VectorXd qd0 = given_or(options.qd0, model_qd, "qd0", "values (one per coordinate)");
+  normalize_quaternions(m, q, "q0");
+
+  model::Values values = options.values;
+  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
+  const model::BoundValues bound = model::bind(m, values);
+  const CompiledSpeedForm compiled(equations, values);
+  Eigen::VectorXd u(p);
+  if (u0.empty()) {
+    u = speeds_from_velocities(m, values, options.t_start, q, qd0);
+  } else {
+    u = given_or(u0, Eigen::VectorXd::Zero(p), "u0",
+                 "speeds (one per speed, in the model's order)");
+  }
+
+  // T(q, u) and V(q) from the kinematics in the speeds.
+  sym::Differentiator differentiator(m.time_functions);
+  kin::Kinematics kinematics(equations.model, differentiator, kin::Rates::Speeds);
+  const GiNaC::exvector energies{principles::kinetic_energy(kinematics),
+                                 principles::potential_energy(kinematics)};
+  const SpeedTape energy_tape(m, energies, values);
+
+  SimulationResult result;
+  {
+    GiNaC::exvector everything = energies;
+    for (const auto& e : equations.entries()) everything.push_back(e);
+    result.not_conservative_because = non_conservative_reason(m, everything, bound.substitution());
+  }
+  result.conservative = result.not_conservative_because.empty();
+
+  RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, nullptr};
+  std::vector<double> energy_values;
+  Eigen::VectorXd lambda;  // none
+  auto emit_row = [&](double t) {
+    CompiledSpeedForm::State s;
+    try {
+      s = compiled.solve(t, q, u);
+    } catch (const model::ComputationError&) {
+      // Not finite or singular at this row: delivered with unknown rates; the integrator stops.
+      s.qd = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
+      s.qdd = s.qd;
+      s.udot = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
+    }
+    energy_tape.evaluate(t, q, u, energy_values);
+    const double total = energy_values[0] + energy_values[1];
+    if (result.rows == 0) result.initial_energy = total;
+    result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
+    result.t_reached = t;
+    ++result.rows;
+    const SimulationRow row{t, q, s.qd, energy_values[0], energy_values[1], total, s.qdd, lambda};
+    on_row(SpeedSimulationRow{row, u, s.udot});
+  };
+
+  const Owned<SUNContext, free_context> context(new_context(), "a context");
+  const Owned<N_Vector, free_vector> y(N_VNew_Serial(n + p, context.get()), "a state vector");
+  double* state = N_VGetArrayPointer(y.get());
+  for (Eigen::Index j = 0; j < n; ++j) state[j] = q[j];
+  for (Eigen::Index k = 0; k < p; ++k) state[n + k] = u[k];
+  const bool bdf = options.integrator == Integrator::Bdf;
+  const Owned<void*, free_cvode> cvode(CVodeCreate(bdf ? CV_BDF : CV_ADAMS, context.get()),
+                                       "the integrator");
+  std::string cvode_message;
+  expect_success(CVodeInit(cvode.get(), right_hand_side, options.t_start, y.get()), "CVodeInit");
+  expect_success(CVodeSetUserData(cvode.get(), &rhs), "CVodeSetUserData");
+  expect_success(CVodeSetErrHandlerFn(cvode.get(), keep_error_message, &cvode_message),
+                 "CVodeSetErrHandlerFn");
+  expect_success(CVodeSStolerances(cvode.get(), options.rtol, options.atol), "CVodeSStolerances");
+  expect_success(CVodeSetMaxNumSteps(cvode.get(), options.max_steps_per_output),
+                 "CVodeSetMaxNumSteps");
+  expect_success(CVodeSetStopTime(cvode.get(), options.t_end), "CVodeSetStopTime");
+  std::optional<Owned<SUNMatrix, free_matrix>> jacobian;
+  std::optional<Owned<SUNLinearSolver, free_linear_solver>> linear_solver;
+  std::optional<Owned<SUNNonlinearSolver, free_nonlinear_solver>> fixed_point;
+  if (bdf) {
+    jacobian.emplace(SUNDenseMatrix(n + p, n + p, context.get()), "a dense matrix");
+    linear_solver.emplace(SUNLinSol_Dense(y.get(), jacobian->get(), context.get()),
+                          "a dense linear solver");
+    expect_success(CVodeSetLinearSolver(cvode.get(), linear_solver->get(), jacobian->get()),
+                   "CVodeSetLinearSolver");
+  } else {
+    fixed_point.emplace(SUNNonlinSol_FixedPoint(y.get(), 0, context.get()), "a fixed-point solver");
+    expect_success(CVodeSetNonlinearSolver(cvode.get(), fixed_point->get()),
+                   "CVodeSetNonlinearSolver");
+  }
+
+  auto record_statistics = [&] {
+    long steps = 0, evaluations = 0, jacobian_evaluations = 0;
+    CVodeGetNumSteps(cvode.get(), &steps);
+    CVodeGetNumRhsEvals(cvode.get(), &evaluations);
+    if (bdf) CVodeGetNumLinRhsEvals(cvode.get(), &jacobian_evaluations);
+    result.steps = steps;
+    result.rhs_evaluations = evaluations + jacobian_evaluations;
+  };
+
+  emit_row(options.t_start);
+  const double span = options.t_end - options.t_start;
+  for (long k = 1;; ++k) {
+    double target = options.t_start + static_cast<double>(k) * options.output_step;
+    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
+    if (last) target = options.t_end;
+    sunrealtype reached = options.t_start;
+    const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
+    if (flag < 0) {
+      record_statistics();
+      sunrealtype current = result.t_reached;
+      CVodeGetCurrentTime(cvode.get(), &current);
+      std::string reason;
+      if (rhs.failure) {
+        try {
+          std::rethrow_exception(rhs.failure);
+        } catch (const model::ComputationError& e) {
+          reason = e.what();
+        }
+      } else if (!cvode_message.empty()) {
+        reason = cvode_message;
+      } else {
+        char* name = CVodeGetReturnFlagName(flag);
+        reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
+        std::free(name);
+      }
+      throw SimulationError(current, reason, result);
+    }
+    for (Eigen::Index j = 0; j < n; ++j) q[j] = state[j];
+    for (Eigen::Index k2 = 0; k2 < p; ++k2) u[k2] = state[n + k2];
+    // Rows between steps are CVODE's interpolant: normalized like a step.
+    for (const auto& group : quaternions) {
+      double norm2 = 0.0;
+      for (Eigen::Index j : group) norm2 += q[j] * q[j];
+      if (norm2 > 0.0)
+        for (Eigen::Index j : group) q[j] /= std::sqrt(norm2);
+    }
+    emit_row(reached);
+    if (last) break;
+  }
+  record_statistics();
+  return result;
+}
+
+}  // namespace appell::num
