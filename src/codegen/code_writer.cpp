@@ -39,23 +39,53 @@ class Writer {
         stores[targets[k].node].push_back(k);
     }
     Body body;
-    std::ostringstream out;
-    std::size_t next = 0;
+    // The statements in order, and the part each falls in.
+    std::vector<std::size_t> order;
     for (std::size_t i = 0; i < code_.size(); ++i) {
       if (!live[i]) continue;
-      const Instruction& c = code_[i];
-      if (c.op == Op::Variable) {
-        body.arguments_read.insert(argument(c.a));
+      if (code_[i].op == Op::Variable) {
+        body.arguments_read.insert(argument(code_[i].a));
         continue;
       }
-      if (c.op == Op::Constant) continue;
-      const std::string expr = expression(c, body.counts);
+      if (code_[i].op != Op::Constant) order.push_back(i);
+    }
+    const bool split = order.size() > 2 * kStatementsPerPart;
+    part_.assign(code_.size(), 0);
+    slot_.assign(code_.size(), kNoSlot);
+    if (split) {
+      for (std::size_t k = 0; k < order.size(); ++k) part_[order[k]] = k / kStatementsPerPart;
+      // A value read by a later part crosses in the workspace.
+      for (std::size_t i : order) {
+        const Instruction& c = code_[i];
+        for (Node a : {Node(c.a), is_binary(c.op) ? Node(c.b) : Node(c.a)}) {
+          const Op op = code_[a].op;
+          if (op == Op::Constant || op == Op::Variable) continue;
+          if (part_[a] != part_[i] && slot_[a] == kNoSlot) slot_[a] = body.workspace++;
+        }
+      }
+    }
+    std::ostringstream out;
+    std::size_t next = 0, current = 0;
+    for (std::size_t i : order) {
+      if (split && part_[i] != current) {
+        body.parts.push_back(out.str());
+        out.str("");
+        current = part_[i];
+      }
+      reading_part_ = part_[i];
+      const std::string expr = expression(code_[i], body.counts);
       names_[i] = "v" + std::to_string(next++);
       out << "  const double " << names_[i] << " = " << expr << ";\n";
+      if (slot_[i] != kNoSlot) out << "  w[" << slot_[i] << "] = " << names_[i] << ";\n";
       for (std::size_t k : stores[i]) out << "  " << targets[k].name << " = " << names_[i] << ";\n";
     }
+    reading_part_ = current;
     for (std::size_t k : at_end)
       out << "  " << targets[k].name << " = " << operand(targets[k].node) << ";\n";
+    if (split) {
+      body.parts.push_back(out.str());
+      return body;
+    }
     body.code = out.str();
     return body;
   }
@@ -85,6 +115,8 @@ class Writer {
     const Instruction& c = code_[node];
     if (c.op == Op::Constant) return literal(c.value);
     if (c.op == Op::Variable) return reference(c.a);
+    // Computed in an earlier part: read from the workspace.
+    if (part_[node] != reading_part_) return "w[" + std::to_string(slot_[node]) + "]";
     return names_[node];
   }
 
@@ -179,6 +211,10 @@ class Writer {
   const std::vector<Instruction>& code_;
   bool c_;
   std::vector<std::string> names_;
+  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> part_;  // per node: the part that computes it (0 when not split)
+  std::vector<std::size_t> slot_;  // per node: its workspace slot when a later part reads it
+  std::size_t reading_part_ = 0;   // the part whose statement is being written
 };
 
 std::vector<Target> indexed(const std::string& array, const std::vector<Node>& nodes) {

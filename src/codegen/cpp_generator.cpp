@@ -190,6 +190,52 @@ std::string pivot_test(const Names& names) {
   return s.str();
 }
 
+// The name an argument declaration declares: "const double* q" -> "q".
+std::string declared_name(const std::string& declaration) {
+  const std::size_t at = declaration.find_last_of(" *&");
+  std::string name = declaration.substr(at + 1);
+  return name.substr(0, name.find(' '));
+}
+
+// Which functions' bodies come in parts (code_writer.hpp, Body::parts), once per header.
+std::string noinline_macro() {
+  return "/* Long functions come in parts, kept apart so that compilers handle short functions. "
+         "*/\n"
+         "#ifndef APPELL_GENERATED_NOINLINE\n"
+         "#if defined(__GNUC__)\n"
+         "#define APPELL_GENERATED_NOINLINE __attribute__((noinline))\n"
+         "#else\n"
+         "#define APPELL_GENERATED_NOINLINE\n"
+         "#endif\n"
+         "#endif\n\n";
+}
+
+// A body: as it is, or (in parts) functions NAME_partK of `arguments` and the workspace w
+// written to `h` first and the body that calls them returned.
+std::string body_text(std::ostream& h, const Names& names, const std::string& name,
+                      std::vector<std::string> arguments, const Body& body) {
+  if (body.parts.empty()) return body.code;
+  arguments.push_back("double* w");
+  const bool c = names.language == Language::C;
+  std::string calls =
+      "  double w[" + std::to_string(std::max<std::size_t>(body.workspace, 1)) + "];\n";
+  std::string call_arguments;
+  for (std::size_t i = 0; i < arguments.size(); ++i)
+    call_arguments += (i ? ", " : "") + declared_name(arguments[i]);
+  for (std::size_t k = 0; k < body.parts.size(); ++k) {
+    const std::string part = name + "_part" + std::to_string(k);
+    std::string head = c ? "static APPELL_GENERATED_NOINLINE void " + names.prefix + part
+                         : "APPELL_GENERATED_NOINLINE inline void " + part;
+    h << signature(head, arguments);
+    for (const auto& a : arguments)
+      h << (c ? "  (void)" + declared_name(a) + ";\n"
+              : "  static_cast<void>(" + declared_name(a) + ");\n");
+    h << body.parts[k] << "}\n\n";
+    calls += "  " + (c ? names.prefix + part : part) + "(" + call_arguments + ");\n";
+  }
+  return calls;
+}
+
 bool is_valid_namespace_part(const std::string& part) { return detail::is_free_identifier(part); }
 
 }  // namespace
@@ -330,15 +376,24 @@ std::string detail::generate_header(const principles::Equations& eq, const Codeg
     if (!inputs.empty()) h << "};\n\n";
   }
 
+  bool split = !forward.parts.empty();
+  for (const Body& body : bodies) split = split || !body.parts.empty();
+  if (split) h << noinline_macro();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const FunctionSpec& spec = function_specs()[i];
+    const std::vector<std::string> taken = arguments(names, spec.state, spec.outputs);
+    const std::string code = body_text(h, names, spec.name, taken, bodies[i]);
     h << (c ? "/* " : "/// ") << spec.comment << (c ? " */\n" : "\n")
-      << signature(names.function(spec.name), arguments(names, spec.state, spec.outputs))
-      << discard_unread(bodies[i], spec.state, language) << bodies[i].code << "}\n\n";
+      << signature(names.function(spec.name), taken)
+      << discard_unread(bodies[i], spec.state, language) << code << "}\n\n";
   }
   h << pivot_test(names) << "\n";
   const std::vector<Argument> forward_state = {Argument::Time, Argument::Q, Argument::Qd,
                                                Argument::Parameters, Argument::Inputs};
+  std::vector<std::string> forward_parts = arguments(names, forward_state, {"double* qdd"});
+  for (const char* local : {"const double* Qx", "double* pivot", "double* diagonal"})
+    forward_parts.emplace_back(local);
+  const std::string forward_code = body_text(h, names, "forward_dynamics", forward_parts, forward);
   h << (c ? "/* " : "/// ")
     << "The accelerations: solves M qdd = f + Q (Q: extra generalized forces, none if null).\n"
     << (c ? "   " : "/// ")
@@ -352,7 +407,7 @@ std::string detail::generate_header(const principles::Equations& eq, const Codeg
     << "  int i;\n"
     << "  for (i = 0; i < " << names.dof() << "; ++i) Qx[i] = Q "
     << (c ? "? Q[i]" : "!= nullptr ? Q[i]") << " : 0.0;\n"
-    << discard_unread(forward, forward_state, language) << forward.code << "  return "
+    << discard_unread(forward, forward_state, language) << forward_code << "  return "
     << (c ? prefix + "_pivots_accepted" : std::string("detail::pivots_accepted"))
     << "(pivot, diagonal, qdd, " << names.dof() << ");\n"
     << "}\n\n";
