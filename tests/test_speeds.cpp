@@ -13,6 +13,7 @@
 
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/simulate.hpp"
@@ -26,6 +27,8 @@ namespace {
 using namespace appell;
 
 const std::string examples = APPELL_EXAMPLES_DIR;
+
+std::string floating_urdf();
 
 // A free body with a full inertia tensor (products of inertia too), turned by a quaternion,
 // moving without gravity.
@@ -284,6 +287,47 @@ TEST(Speeds, DeclaredSpeedsMoveAsTheCoordinates) {
   EXPECT_NEAR(u[0], 1.4, 1e-15);
   EXPECT_NEAR(u[1], 2.2 - std::cos(0.6) * 0.3, 1e-15);
   EXPECT_NEAR(compiled.solve(0.0, vec({0.6, -0.4}), u).qd[1], 1.1, 1e-14);
+}
+
+// In declared speeds the equations are the coordinates' projected: M̃ = WᵀMW, f̃ = Wᵀ(f − Mγ)
+// at q̇ = W u (the virtual work of δq = W δu), by Gibbs–Appell and by Kane alike.
+TEST(Speeds, AreTheProjectionOfTheEquationsInTheCoordinates) {
+  const auto declared = io::parse_model(double_pendulum(true), "declared.yaml");
+  const num::CompiledEquations coordinates(
+      principles::derive(declared, principles::Method::Lagrange));
+  std::mt19937 random(3);
+  std::uniform_real_distribution<double> any(-2.0, 2.0);
+  for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert}) {
+    const num::CompiledSpeedForm speeds(principles::speed_form(declared, method));
+    for (int trial = 0; trial < 20; ++trial) {
+      const Eigen::VectorXd q = vec({any(random), any(random)}),
+                            u = vec({any(random), any(random)});
+      const auto s = speeds.solve(0.0, q, u);
+      Eigen::MatrixXd M;
+      Eigen::VectorXd f;
+      coordinates.evaluate(0.0, q, s.qd, M, f);
+      const Eigen::MatrixXd& W = s.kinematics;
+      const Eigen::VectorXd gamma = s.qdd - W * s.udot;
+      EXPECT_LT((W.transpose() * M * W - s.mass_matrix).cwiseAbs().maxCoeff(), 1e-12);
+      EXPECT_LT((W.transpose() * (f - M * gamma) - s.forcing).cwiseAbs().maxCoeff(), 1e-11);
+      // And q̈ is the coordinates' own.
+      EXPECT_LT((M.ldlt().solve(f) - s.qdd).cwiseAbs().maxCoeff(), 1e-10);
+    }
+  }
+  // Kane and Gibbs–Appell agree on the floating robot too (no equations in q there).
+  io::UrdfOptions options;
+  options.floating_base = true;
+  const auto robot = io::read_urdf_file(floating_urdf(), options);
+  const num::CompiledSpeedForm appell(principles::speed_form(robot));
+  const num::CompiledSpeedForm kane(principles::speed_form(robot, principles::Method::Dalembert));
+  for (int trial = 0; trial < 10; ++trial) {
+    Eigen::VectorXd q(9), u(8);
+    for (auto& v : q) v = any(random);
+    for (auto& v : u) v = any(random);
+    const auto a = appell.solve(0.0, q, u), k = kane.solve(0.0, q, u);
+    EXPECT_LT((a.mass_matrix - k.mass_matrix).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((a.forcing - k.forcing).cwiseAbs().maxCoeff(), 1e-11);
+  }
 }
 
 void expect_error(const std::string& yaml, int line, int column, const std::string& offending,
