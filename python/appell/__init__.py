@@ -232,7 +232,7 @@ class ModesResult(_Result):
 
 def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=None,
              values=None, inputs=None, *, integrator="bdf", max_rows=10_000_000,
-             method="gibbs-appell"):
+             method="gibbs-appell", jit=True):
     """Forward dynamics from t = 0 to t_end with SUNDIALS CVODE (`appell simulate`).
 
     model: a Model (its equations derived by `method`) or Equations (not the minimal form).
@@ -240,7 +240,10 @@ def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=
     output_step: time between rows (default 0.01; the last row is at t_end).
     values: {name: number or expression of t (str)} for parameters, inputs and unspecified
     prescribed functions; inputs: {name: expression of t} (as --input NAME=EXPR).
-    integrator: "bdf" (default) or "adams". Returns a SimulationResult.
+    integrator: "bdf" (default) or "adams". jit: evaluate by the generated code compiled with
+    the system's C compiler into a cached shared object (the tape when False, when the model has
+    constraints or no compiler is found; stats["evaluator"] says which). Returns a
+    SimulationResult.
     """
     _model(model, allow_equations=True)
     t_end = _number("t_end", t_end)
@@ -256,18 +259,19 @@ def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=
             _check_type(f"inputs[{name!r}]", expression, (str,), "an expression of t (str)")
     _method(method)
     data = _appell._simulate(model, t_end, q0, qd0, rtol, atol, output_step, values, inputs,
-                             integrator, max_rows, method)
+                             integrator, max_rows, method, bool(jit))
     return SimulationResult(data)
 
 
 def inverse(model, trajectory=None, *, t_end=None, output_step=None, from_csv=None, t=None,
-            q=None, qd=None, qdd=None, values=None, method="gibbs-appell"):
+            q=None, qd=None, qdd=None, values=None, method="gibbs-appell", jit=True):
     """Driving forces Q = M q'' - f along a prescribed motion (`appell inverse`).
 
     The motion is one of: trajectory="q1 = EXPR; q2 = EXPR" (expressions of t and the
     parameters) with t_end and output_step (rows at t = 0, H, ..., <= t_end); from_csv=PATH
     (header t,<q..>,dot(<q>)..,ddot(<q>)..); or arrays t (N,), q, qd, qdd (N, n).
-    values: parameter overrides. Returns an InverseResult (t, q, qd, qdd, Q).
+    values: parameter overrides. jit: by the compiled Newton-Euler recursion (as simulate).
+    Returns an InverseResult (t, q, qd, qdd, Q).
     """
     _model(model, allow_equations=True)
     _method(method)
@@ -279,7 +283,7 @@ def inverse(model, trajectory=None, *, t_end=None, output_step=None, from_csv=No
         missing = [name for name, v in (("t", t), ("qd", qd), ("qdd", qdd)) if v is None]
         raise ValueError(f"{missing[0]}: required with q (give t, q, qd and qdd)")
     data = _appell._inverse(model, trajectory, t_end, output_step, from_csv, t, q, qd, qdd,
-                            values, method)
+                            values, method, bool(jit))
     return InverseResult(data)
 
 

@@ -42,7 +42,7 @@ std::vector<std::string> coordinate_names(const model::Model& model) {
 py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
                   const py::object& qd0, double rtol, double atol, double output_step,
                   const py::object& values, const py::object& inputs, const std::string& integrator,
-                  long max_rows, const std::string& method) {
+                  long max_rows, const std::string& method, bool jit) {
   const auto model = model_of(target, "model");
   const std::size_t n = model->dof(), m = model->constraints.size();
   num::SimulationOptions options;
@@ -65,6 +65,16 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
   options.values = to_values(*model, values, "values");
   options.values.merge(to_values(*model, inputs, "inputs"));
   const auto equations = equations_of(target, method, "model");
+  // q̈ by the generated code compiled into a cached shared object, as `appell simulate`, unless
+  // jit=False (or the model has constraints, or no compiler: then the tape).
+  std::string evaluator = "tape";
+  if (equations.constraint_count() == 0) {
+    jit::JitOptions jit_options;
+    jit_options.enabled = jit;
+    options.dynamics = interruptible(
+        [&] { return jit::compile_dynamics(equations, options.values, jit_options).evaluator; });
+    evaluator = options.dynamics->kind();
+  }
 
   struct Rows {
     std::vector<double> t, q, qd, qdd, T, V, E, lam;
@@ -127,6 +137,7 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
   stats["initial_correction"] =
       py::make_tuple(result.initial_correction.position, result.initial_correction.velocity);
   stats["redundant_constraints"] = result.redundant_constraints;
+  stats["evaluator"] = evaluator;
   d["stats"] = stats;
   return d;
 }
@@ -136,7 +147,7 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
 py::dict inverse(const py::handle& target, const py::object& trajectory, const py::object& t_end,
                  const py::object& output_step, const py::object& from_csv, const py::object& t,
                  const py::object& q, const py::object& qd, const py::object& qdd,
-                 const py::object& values, const std::string& method) {
+                 const py::object& values, const std::string& method, bool jit) {
   const auto model = model_of(target, "model");
   const std::size_t n = model->dof();
   const int given = int(!trajectory.is_none()) + int(!from_csv.is_none()) + int(!q.is_none());
@@ -193,7 +204,12 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
   const std::size_t rows = samples.size();
   std::vector<double> tv, qv, qdv, qddv, Q;
   interruptible([&] {
-    const num::InverseDynamics inverse(equations, bound);
+    jit::JitOptions jit_options;
+    jit_options.enabled = jit;
+    const num::InverseDynamics inverse =
+        equations.constraint_count() > 0
+            ? num::InverseDynamics(equations, bound)
+            : num::InverseDynamics(jit::compile_dynamics(equations, bound, jit_options).evaluator);
     for (const auto& s : samples) {
       const Eigen::VectorXd forces = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
       tv.push_back(s.t);
@@ -349,10 +365,11 @@ py::dict fem_modes(const Model& target, const py::object& body, int modes, doubl
 void bind_solvers(py::module_& m) {
   m.def("_simulate", &simulate, py::arg("model"), py::arg("t_end"), py::arg("q0"), py::arg("qd0"),
         py::arg("rtol"), py::arg("atol"), py::arg("output_step"), py::arg("values"),
-        py::arg("inputs"), py::arg("integrator"), py::arg("max_rows"), py::arg("method"));
+        py::arg("inputs"), py::arg("integrator"), py::arg("max_rows"), py::arg("method"),
+        py::arg("jit") = true);
   m.def("_inverse", &inverse, py::arg("model"), py::arg("trajectory"), py::arg("t_end"),
         py::arg("output_step"), py::arg("from_csv"), py::arg("t"), py::arg("q"), py::arg("qd"),
-        py::arg("qdd"), py::arg("values"), py::arg("method"));
+        py::arg("qdd"), py::arg("values"), py::arg("method"), py::arg("jit") = true);
   m.def("_statics", &statics, py::arg("model"), py::arg("guesses"), py::arg("values"), py::arg("t"),
         py::arg("random_starts"), py::arg("tolerance"));
   m.def("codegen", &codegen, py::arg("model"), py::kw_only(), py::arg("namespace") = py::none(),

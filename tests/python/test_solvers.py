@@ -205,3 +205,18 @@ def test_ctrl_c_stops_a_long_simulation():
     elapsed = interrupted_after(0.5, lambda: appell.simulate(model, 1e6, output_step=10.0))
     assert elapsed < 5.0
     assert appell.simulate(model, 0.1).complete
+
+
+def test_simulate_and_inverse_by_the_compiled_code_agree_with_the_tape(robot):
+    import shutil
+    compiled = appell.simulate(robot, 0.5, output_step=0.05, rtol=1e-10, atol=1e-10)
+    tape = appell.simulate(robot, 0.5, output_step=0.05, rtol=1e-10, atol=1e-10, jit=False)
+    assert tape.stats["evaluator"] == "tape"
+    have_cc = shutil.which(os.environ.get("CC", "cc")) is not None
+    assert compiled.stats["evaluator"] == ("jit" if have_cc else "tape")
+    np.testing.assert_allclose(compiled.q, tape.q, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(compiled.qdd, tape.qdd, rtol=1e-6, atol=1e-7)
+    motion = dict(trajectory="q1 = sin(t); q2 = t^2", t_end=1.0, output_step=0.1)
+    a = appell.inverse(robot, **motion)
+    b = appell.inverse(robot, **motion, jit=False)
+    np.testing.assert_allclose(a.Q, b.Q, rtol=1e-10, atol=1e-10)
