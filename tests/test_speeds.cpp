@@ -18,6 +18,7 @@
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/verification.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "support/run_cli.hpp"
@@ -314,6 +315,13 @@ TEST(Speeds, AreTheProjectionOfTheEquationsInTheCoordinates) {
       EXPECT_LT((M.ldlt().solve(f) - s.qdd).cwiseAbs().maxCoeff(), 1e-10);
     }
   }
+  // appell verify adds both, compared with the coordinates' equations projected.
+  const num::VerificationReport report = num::verify(declared);
+  EXPECT_TRUE(report.all_agree) << report.first_disagreement;
+  EXPECT_TRUE(report.has_speeds);
+  ASSERT_EQ(report.rows.size(), 7u);
+  EXPECT_EQ(report.rows[5].method, "speeds-appell");
+  EXPECT_TRUE(report.rows[6].symbolic);
   // Kane and Gibbs–Appell agree on the floating robot too (no equations in q there).
   io::UrdfOptions options;
   options.floating_base = true;
@@ -449,13 +457,16 @@ TEST(SpeedsCli, DeriveSimulateAndRefusals) {
   EXPECT_EQ(no_speeds.code, 2) << no_speeds.out;
   EXPECT_NE(no_speeds.out.find("--u0"), std::string::npos) << no_speeds.out;
   // Commands that need the equations in the coordinates refuse a quaternion frame, located.
-  for (const std::string& command :
-       std::vector<std::string>{"eval " + box, "verify " + box, "linearize " + box}) {
+  for (const std::string& command : std::vector<std::string>{"eval " + box, "linearize " + box}) {
     const auto r = test_support::run_cli(command);
     EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
     EXPECT_NE(r.out.find("free_box_quaternion.yaml:26:"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("rot_quat"), std::string::npos) << r.out;
   }
+  // verify compares Kane with Gibbs-Appell in the speeds.
+  const auto verified = test_support::run_cli("verify " + box);
+  EXPECT_EQ(verified.code, 0) << verified.out;
+  EXPECT_NE(verified.out.find("speeds-kane   yes"), std::string::npos) << verified.out;
   const auto lagrange = test_support::run_cli("derive " + box + " --method lagrange");
   EXPECT_EQ(lagrange.code, 2) << lagrange.out;
   EXPECT_NE(lagrange.out.find("--method"), std::string::npos) << lagrange.out;

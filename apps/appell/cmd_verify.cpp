@@ -26,9 +26,15 @@ int run_verify(const VerifyOptions& o) {
 
   std::printf(
       "%s: %zu coordinates; each method against %s (symbolic difference, and the "
-      "largest relative difference at %zu random states)\n\n",
-      report.model.c_str(), report.dof, principles::method_name(report.reference).c_str(),
+      "largest relative difference at %zu random states)\n",
+      report.model.c_str(), report.dof,
+      report.speeds_only ? "speeds-appell" : principles::method_name(report.reference).c_str(),
       report.options.states);
+  if (report.speeds_only)
+    std::printf(
+        "(a quaternion frame: the equations exist in the speeds only, by Gibbs-Appell and by "
+        "Kane)\n");
+  std::printf("\n");
   const bool timing = timing_requested();
   std::printf("%-13s %-7s %10s %16s %16s %12s %11s", "method", "agrees", "max error",
               "differentiations", "derivative nodes", "size before", "size after");
@@ -47,8 +53,13 @@ int run_verify(const VerifyOptions& o) {
     std::cout << "\nDISAGREEMENT: " << report.first_disagreement << "\n";
     return 1;
   }
-  std::cout << "\nAll " << report.methods << " methods give the same equations";
+  if (report.speeds_only)
+    std::cout << "\nGibbs-Appell and Kane give the same equations in the speeds";
+  else
+    std::cout << "\nAll " << report.methods << " methods give the same equations";
   if (report.has_minimal) std::cout << ", and the minimal form the same motion";
+  if (report.has_speeds && !report.speeds_only)
+    std::cout << ", and the equations in the speeds are theirs projected";
   std::cout << ".\n";
   if (const std::string limits = io::write_limits_text(*model); !limits.empty())
     std::cout << "\n" << limits;

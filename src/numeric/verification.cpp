@@ -6,6 +6,7 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/principles/speed_form.hpp"
 
 namespace appell::num {
 
@@ -35,9 +36,36 @@ void record_agreement(VerificationRow& row, const Agreement& agreement,
   if (!row.agrees) row.first_difference = agreement.first_difference;
 }
 
+// A model with a quaternion frame has equations in its speeds only: Kane against Gibbs–Appell.
+VerificationReport verify_in_speeds(std::shared_ptr<const model::Model> model,
+                                    const VerifyOptions& options) {
+  VerificationReport report;
+  report.model = model->name;
+  report.dof = model->dof();
+  report.options = options;
+  report.reference = principles::Method::GibbsAppell;
+  report.has_speeds = report.speeds_only = true;
+  const auto appell = principles::speed_form(model, principles::Method::GibbsAppell);
+  const auto kane = principles::speed_form(model, principles::Method::Dalembert);
+  for (const auto* formed : {&appell, &kane}) {
+    VerificationRow row;
+    row.method = formed == &appell ? "speeds-appell" : "speeds-kane";
+    record_cost(row, *formed, options.symbolic);
+    record_agreement(row, compare_speeds(appell, *formed, options.states, options.symbolic),
+                     options);
+    if (!row.agrees && report.first_disagreement.empty())
+      report.first_disagreement =
+          row.method + " differs from speeds-appell in " + row.first_difference;
+    report.rows.push_back(std::move(row));
+  }
+  report.all_agree = report.first_disagreement.empty();
+  return report;
+}
+
 }  // namespace
 
 VerificationReport verify(std::shared_ptr<const model::Model> model, const VerifyOptions& options) {
+  if (!model->quaternions.empty()) return verify_in_speeds(model, options);
   VerificationReport report;
   report.model = model->name;
   report.dof = model->dof();
@@ -84,6 +112,19 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
     note_disagreement(row);
     report.rows.push_back(std::move(row));
     report.has_minimal = true;
+  }
+  if (model->has_speeds()) {
+    for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert}) {
+      const auto formed = principles::speed_form(model, method);
+      VerificationRow row;
+      row.method = method == principles::Method::GibbsAppell ? "speeds-appell" : "speeds-kane";
+      record_cost(row, formed, options.symbolic);
+      record_agreement(row, compare_speeds(reference, formed, options.states, options.symbolic),
+                       options);
+      note_disagreement(row);
+      report.rows.push_back(std::move(row));
+    }
+    report.has_speeds = true;
   }
   report.all_agree = report.first_disagreement.empty();
   return report;

@@ -6,6 +6,7 @@
 
 #include "appell/principles/equations.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/principles/speed_form.hpp"
 
 namespace appell::num {
 
@@ -52,5 +53,20 @@ Agreement compare_numerically(const CompiledEquations& a, const CompiledEquation
 Agreement compare_minimal(const principles::Equations& multipliers,
                           const principles::MinimalEquations& minimal, std::size_t states = 20,
                           bool symbolic = true);
+
+/// Whether the equations in a model's speeds are those in its coordinates projected (a model
+/// with declared speeds and no quaternion): symbolically, M̃ = WᵀMW and f̃ = Wᵀ(f − Mγ) with
+/// q̇ = W u in f; numerically the same at `states` random states (q, u in [−2, 2], t in [0, 3]),
+/// every entry relative to max(1, the largest |entry| of M̃ and f̃ there). A state where either
+/// form is singular or not finite is drawn again, up to 20·states draws ("no state where both
+/// forms are regular"). first_difference names "M(k,l) in the speeds" or "f(k) in the speeds".
+Agreement compare_speeds(const principles::Equations& coordinates,
+                         const principles::SpeedEquations& speeds, std::size_t states = 20,
+                         bool symbolic = true);
+
+/// Whether two sets of equations in the same model's speeds (Gibbs–Appell and Kane) are equal:
+/// the differences of M̃ and f̃ simplified to zero, and at random states as above.
+Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
+                         std::size_t states = 20, bool symbolic = true);
 
 }  // namespace appell::num

@@ -68,7 +68,14 @@ struct VerificationReport {
   std::vector<VerificationRow> rows;
   std::size_t methods = 0;   // rows of principles (the minimal form not counted)
   bool has_minimal = false;  // the last row is the minimal form's
-  bool all_agree = false;    // every row agrees
+  /// A model with generalized speeds: two more rows, "speeds-appell" and "speeds-kane", the
+  /// equations in the speeds by Gibbs–Appell and Kane (principles::speed_form), each compared
+  /// with the reference projected (num::compare_speeds). With a quaternion frame there are no
+  /// equations in the coordinates: then these are the only rows, speeds-appell the reference
+  /// (speeds_only).
+  bool has_speeds = false;
+  bool speeds_only = false;
+  bool all_agree = false;  // every row agrees
   /// "<method> differs from <reference> in <where>" for the first row that does not agree, e.g.
   /// "gauss differs from lagrange in f(2)" or "minimal differs from lagrange in ..."; empty when
   /// all agree.
@@ -76,11 +83,12 @@ struct VerificationReport {
 };
 
 /// Derives `model`'s equations by every principle (and its minimal form with independent
-/// speeds), simplifies each to measure its readable size, and compares each with the first
-/// (num::compare, num::compare_minimal; the first row compares Lagrange II with itself).
-/// options.states == 0 leaves the symbolic comparison alone. Throws model::ModelError for a model
-/// a principle cannot handle (as principles::derive and principles::minimal_form). A
-/// disagreement is a result (all_agree false, first_disagreement), not an exception.
+/// speeds, its equations in its generalized speeds with speeds), simplifies each to measure its
+/// readable size, and compares each with the first (num::compare, num::compare_minimal; the first
+/// row compares Lagrange II with itself). options.states == 0 leaves the symbolic comparison alone.
+/// Throws model::ModelError for a model a principle cannot handle (as principles::derive and
+/// principles::minimal_form). A disagreement is a result (all_agree false, first_disagreement), not
+/// an exception.
 VerificationReport verify(std::shared_ptr<const model::Model> model,
                           const VerifyOptions& options = {});
 
