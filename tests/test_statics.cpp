@@ -457,4 +457,50 @@ TEST(Statics, RedundantConstraintsGiveMinimumNormMultipliers) {
   }
 }
 
+// A mass on a spring with a damper: the small oscillations are s = −ζω ± iω√(1 − ζ²) with
+// ω = √(k/m), ζ = c/(2√(mk)). With the damper reversed (a force +c ẋ feeding energy in) the
+// stiffness still says stable, but the linear model's growing mode makes it unstable.
+TEST(Statics, ModesAreTheDampedOscillatorAndAGrowingModeIsUnstable) {
+  const auto oscillator = [](const std::string& damping) {
+    return "name: oscillator\nparameters: {m: 2.0, k: 50.0, c: 1.2}\ncoordinates: [x]\n"
+           "frames:\n  cart: {translation: [x, 0, 0]}\nparticles:\n"
+           "  p: {frame: cart, mass: m, position: [0, 0, 0]}\nloads:\n"
+           "  - {generalized: {coordinate: x, value: \"-k*x " +
+           damping + " c*dot(x)\"}}\n";
+  };
+  const double m = 2.0, k = 50.0, c = 1.2, w = std::sqrt(k / m), zeta = c / (2 * std::sqrt(m * k));
+  const auto damped = test_support::run_cli(
+      "statics " + write_temp("oscillator.yaml", oscillator("-")) + " --modes --json");
+  ASSERT_EQ(damped.code, 0) << damped.out;
+  const auto j = nlohmann::json::parse(damped.out);
+  ASSERT_EQ(j["equilibria"].size(), 1u);
+  const auto& e = j["equilibria"][0];
+  EXPECT_EQ(e["stability"], "stable");
+  ASSERT_EQ(e["modes"].size(), 2u);
+  for (const auto& mode : e["modes"]) {
+    EXPECT_NEAR(mode["natural_frequency"].get<double>(), w, 1e-9);
+    EXPECT_NEAR(mode["damping_ratio"].get<double>(), zeta, 1e-9);
+    EXPECT_NEAR(mode["eigenvalue"][0].get<double>(), -zeta * w, 1e-9);
+    EXPECT_NEAR(std::abs(mode["eigenvalue"][1].get<double>()), w * std::sqrt(1 - zeta * zeta),
+                1e-9);
+  }
+
+  const std::string fed = write_temp("oscillator_fed.yaml", oscillator("+"));
+  const auto growing = test_support::run_cli("statics " + fed + " --modes --json");
+  ASSERT_EQ(growing.code, 0) << growing.out;
+  const auto g = nlohmann::json::parse(growing.out);
+  EXPECT_EQ(g["equilibria"][0]["stability"], "unstable");
+  EXPECT_FALSE(g["equilibria"][0]["stable"].get<bool>());
+  EXPECT_TRUE(g["equilibria"][0]["modes"][0]["unstable"].get<bool>());
+  // Without --modes the verdict is the stiffness's alone.
+  const auto stiffness =
+      nlohmann::json::parse(test_support::run_cli("statics " + fed + " --json").out);
+  EXPECT_EQ(stiffness["equilibria"][0]["stability"], "stable");
+  const auto text = test_support::run_cli("statics " + fed + " --modes");
+  ASSERT_EQ(text.code, 0) << text.out;
+  EXPECT_NE(text.out.find("unstable by the linear model's growing mode"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("small oscillations"), std::string::npos) << text.out;
+}
+
 }  // namespace

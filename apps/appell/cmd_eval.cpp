@@ -83,7 +83,8 @@ int run_eval(const EvalOptions& o) {
   take("--q", o.q, q);
   if (o.minimal && o.reactions)
     throw usage_error("--reactions",
-                      "not with --minimal (reactions are not computed for a constrained model)",
+                      "not with --minimal (the minimal form has no multipliers: evaluate without "
+                      "--minimal for the reactions and the constraint forces)",
                       "--minimal");
   if (o.minimal) return run_eval_minimal(o, model, q);
   take("--qd", o.qd, qd);
@@ -124,6 +125,14 @@ int run_eval(const EvalOptions& o) {
     for (const auto& r : reactions)
       std::cout << "  " << r.frame << ": force = [" << r.force.transpose() << "], moment = ["
                 << r.moment.transpose() << "]\n";
+    if (o.reactions && !model->constraints.empty()) {
+      std::cout << "  (with constraints, each also holds the constraint forces on the frame's "
+                   "subtree)\nconstraint forces (generalized, lambda times the constraint's row "
+                   "of A):\n";
+      const auto forces = num::generalized_constraint_forces(state);
+      for (std::size_t c = 0; c < forces.size(); ++c)
+        std::cout << "  " << model->constraints[c].name << ": [" << forces[c].transpose() << "]\n";
+    }
   }
   return 0;
 }

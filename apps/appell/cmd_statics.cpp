@@ -1,10 +1,12 @@
 // appell statics: generalized forces by virtual work, equilibria and their stability.
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/numeric/statics.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/sym/readable.hpp"
 #include "cli_support.hpp"
 
@@ -18,6 +20,7 @@ struct StaticsCommandOptions {
   std::vector<std::string> guesses, set;
   double t = 0.0;
   double stability_tolerance = num::StaticsOptions{}.stability_tolerance;
+  bool modes = false;
   bool json = false;
 };
 
@@ -60,6 +63,13 @@ int run_statics(const StaticsCommandOptions& o) {
   } catch (const model::ModelError& e) {
     throw at_option(e, {{"guesses", "--guess"}, {"stability_tolerance", "--stability-tolerance"}});
   }
+  // With --modes, the small oscillations about each equilibrium from the equations of motion.
+  std::vector<num::EquilibriumDynamics> dynamics;
+  if (o.modes) {
+    const auto equations = principles::derive(model, principles::Method::GibbsAppell);
+    for (const auto& e : result.equilibria)
+      dynamics.push_back(num::equilibrium_dynamics(equations, e, options));
+  }
   const auto context = io::readable_context(*model);
   const GiNaC::matrix forces = sym::readable(result.generalized_forces, context);
   auto numbers = [](const Eigen::VectorXd& v) {
@@ -76,16 +86,35 @@ int run_statics(const StaticsCommandOptions& o) {
     for (unsigned i = 0; i < forces.rows(); ++i)
       j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
     j["equilibria"] = nlohmann::ordered_json::array();
-    for (const auto& e : result.equilibria) {
-      nlohmann::ordered_json entry = {{"q", numbers(e.q)}, {"stable", e.stable}};
+    for (std::size_t k = 0; k < result.equilibria.size(); ++k) {
+      const auto& e = result.equilibria[k];
+      const num::Stability verdict = o.modes ? dynamics[k].stability : e.stability;
+      nlohmann::ordered_json entry = {{"q", numbers(e.q)},
+                                      {"stable", verdict == num::Stability::Stable}};
       // With holonomic constraints, their multipliers (as `eval` names them in its JSON).
       if (e.lambda.size() > 0) entry["lambda"] = numbers(e.lambda);
       if (e.lambda.size() > 0) entry["redundant_constraints"] = e.redundant_constraints;
-      entry["stability"] = num::stability_name(e.stability);
+      entry["stability"] = num::stability_name(verdict);
       entry["stiffness_eigenvalues"] = numbers(e.stiffness_eigenvalues);
       entry["neutral_directions"] = nlohmann::ordered_json::array();
       for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c)
         entry["neutral_directions"].push_back(numbers(e.neutral_directions.col(c)));
+      if (o.modes) {
+        entry["modes"] = nlohmann::ordered_json::array();
+        for (const auto& mode : dynamics[k].modes) {
+          nlohmann::ordered_json m;
+          m["eigenvalue"] = {no_negative_zero(mode.eigenvalue.real()),
+                             no_negative_zero(mode.eigenvalue.imag())};
+          m["natural_frequency"] = no_negative_zero(mode.natural_frequency);
+          if (std::isnan(mode.damping_ratio))
+            m["damping_ratio"] = nullptr;
+          else
+            m["damping_ratio"] = no_negative_zero(mode.damping_ratio);
+          m["unstable"] = mode.unstable;
+          entry["modes"].push_back(m);
+        }
+        if (!dynamics[k].unavailable.empty()) entry["modes_unavailable"] = dynamics[k].unavailable;
+      }
       j["equilibria"].push_back(entry);
     }
     j["free_coordinates"] = free_names;
@@ -107,10 +136,13 @@ int run_statics(const StaticsCommandOptions& o) {
       !result.equilibria.empty() && result.equilibria.front().lambda.size() > 0;
   if (constrained)
     std::cout << "\nequilibria (Q + Phi_q^T lambda = 0, phi = 0), stability from the stiffness "
-                 "K = -d(Q + Phi_q^T lambda)/dq on the motions the constraints allow:\n";
+                 "K = -d(Q + Phi_q^T lambda)/dq on the motions the constraints allow"
+              << (o.modes ? " and the linear model's modes" : "") << ":\n";
   else
-    std::cout << "\nequilibria (Q = 0), stability from the stiffness K = -dQ/dq:\n";
-  for (const auto& e : result.equilibria) {
+    std::cout << "\nequilibria (Q = 0), stability from the stiffness K = -dQ/dq"
+              << (o.modes ? " and the linear model's modes" : "") << ":\n";
+  for (std::size_t index = 0; index < result.equilibria.size(); ++index) {
+    const auto& e = result.equilibria[index];
     std::cout << "  q = [";
     for (Eigen::Index k = 0; k < e.q.size(); ++k) std::cout << (k ? ", " : "") << e.q[k];
     std::cout << "]";
@@ -120,7 +152,7 @@ int run_statics(const StaticsCommandOptions& o) {
         std::cout << (k ? ", " : "") << e.lambda[k];
       std::cout << "]";
     }
-    std::cout << "  " << num::stability_name(e.stability)
+    std::cout << "  " << num::stability_name(o.modes ? dynamics[index].stability : e.stability)
               << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose();
     // Neutral along: a coordinate's name for its unit vector, else the combination.
     for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c) {
@@ -142,6 +174,27 @@ int run_statics(const StaticsCommandOptions& o) {
       std::cout << terms;
     }
     std::cout << ")\n";
+    if (o.modes) {
+      const auto& d = dynamics[index];
+      if (!d.unavailable.empty()) {
+        std::cout << "    no small oscillations: " << d.unavailable << "\n";
+      } else {
+        std::cout << "    small oscillations (eigenvalues s of the linear model; |s| rad/s):";
+        for (const auto& mode : d.modes) {
+          // A real part within rounding of zero (num::Mode: damping ratio 0) prints as 0.
+          const double real = mode.damping_ratio == 0.0 ? 0.0 : mode.eigenvalue.real();
+          std::cout << " " << no_negative_zero(real);
+          if (mode.eigenvalue.imag() != 0.0)
+            std::cout << (mode.eigenvalue.imag() < 0 ? "-" : "+")
+                      << std::abs(mode.eigenvalue.imag()) << "i";
+          std::cout << " (" << no_negative_zero(mode.natural_frequency) << ")";
+        }
+        std::cout << "\n";
+        if (d.stability != e.stability)
+          std::cout << "    unstable by the linear model's growing mode, though the stiffness "
+                       "alone is not\n";
+      }
+    }
     if (!e.redundant_constraints.empty())
       std::cout << "    redundant constraints here (combinations of the others): "
                 << join_names(e.redundant_constraints) << "; lambda is the minimum-norm one\n";
@@ -166,6 +219,9 @@ void add_statics_command(CLI::App& app, Commands& commands) {
                 "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
   s->add_option("--t", o->t, "time for rheonomic loads (default 0)");
+  s->add_flag("--modes", o->modes,
+              "also the small oscillations about each equilibrium (the eigenvalues of the linear "
+              "model; a growing mode makes it unstable)");
   s->add_option("--stability-tolerance", o->stability_tolerance,
                 "a stiffness eigenvalue within this fraction of max |K_ij| counts as zero: "
                 "neutral (default 1e-9)");

@@ -76,6 +76,13 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
     all[r.frame] = {{"force", as_vector(force)}, {"moment", as_vector(moment)}};
   }
   j["reactions"] = all;
+  if (!model.constraints.empty()) {
+    nlohmann::json constraint_forces = nlohmann::json::object();
+    const auto forces = num::generalized_constraint_forces(s);
+    for (std::size_t c = 0; c < forces.size(); ++c)
+      constraint_forces[model.constraints[c].name] = as_vector(forces[c]);
+    j["constraint_forces"] = constraint_forces;
+  }
   return j.dump();
 }
 

@@ -24,12 +24,6 @@ CompiledReactions::CompiledReactions(std::shared_ptr<const model::Model> model,
                                      const model::Values& values)
     : n_(model->dof()) {
   const model::Model& m = *model;
-  if (!m.constraints.empty())
-    throw model::ModelError(m.constraints.front().where,
-                            "reaction forces are not computed for a model with constraints: a "
-                            "constraint given as an equation in the coordinates has no point of "
-                            "application, so the frames its force acts on are unknown",
-                            m.constraints.front().name);
   sym::Differentiator d(m.time_functions);
   kin::Kinematics kin(model, d);
   const std::size_t count = m.frames.size();
@@ -158,6 +152,13 @@ std::vector<Reaction> CompiledReactions::evaluate(double t, const Eigen::VectorX
     out.push_back(r);
   }
   return out;
+}
+
+std::vector<Eigen::VectorXd> generalized_constraint_forces(const StateEvaluation& state) {
+  std::vector<Eigen::VectorXd> forces;
+  for (Eigen::Index c = 0; c < state.lambda.size(); ++c)
+    forces.push_back(state.lambda[c] * state.constraint_matrix.row(c).transpose());
+  return forces;
 }
 
 }  // namespace appell::num

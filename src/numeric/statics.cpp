@@ -388,4 +388,25 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   return result;
 }
 
+EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
+                                         const Equilibrium& equilibrium,
+                                         const StaticsOptions& options) {
+  EquilibriumDynamics result;
+  result.stability = equilibrium.stability;
+  LinearizationOptions linearization;
+  linearization.values = options.values;
+  linearization.t = options.t;
+  try {
+    const LinearModel linear = linearize(
+        equations, equilibrium.q, Eigen::VectorXd::Zero(equilibrium.q.size()), linearization);
+    result.modes = modes(linear);
+  } catch (const model::ComputationError& e) {
+    result.unavailable = e.what();
+    return result;
+  }
+  for (const auto& mode : result.modes)
+    if (mode.unstable) result.stability = Stability::Unstable;
+  return result;
+}
+
 }  // namespace appell::num

@@ -23,7 +23,9 @@ namespace appell::io {
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& state);
 /// The same with "reactions": {FRAME: {"force": [x, y, z], "moment": [x, y, z]}} (what
 /// `appell eval --reactions --json` prints): the force and moment each frame's parent exerts on
-/// it and everything below it, at its origin, world axes (num::CompiledReactions).
+/// it and everything below it, at its origin, world axes (num::CompiledReactions); with
+/// constraints also "constraint_forces": {CONSTRAINT: [Q_1, .., Q_n]}, each constraint's
+/// generalized force λ_c A_c (num::generalized_constraint_forces).
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& state,
                              const std::vector<num::Reaction>& reactions);
 

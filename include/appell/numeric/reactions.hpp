@@ -12,6 +12,13 @@
 // the joints (a motor torque, joint friction): they are part of the reactions, not external loads.
 // Formed recursively from the leaves, R_F = own + Σ_children R_C and the moments shifted by
 // (O_C − O_F) × R_C, so shared terms are formed once.
+//
+// With constraints the same sums give the resultant of every force on S(F) that is not a load:
+// the parent's and those of the constraints acting on S(F). A constraint given as an equation in
+// the coordinates does not say at which points it acts (a loop closure written as
+// r cos q1 + L cos q2 − x = 0 names no pin), so its physical force cannot be split off a
+// frame's reaction; what a constraint does is known exactly in generalized form, λ_c ∇φ_c (the
+// multiplier times the constraint's row of A), which generalized_constraint_forces() gives.
 #pragma once
 
 #include <Eigen/Dense>
@@ -21,6 +28,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/state_evaluation.hpp"
 #include "appell/numeric/tape.hpp"
 
 namespace appell::num {
@@ -37,10 +45,9 @@ struct Reaction {
 class CompiledReactions {
  public:
   /// Forms the reactions of every frame (Model::frames, in that order) and compiles them;
-  /// `values` as for CompiledEquations (model::bind). Throws model::ModelError for a model with
-  /// constraints (located at the first: a constraint given as an equation in q has no point of
-  /// application, so the subtree it acts on is unknown) and for bad values (what model::bind
-  /// throws).
+  /// `values` as for CompiledEquations (model::bind). With constraints each reaction also holds
+  /// the constraint forces acting on the frame's subtree (file comment). Throws
+  /// model::ModelError for bad values (what model::bind throws).
   CompiledReactions(std::shared_ptr<const model::Model> model, const model::Values& values = {});
 
   /// The frames, in the order of evaluate()'s reactions.
@@ -58,5 +65,10 @@ class CompiledReactions {
   std::vector<std::size_t> acceleration_slots_;  // variable slot of ddot(q_j), or npos
   mutable std::vector<double> variables_, outputs_, workspace_;
 };
+
+/// The generalized force of each constraint at `state` (the model's order of constraints): the
+/// n-vector λ_c A_c, the multiplier times the constraint's row of A (for a holonomic constraint
+/// φ_c, λ_c ∂φ_c/∂q), so that M q̈ = f + Σ_c λ_c A_cᵀ. Empty without constraints.
+std::vector<Eigen::VectorXd> generalized_constraint_forces(const StateEvaluation& state);
 
 }  // namespace appell::num

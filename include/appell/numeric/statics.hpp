@@ -22,6 +22,8 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/linearization.hpp"
+#include "appell/principles/equations.hpp"
 
 namespace appell::num {
 
@@ -101,5 +103,25 @@ struct StaticsResult {
 /// tolerance), std::invalid_argument when Q or φ holds a symbol no value reaches (sym::Tape).
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options);
+
+/// The small oscillations about an equilibrium (the linear model at q, q̇ = 0) and the verdict of
+/// stiffness and dynamics together.
+struct EquilibriumDynamics {
+  std::vector<Mode> modes;  // of the linear model's A (num::linearize, no inputs), num::modes order
+  /// Unstable when the stiffness says so or the linear model has a growing mode (Lyapunov's
+  /// indirect method: negative damping, circulatory loads); otherwise the stiffness's verdict.
+  /// For forces with a potential and positive damping the two agree: at rest A's lower-left
+  /// block is −M⁻¹K.
+  Stability stability = Stability::Unstable;
+  /// Why there are no modes (M singular at q, derivatives not finite there), "" when there are;
+  /// the stiffness's verdict stands then.
+  std::string unavailable;
+};
+
+/// The modes of `equations` (the model's equations of motion) about `equilibrium` at the values
+/// and time of `options`; `equilibrium` one of solve_statics()'s with the same options.
+EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
+                                         const Equilibrium& equilibrium,
+                                         const StaticsOptions& options);
 
 }  // namespace appell::num
