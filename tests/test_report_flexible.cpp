@@ -205,6 +205,42 @@ TEST(ReportFlexible, CantileverPageCarriesTheMeshAndTheClosedFormResponse) {
             0.1 * flex["extent"].get<double>());
 }
 
+TEST(ReportFlexible, FramePosesFollowTheMechanismsClosedForm) {
+  // The flexible slider-crank's rod frame: origin at the crank pin (r cos ψ, r sin ψ, 0), ψ = Ω t,
+  // turned about z by q2 with r sin ψ + L sin q2 = 0 (the loop, q2 on the branch through 0).
+  auto model =
+      io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/fem/flexible_slider_crank.yaml");
+  report::FlexibleReportOptions options;
+  options.response.t_end = 0.02;
+  options.response.step = 1e-4;
+  options.modes = 0;
+  const auto contents = report::make_flexible_report(model, {}, options);
+  ASSERT_TRUE(contents.complete()) << contents.incomplete.front();
+  const auto frames = contents.response->frames();
+  ASSERT_EQ(contents.frame_poses.size(), frames.size());
+  const double Omega = 150.0, r = 0.1524, L = 0.3048;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const double psi = Omega * frames[i].t, q2 = std::asin(-r * std::sin(psi) / L);
+    const auto& pose = contents.frame_poses[i];
+    EXPECT_NEAR(pose[0], r * std::cos(psi), 1e-12);
+    EXPECT_NEAR(pose[1], r * std::sin(psi), 1e-12);
+    EXPECT_NEAR(pose[2], 0.0, 1e-15);
+    // Rz(q2): (0, 0, sin(q2/2), cos(q2/2)), to the accuracy of the integrated rigid motion.
+    EXPECT_NEAR(pose[5], std::sin(q2 / 2), 1e-6) << frames[i].t;
+    EXPECT_NEAR(pose[6], std::cos(q2 / 2), 1e-6) << frames[i].t;
+  }
+  const auto data = page_data(report::write_flexible_html(contents));
+  EXPECT_EQ(data["flexible"]["poses"].size(), frames.size());
+
+  // A frame at rest (the clamped bar's base) gives no poses, and the page no world view.
+  auto bar = io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/fem/cantilever_box.yaml");
+  options.response.t_end = 0.002;
+  options.response.step = 1e-3;
+  const auto still = report::make_flexible_report(bar, {}, options);
+  EXPECT_TRUE(still.frame_poses.empty());
+  EXPECT_EQ(report::write_flexible_html(still).find("id=\"in-world\""), std::string::npos);
+}
+
 TEST(ReportFlexible, AFailedRigidMotionGivesAnIncompletePageWithTheReason) {
   const fs::path dir = fs::temp_directory_path() / "appell-report-flexible";
   fs::create_directories(dir);

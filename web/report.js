@@ -304,6 +304,13 @@
     const extent = flex.extent > 0 ? flex.extent : 1;
     const largest = flex.max_displacement > 0 ? flex.max_displacement : 1;
 
+    // Everything of the body in one group: in the floating frame, or placed by the frame's pose.
+    const body = new THREE.Group();
+    scene.add(body);
+    body.add(new THREE.AxesHelper(extent / 8));
+    const poses = flex.poses || [];
+    const inWorld = document.getElementById('in-world');
+
     // Solids: the surface triangles, lit flat on both sides; the undeformed mesh as a ghost.
     let surface = null;
     if (flex.triangles.length > 0) {
@@ -314,11 +321,11 @@
       surface = new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({
         vertexColors: true, side: THREE.DoubleSide, flatShading: true, roughness: 0.7, metalness: 0.0,
       }));
-      scene.add(surface);
+      body.add(surface);
       const ghost = new THREE.BufferGeometry();
       ghost.setAttribute('position', new THREE.BufferAttribute(base, 3));
       ghost.setIndex(flex.triangles);
-      scene.add(new THREE.Mesh(ghost, new THREE.MeshBasicMaterial({
+      body.add(new THREE.Mesh(ghost, new THREE.MeshBasicMaterial({
         color: 0x888888, wireframe: true, transparent: true, opacity: 0.15,
       })));
     }
@@ -330,33 +337,44 @@
       const unit = new THREE.CylinderGeometry(radius, radius, 1, 12, 1);
       for (let k = 0; k < flex.segments.length; k += 2) {
         const tube = new THREE.Mesh(unit, new THREE.MeshStandardMaterial({ roughness: 0.6 }));
-        scene.add(tube);
+        body.add(tube);
         tubes.push({ tube, a: flex.segments[k], b: flex.segments[k + 1] });
       }
       const ghost = new THREE.BufferGeometry();
       ghost.setAttribute('position', new THREE.BufferAttribute(base, 3));
       ghost.setIndex(flex.segments);
-      scene.add(new THREE.LineSegments(ghost, new THREE.LineBasicMaterial({ color: 0x999999 })));
+      body.add(new THREE.LineSegments(ghost, new THREE.LineBasicMaterial({ color: 0x999999 })));
     }
-    scene.add(new THREE.AxesHelper(extent / 8));
 
-    // Camera: a planar beam (x-y) from +z; a body along x from its side, z up.
+    // Camera: a planar beam (x-y) from +z; a body along x from its side, z up. In the world the
+    // sphere holds the body at every pose of its frame.
     const box = new THREE.Box3().setFromArray(base);
-    const sphere = box.getBoundingSphere(new THREE.Sphere());
-    const r = Math.max(sphere.radius, extent / 2) * 1.25;
-    const camera = new THREE.PerspectiveCamera(40, width / height, r / 1000, r * 100);
-    let view;
-    if (flex.planar) { camera.up.set(0, 1, 0); view = new THREE.Vector3(0.15, -0.25, 1); }
-    else { camera.up.set(0, 0, 1); view = new THREE.Vector3(0.45, -1, 0.5); }
-    const centre = sphere.center.clone();
-    // Near enough that the body fills the view's width (a long beam, seen from its side).
-    const across = Math.atan(Math.tan(Math.PI / 9) * width / height);
-    camera.position.copy(centre).add(view.normalize().multiplyScalar(1.1 * r / Math.tan(across)));
-    camera.lookAt(centre);
-    sun.position.copy(camera.position).add(camera.up.clone().multiplyScalar(r * 2));
+    const bodySphere = box.getBoundingSphere(new THREE.Sphere());
+    const camera = new THREE.PerspectiveCamera(40, width / height, 1e-6, 1e6);
+    if (flex.planar) camera.up.set(0, 1, 0); else camera.up.set(0, 0, 1);
     const controls = new OrbitControls(camera, renderer.domElement);
-    controls.target.copy(centre);
-    controls.update();
+    function frameView(world) {
+      const sphere = bodySphere.clone();
+      if (world && poses.length > 0) {
+        const points = poses.map((p) => bodySphere.center.clone()
+          .applyQuaternion(new THREE.Quaternion(p[3], p[4], p[5], p[6])).add(new THREE.Vector3(p[0], p[1], p[2])));
+        sphere.setFromPoints(points);
+        sphere.radius += bodySphere.radius;
+      }
+      const r = Math.max(sphere.radius, extent / 2) * 1.25;
+      const view = flex.planar ? new THREE.Vector3(0.15, -0.25, 1) : new THREE.Vector3(0.45, -1, 0.5);
+      // Near enough that the body fills the view's width (a long beam, seen from its side).
+      const across = Math.atan(Math.tan(Math.PI / 9) * width / height);
+      camera.near = r / 1000;
+      camera.far = r * 100;
+      camera.updateProjectionMatrix();
+      camera.position.copy(sphere.center).add(view.normalize().multiplyScalar(1.1 * r / Math.tan(across)));
+      camera.lookAt(sphere.center);
+      sun.position.copy(camera.position).add(camera.up.clone().multiplyScalar(r * 2));
+      controls.target.copy(sphere.center);
+      controls.update();
+    }
+    frameView(false);
 
     // The colour bar.
     document.getElementById('colour-ramp').style.background = 'linear-gradient(to right, ' +
@@ -400,9 +418,18 @@
         colourOf((magnitude[t.a] + magnitude[t.b]) / 2 / largest, colour, 0);
         t.tube.material.color.setRGB(colour[0], colour[1], colour[2]);
       }
+      if (inWorld && inWorld.checked && poses[index]) {
+        const p = poses[index];
+        body.position.set(p[0], p[1], p[2]);
+        body.quaternion.set(p[3], p[4], p[5], p[6]);
+      } else {
+        body.position.set(0, 0, 0);
+        body.quaternion.identity();
+      }
       showTime(index, flex.times[index]);
       renderer.render(scene, camera);
     }
+    if (inWorld) inWorld.addEventListener('change', () => { frameView(inWorld.checked); show(report.index); });
     function setAmplification(value, from) {
       if (!(value >= 0) || !isFinite(value)) return;
       amplification = value;

@@ -190,7 +190,7 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   } catch (const model::ComputationError& e) {
     if (recording) {
       recording->fail(e.what());
-      report::add_response(*page, std::move(*recording));
+      report::add_response(*page, std::move(*recording), &*motion);
       write_flexible_report(o.report, *page);
     }
     throw;
@@ -205,7 +205,7 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
   std::cerr << "\n";
   if (recording) {
     recording->finish(result);
-    report::add_response(*page, std::move(*recording));
+    report::add_response(*page, std::move(*recording), &*motion);
     write_flexible_report(o.report, *page);
     // The frequencies may have failed while the response did not: the page says so, exit 1.
     if (!page->complete())

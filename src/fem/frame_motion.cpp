@@ -77,7 +77,7 @@ FrameMotion::FrameMotion(std::shared_ptr<const model::Model> model, const std::s
   });
 }
 
-FrameState FrameMotion::at(double t) const {
+void FrameMotion::interpolate(double t) const {
   variables_.assign(1 + 3 * dof_, 0.0);
   variables_[0] = t;
   if (!samples_.empty()) {
@@ -101,6 +101,15 @@ FrameState FrameMotion::at(double t) const {
       variables_[1 + 2 * dof_ + j] = (1 - s) * a.qdd(i) + s * b.qdd(i);
     }
   }
+}
+
+std::vector<double> FrameMotion::coordinates(double t) const {
+  interpolate(t);
+  return {variables_.begin() + 1, variables_.begin() + 1 + std::ptrdiff_t(dof_)};
+}
+
+FrameState FrameMotion::at(double t) const {
+  interpolate(t);
   outputs_.resize(12);
   tape_->evaluate(variables_.data(), outputs_.data(), workspace_);
   FrameState state;

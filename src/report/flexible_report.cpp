@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "appell/fem/mesh.hpp"
+#include "appell/report/motion.hpp"
 #include "page.hpp"
 
 namespace appell::report {
@@ -37,8 +38,32 @@ FlexibleReport describe_flexible_body(std::shared_ptr<const model::Model> model,
   return report;
 }
 
-void add_response(FlexibleReport& report, ResponseRecording recorded) {
+void add_response(FlexibleReport& report, ResponseRecording recorded,
+                  const fem::FrameMotion* motion) {
   if (!recorded.complete()) report.incomplete.push_back("response: " + recorded.failure());
+  const auto& frames = report.model->frames;
+  const auto frame = std::find_if(frames.begin(), frames.end(), [&](const auto& f) {
+    return f.name == report.body->spec->frame;
+  });
+  if (motion && frame != frames.end()) {
+    const std::size_t index = std::size_t(frame - frames.begin());
+    try {
+      const MotionEvaluator poses(report.model, report.values);
+      for (const auto& f : recorded.frames()) {
+        const std::vector<double> all = poses.poses(f.t, motion->coordinates(f.t));
+        std::array<double, 7> pose{};
+        std::copy_n(all.begin() + std::ptrdiff_t(7 * index), 7, pose.begin());
+        report.frame_poses.push_back(pose);
+      }
+      // A frame that does not move adds nothing to see.
+      if (std::all_of(report.frame_poses.begin(), report.frame_poses.end(),
+                      [&](const auto& pose) { return pose == report.frame_poses.front(); }))
+        report.frame_poses.clear();
+    } catch (const model::ComputationError& e) {
+      report.frame_poses.clear();
+      report.incomplete.push_back(std::string("the frame's motion in the world: ") + e.what());
+    }
+  }
   report.response = std::move(recorded);
 }
 
@@ -68,7 +93,7 @@ FlexibleReport make_flexible_report(std::shared_ptr<const model::Model> model,
   } catch (const model::ComputationError& e) {
     recording.fail(e.what());
   }
-  add_response(report, std::move(recording));
+  add_response(report, std::move(recording), &*motion);
   return report;
 }
 
@@ -239,7 +264,15 @@ std::string write_flexible_html(const FlexibleReport& report) {
     const double amplification = largest > 0 && std::isfinite(largest)
                                      ? std::max(1.0, nice_below(0.1 * extent / largest))
                                      : 1.0;
+    json poses = json::array();
+    for (const auto& pose : report.frame_poses) {
+      std::vector<double> p(pose.begin(), pose.end());
+      for (double& x : p) x = rounded(x);
+      poses.push_back(p);
+    }
     data["flexible"] = {{"body", body.spec->name},
+                        {"frame", body.spec->frame},
+                        {"poses", poses},
                         {"nodes", positions},
                         {"mesh_nodes", mesh.nodes.size()},
                         {"triangles", triangles},
@@ -307,7 +340,12 @@ std::string write_flexible_html(const FlexibleReport& report) {
       "type=\"number\" min=\"0\" step=\"any\" value=\"1\"></label> <input "
       "id=\"amplification-slider\" type=\"range\" min=\"-3\" max=\"2\" step=\"0.01\" "
       "value=\"0\"> <span class=\"hint\">the displacements are drawn this many times their "
-      "size</span></div>\n";
+      "size</span>" +
+      std::string(report.frame_poses.empty() || frames.empty()
+                      ? ""
+                      : " <label><input id=\"in-world\" type=\"checkbox\"> with the frame's "
+                        "rigid motion (in the world)</label>") +
+      "</div>\n";
   html += "<div id=\"plots\"></div>\n</section>\n</main>\n";
   html += page_tail(data);
   return html;

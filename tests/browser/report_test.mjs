@@ -125,6 +125,14 @@ try {
       const now = await page.evaluate(() => window.appellReport.amplification);
       check(name, 'typing an amplification changes the picture', amplified.changed > 50 && Math.abs(now - 3 * amplification) < 1e-9 * now,
         `${amplified.changed} pixels changed, amplification ${amplification} -> ${now}`);
+      // With the frame's rigid motion (a mechanism's rod), the body moves in the world.
+      if (flexible.poses && flexible.poses.length > 0) {
+        await pixels();
+        await page.locator('#in-world').check();
+        const moved = await pixels();
+        check(name, 'the frame\'s rigid motion moves the body', moved.changed > 50, `${moved.changed} pixels changed`);
+        await page.locator('#in-world').uncheck();
+      }
       await page.evaluate((v) => window.appellReport.setAmplification(v), amplification);
       await page.evaluate(() => window.appellReport.show(0));
       await pixels();

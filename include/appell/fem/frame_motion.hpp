@@ -50,6 +50,9 @@ class FrameMotion {
   /// coordinates, from the simulated rows by cubic Hermite interpolation of q and q̇ (q̈
   /// linear), t outside the simulated span taken at its nearest end.
   FrameState at(double t) const;
+  /// The model's coordinates q at time t, interpolated as at() does (empty for a model without
+  /// coordinates): what places the frame in the world (the report draws the body moving).
+  std::vector<double> coordinates(double t) const;
   /// True when the model has coordinates, whose motion was integrated first.
   bool rigid_motion_from_simulation() const { return !samples_.empty(); }
 
@@ -58,6 +61,8 @@ class FrameMotion {
     double t;
     Eigen::VectorXd q, qd, qdd;
   };
+  // Fills variables_ with t and the interpolated q, q̇, q̈.
+  void interpolate(double t) const;
   std::size_t dof_ = 0;
   std::unique_ptr<num::Tape> tape_;
   std::vector<Sample> samples_;

@@ -7,11 +7,13 @@
 // factor the reader changes, coloured by |u| with a colour bar, with play/pause, speed and a time
 // slider that moves the plots' cursor.
 //
-// The mesh is drawn in the floating frame: the rigid motion is what the frame does, the
-// deformation is what the page shows. The page carries the surface nodes' displacements only, at
+// The mesh is drawn in the floating frame (the deformation is what the page shows) or, when the
+// frame moves and the reader asks, placed by the frame's world pose at each frame (the body moving
+// with its mechanism). The page carries the surface nodes' displacements only, at
 // a bounded number of frames (ResponseRecording), quantized to 1/10000 of the largest component.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +37,10 @@ struct FlexibleReport {
   std::optional<fem::ModalResult> modes;
   /// The response as recorded (complete or not); none when it never started.
   std::optional<ResponseRecording> response;
+  /// The floating frame's world pose (origin x, y, z and quaternion x, y, z, w) at each of the
+  /// response's animation frames, when the motion was given to add_response: the page can draw
+  /// the body moving with its frame. Empty otherwise, and for a frame that does not move.
+  std::vector<std::array<double, 7>> frame_poses;
   /// "PART: REASON" for every part that failed; empty when the report is complete.
   std::vector<std::string> incomplete;
 
@@ -62,7 +68,10 @@ FlexibleReport describe_flexible_body(std::shared_ptr<const model::Model> model,
                                       const std::string& motion_failure = "");
 
 /// Adds the response recorded; a response that did not complete is recorded as incomplete.
-void add_response(FlexibleReport& report, ResponseRecording recorded);
+/// With `motion`, also the frame's world pose at each animation frame (report::MotionEvaluator
+/// at motion->coordinates(t)); a pose that cannot be evaluated is recorded as incomplete.
+void add_response(FlexibleReport& report, ResponseRecording recorded,
+                  const fem::FrameMotion* motion = nullptr);
 
 /// Everything in one call: builds the body (bad input throws model::ModelError, as
 /// fem::build_flexible_body and fem::response_nodes do), its frame's rigid motion, frequencies
