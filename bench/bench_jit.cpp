@@ -1,0 +1,232 @@
+// In-process evaluation by the JIT (issue 15, step 5) against the tape and against the generated
+// code called directly: per-call time of forward dynamics, M and f, and inverse dynamics; steps
+// per second of simulate(); the JIT's first compile and its load from the cache; for spatial
+// chains of 7, 10 and 30 links (bench_numeric's chains) and planar chains of 10 and 30.
+//
+//   build/bench_jit                 # every model
+//   build/bench_jit spatial7 planar30
+//
+// Not a Google Benchmark: each number is a mean over about 0.3 s of calls cycling through 64
+// random states (a loaded machine makes them rough). "direct" calls the compiled entry point
+// with raw arrays, as a program that embeds the generated header would; "jit" goes through
+// num::DynamicsEvaluator (Eigen vectors, a virtual call), as eval, simulate and inverse do.
+// The cache is a fresh temporary folder, removed at the end.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "appell/codegen/loadable_source.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/jit/compiled_dynamics.hpp"
+#include "appell/numeric/native_library.hpp"
+#include "appell/numeric/simulate.hpp"
+#include "appell/principles/derive.hpp"
+
+namespace {
+
+using namespace appell;
+using Clock = std::chrono::steady_clock;
+
+std::string chain_yaml(int n, bool planar) {
+  std::ostringstream y;
+  y << "name: chain-" << n << "\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
+  for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
+  y << "]\nframes:\n";
+  for (int i = 1; i <= n; ++i)
+    y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
+      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_"
+      << (planar || i % 2 ? 'z' : 'y') << "(q" << i << ")}\n";
+  y << "bodies:\n";
+  for (int i = 1; i <= n; ++i)
+    y << "  rod" << i << ": {frame: link" << i
+      << ", mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}\n";
+  y << (planar ? "gravity: [0, -g, 0]\n" : "gravity: [0, 0, -g]\n");
+  return y.str();
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Mean seconds per call of `call(state index)` over about 0.3 s.
+double per_call(const std::function<double(int)>& call) {
+  volatile double sink = 0;
+  long calls = 0;
+  const auto start = Clock::now();
+  double elapsed = 0;
+  while (elapsed < 0.3) {
+    double sum = 0;
+    for (int k = 0; k < 200; ++k) sum += call(k % 64);
+    sink = sink + sum;
+    calls += 200;
+    elapsed = seconds_since(start);
+  }
+  return elapsed / static_cast<double>(calls);
+}
+
+void measure(const std::string& name, int links, bool planar, const std::filesystem::path& cache) {
+  auto start = Clock::now();
+  const auto eq = principles::derive(io::parse_model(chain_yaml(links, planar), "chain.yaml"),
+                                     principles::Method::GibbsAppell);
+  const double derive = seconds_since(start);
+
+  jit::JitOptions options;
+  options.compiler.cache_directory = cache;
+  start = Clock::now();
+  const codegen::LoadableSource source = codegen::loadable_c_source(eq);
+  const double generate = seconds_since(start);
+  start = Clock::now();
+  const auto first = jit::compile_dynamics(eq, {}, options);
+  const double first_seconds = seconds_since(start);
+  start = Clock::now();
+  const auto cached = jit::compile_dynamics(eq, {}, options);
+  const double cached_seconds = seconds_since(start);
+  start = Clock::now();
+  const auto library = num::load_native_library(source.code, options.compiler);
+  const double load_seconds = seconds_since(start);
+  start = Clock::now();
+  const num::TapeDynamics tape(eq);
+  const double tape_seconds = seconds_since(start);
+  if (std::string(first.evaluator->kind()) != "jit") {
+    std::printf("%s: no JIT (%s)\n", name.c_str(), first.note.c_str());
+    return;
+  }
+  const num::DynamicsEvaluator& jit = *cached.evaluator;
+
+  const std::size_t n = eq.dof();
+  std::mt19937 engine(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<Eigen::VectorXd> q(64), qd(64), qdd(64);
+  for (int s = 0; s < 64; ++s) {
+    q[s] = Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(n), [&] { return u(engine); });
+    qd[s] = Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(n), [&] { return u(engine); });
+    qdd[s] = Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(n), [&] { return u(engine); });
+  }
+  using Forward =
+      int (*)(double, const double*, const double*, const double*, const double*, double*);
+  using MassForcing = void (*)(double, const double*, const double*, const double*, const double*,
+                               double*, double*);
+  using Inverse = void (*)(double, const double*, const double*, const double*, const double*,
+                           const double*, double*);
+  const auto forward_direct =
+      reinterpret_cast<Forward>(library.symbol(codegen::kLoadableForwardDynamics));
+  const auto mass_direct =
+      reinterpret_cast<MassForcing>(library.symbol(codegen::kLoadableMassMatrixAndForcing));
+  const auto inverse_direct =
+      reinterpret_cast<Inverse>(library.symbol(codegen::kLoadableInverseDynamics));
+  std::vector<double> p = source.parameters, in = source.inputs;
+  if (in.empty()) in.push_back(0.0);
+  std::vector<double> out(n), M(n * n), f(n);
+  Eigen::VectorXd a, Q, fv;
+  Eigen::MatrixXd Mm;
+
+  const double fwd_direct = per_call([&](int s) {
+    forward_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(), out.data());
+    return out[0];
+  });
+  const double fwd_jit = per_call([&](int s) {
+    jit.accelerations(0.1, q[s], qd[s], a);
+    return a[0];
+  });
+  const double fwd_tape = per_call([&](int s) {
+    tape.accelerations(0.1, q[s], qd[s], a);
+    return a[0];
+  });
+  const double mf_direct = per_call([&](int s) {
+    mass_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(), M.data(), f.data());
+    return M[0] + f[0];
+  });
+  const double mf_jit = per_call([&](int s) {
+    jit.mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv);
+    return Mm(0, 0) + fv[0];
+  });
+  const double mf_tape = per_call([&](int s) {
+    tape.mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv);
+    return Mm(0, 0) + fv[0];
+  });
+  const double inv_direct = per_call([&](int s) {
+    inverse_direct(0.1, q[s].data(), qd[s].data(), qdd[s].data(), p.data(), in.data(), out.data());
+    return out[0];
+  });
+  const double inv_jit = per_call([&](int s) {
+    jit.driving_forces(0.1, q[s], qd[s], qdd[s], Q);
+    return Q[0];
+  });
+  const double inv_tape = per_call([&](int s) {
+    tape.driving_forces(0.1, q[s], qd[s], qdd[s], Q);
+    return Q[0];
+  });
+
+  // simulate: 2 s of motion from a bent pose at rest (the chain falls and whips), rows every
+  // 0.01 s as `appell simulate` writes them.
+  num::SimulationOptions sim;
+  sim.t_end = 2.0;
+  sim.q0.assign(n, 0.3);
+  auto steps_per_second = [&](std::shared_ptr<const num::DynamicsEvaluator> dynamics, long& steps) {
+    sim.dynamics = std::move(dynamics);
+    double best = 0;
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      // From the first row on: forming the energies' tape is setup, not integration.
+      Clock::time_point first_row;
+      const auto r = num::simulate(eq, sim, [&](const num::SimulationRow& row) {
+        if (row.t == 0.0) first_row = Clock::now();
+      });
+      best = std::max(best, static_cast<double>(r.steps) / seconds_since(first_row));
+      steps = r.steps;
+    }
+    return best;
+  };
+  long jit_steps = 0, tape_steps = 0;
+  const double sim_jit = steps_per_second(cached.evaluator, jit_steps);
+  const double sim_tape = steps_per_second(std::make_shared<num::TapeDynamics>(eq), tape_steps);
+
+  std::printf(
+      "%-9s dof %2zu | derive %6.2f s, tape built %6.3f s, C generated %6.2f s | JIT first "
+      "%6.2f s, cached %6.3f s (load alone %6.4f s)\n",
+      name.c_str(), n, derive, tape_seconds, generate, first_seconds, cached_seconds, load_seconds);
+  std::printf(
+      "          forward  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
+      1e6 * fwd_direct, 1e6 * fwd_jit, 1e6 * fwd_tape, fwd_tape / fwd_jit);
+  std::printf(
+      "          M and f  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
+      1e6 * mf_direct, 1e6 * mf_jit, 1e6 * mf_tape, mf_tape / mf_jit);
+  std::printf(
+      "          inverse  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
+      1e6 * inv_direct, 1e6 * inv_jit, 1e6 * inv_tape, inv_tape / inv_jit);
+  std::printf(
+      "          simulate steps/s: jit %9.0f (%ld steps)  tape %9.0f (%ld steps)  (%5.1fx)\n",
+      sim_jit, jit_steps, sim_tape, tape_steps, sim_jit / sim_tape);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::map<std::string, std::pair<int, bool>> models = {{"spatial7", {7, false}},
+                                                              {"spatial10", {10, false}},
+                                                              {"spatial30", {30, false}},
+                                                              {"planar10", {10, true}},
+                                                              {"planar30", {30, true}}};
+  std::vector<std::string> chosen;
+  for (int i = 1; i < argc; ++i) chosen.emplace_back(argv[i]);
+  if (chosen.empty()) chosen = {"spatial7", "spatial10", "planar10", "spatial30", "planar30"};
+  const auto cache =
+      std::filesystem::temp_directory_path() / ("appell-bench-jit-" + std::to_string(::getpid()));
+  for (const auto& name : chosen) {
+    const auto it = models.find(name);
+    if (it == models.end()) {
+      std::fprintf(stderr, "unknown model %s\n", name.c_str());
+      return 2;
+    }
+    measure(name, it->second.first, it->second.second, cache);
+  }
+  std::filesystem::remove_all(cache);
+  return 0;
+}
