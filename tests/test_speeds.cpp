@@ -5,6 +5,7 @@
 // located.
 #include <gtest/gtest.h>
 
+#include <Eigen/Geometry>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -105,6 +106,33 @@ TEST(Quaternion, FreeBodyGivesEulersEquations) {
       EXPECT_NEAR(state.qd[4], 0.5 * (e0 * u[0] - e3 * u[1] + e2 * u[2]), 1e-14);
       EXPECT_NEAR(state.qd[0], u[3], 1e-14);
     }
+  }
+}
+
+// Loads in the speeds: a moment given in the body's axes and a force at a point of the body, on
+// the tumbling body: I ẇ + w × I w = M + r × (Rᵀ F) and m v̇ = F (the centre of mass at the origin).
+TEST(Quaternion, LoadsGiveEulersEquationsWithTheirMoment) {
+  const std::string loaded = tumbling_body + R"yaml(loads:
+  - {torque: [0.3, -0.2, 0.5], on: body, in: body}
+  - {force: [1.0, 2.0, -0.5], on: body, at: [0.1, 0.2, -0.3]}
+)yaml";
+  const auto model = io::parse_model(loaded, "loaded.yaml");
+  const num::CompiledSpeedForm compiled(principles::speed_form(model));
+  const Eigen::Matrix3d I = tumbling_inertia();
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> any(-2.0, 2.0);
+  for (int trial = 0; trial < 10; ++trial) {
+    Eigen::VectorXd q(7), u(6);
+    for (auto& v : q) v = any(random);
+    for (auto& v : u) v = any(random);
+    const auto s = compiled.solve(0.0, q, u);
+    const Eigen::Quaterniond e(q[3], q[4], q[5], q[6]);
+    const Eigen::Matrix3d R = e.normalized().toRotationMatrix();  // body to world
+    const Eigen::Vector3d F(1.0, 2.0, -0.5), r(0.1, 0.2, -0.3), w = u.head<3>();
+    const Eigen::Vector3d M = Eigen::Vector3d(0.3, -0.2, 0.5) + r.cross(R.transpose() * F);
+    const Eigen::Vector3d expected = I.inverse() * (M - w.cross(I * w));
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.udot[k], expected[k], 1e-12);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.udot[3 + k], F[k] / 1.3, 1e-12);
   }
 }
 
