@@ -57,7 +57,10 @@ std::string write_model_yaml(const UrdfModel& urdf) {
       << " as an appell model (appell import).\n"
          "# Frames are the links, placed as URDF places them: the joint's <origin> (xyz, then rpy\n"
          "# as rot_z(yaw)*rot_y(pitch)*rot_x(roll)), then the joint's motion; the root link is\n"
-         "# world. Each item names the URDF joint and link it comes from.\n";
+      << (urdf.speeds.empty()
+              ? "# world."
+              : "# free in space (--floating-base): a position and a unit quaternion.\n#")
+      << " Each item names the URDF joint and link it comes from.\n";
   out << "name: " << scalar(urdf.name) << "\n";
   out << "description: " << scalar(urdf.description) << "\n";
   if (!urdf.parameters.empty()) {
