@@ -143,7 +143,8 @@ Command compiler_command(const NativeCompilerOptions& options) {
     if (end == std::string::npos) end = dirs.size();
     const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
     const std::string candidate = dir + "/" + command.program;
-    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
+    std::error_code error;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate, error)) {
       command.path = candidate;
       return command;
     }
@@ -209,9 +210,22 @@ ProcessResult run_process(const std::string& path, const std::vector<std::string
     if (result.output.size() < 65536) result.output.append(buffer, static_cast<std::size_t>(got));
   }
   ::close(fds[0]);
-  if (result.timed_out) ::kill(-pid, SIGKILL);
+  // The output ended; the program may still be running (it closed its output early): wait for
+  // it up to the same deadline.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (!result.timed_out) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      result.timed_out = true;
+      break;
+    }
+    ::usleep(2000);
+  }
+  if (result.timed_out) {
+    ::kill(-pid, SIGKILL);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (!result.timed_out && WIFEXITED(status)) result.status = WEXITSTATUS(status);
   return result;
@@ -326,13 +340,13 @@ NativeLibrary load_native_library(const std::string& c_source,
   library.path_ = object;
   library.key_ = key;
   std::string why;
-  if (fs::exists(object)) {
+  std::error_code error;
+  if (fs::exists(object, error)) {
     library.handle_ = open_checked(object, key, why);
     if (library.handle_) return library;
   }
 
   // Compile into temporary names, then rename into place.
-  std::error_code error;
   fs::create_directories(dir, error);
   if (error)
     throw NativeCompileError("the cache directory is not writable: cannot create " + dir.string() +
