@@ -7,6 +7,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/linearization.hpp"
@@ -450,6 +451,28 @@ TEST(SymbolicLinearize, CommandLineTextJsonLatexAndTheSizeLimit) {
   EXPECT_EQ(limit.code, 1) << limit.out;
   EXPECT_NE(limit.out.find("at most 8"), std::string::npos) << limit.out;
   EXPECT_EQ(test_support::run_cli("linearize " + big_path).code, 0);
+}
+
+// The UR5 at rest in its zero pose: its stiffness under gravity is defective (rank 1 here: only
+// the wrist-1 joint is restored), so A has ten zero eigenvalues in Jordan blocks that a general
+// eigensolver returns as ±1e-5 ("unstable"). Found by deflation they are exactly 0, and the one
+// oscillating pair is s² = the only nonzero eigenvalue of ∂q̈/∂q, its trace.
+TEST(Linearize, DefectiveZeroEigenvaluesOfARobotAreExactlyZero) {
+  const auto robot = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf");
+  const auto eq = principles::derive(robot.model, principles::Method::GibbsAppell);
+  const std::size_t n = robot.model->dof();
+  const auto lin = num::linearize(eq, VectorXd::Zero(static_cast<Eigen::Index>(n)),
+                                  VectorXd::Zero(static_cast<Eigen::Index>(n)), {});
+  const Eigen::Index N = static_cast<Eigen::Index>(n);
+  const MatrixXd K = lin.A.bottomLeftCorner(N, N);
+  ASSERT_LT(K.trace(), 0.0);
+  int zeros = 0;
+  for (Eigen::Index k = 0; k < lin.eigenvalues.size(); ++k) zeros += lin.eigenvalues[k] == 0.0;
+  EXPECT_EQ(zeros, 2 * static_cast<int>(n) - 2) << lin.eigenvalues.transpose();
+  const auto last = lin.eigenvalues[lin.eigenvalues.size() - 1];
+  EXPECT_NEAR(std::abs(last.real()), 0.0, 1e-12);
+  EXPECT_NEAR(last.imag() * last.imag(), -K.trace(), 1e-7 * std::abs(K.trace()));
+  for (const auto& mode : num::modes(lin)) EXPECT_FALSE(mode.unstable) << mode.eigenvalue;
 }
 
 }  // namespace

@@ -212,6 +212,43 @@ bool before(const std::complex<double>& a, const std::complex<double>& b) {
   return a.imag() < b.imag();
 }
 
+// The eigenvalues of A with the zero ones found by deflation, exactly 0.
+//
+// A free coordinate (a joint without stiffness) gives A a Jordan block [0 1; 0 0], and a robot's
+// stiffness at rest is often defective too: a general eigensolver computes a zero eigenvalue of
+// a block of size k only to about (ε|A|)^(1/k), which for a 6-joint arm is ±1e-5 — a spurious
+// instability. Deflation finds the zero eigenvalues by ranks instead (Kublanovskaya's staircase):
+// the right singular vectors V₀ of the singular values below kRankTolerance·σ_max span null(A),
+// and in the orthonormal basis [V₀ V₁] A becomes [0 X; 0 Y], so its eigenvalues are dim V₀ zeros
+// and those of Y = V₁ᵀ A V₁, deflated again until Y is regular; Y's eigenvalues are computed by
+// the general solver.
+std::vector<std::complex<double>> eigenvalues_deflating_zero(const Matrix& A) {
+  std::vector<std::complex<double>> values;
+  const double scale = A.cwiseAbs().maxCoeff();
+  Matrix Y = A;
+  while (Y.rows() > 0 && scale > 0.0) {
+    const Eigen::JacobiSVD<Matrix> svd(Y, Eigen::ComputeFullV);
+    const auto& sigma = svd.singularValues();
+    Index rank = 0;
+    while (rank < sigma.size() && sigma[rank] > kRankTolerance * scale) ++rank;
+    if (rank == Y.rows()) break;
+    values.insert(values.end(), static_cast<std::size_t>(Y.rows() - rank), 0.0);
+    const Matrix range = svd.matrixV().leftCols(rank);
+    Y = range.transpose() * Y * range;
+  }
+  if (scale == 0.0) {
+    values.assign(static_cast<std::size_t>(A.rows()), 0.0);
+    return values;
+  }
+  if (Y.rows() > 0) {
+    const Eigen::EigenSolver<Matrix> solver(Y, false);
+    if (solver.info() != Eigen::Success)
+      throw model::ComputationError("the eigenvalues of A did not converge");
+    values.insert(values.end(), solver.eigenvalues().begin(), solver.eigenvalues().end());
+  }
+  return values;
+}
+
 }  // namespace
 
 LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0,
@@ -336,11 +373,7 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
   for (std::size_t j : U) linear.states.push_back("dot(" + model.coordinates[j].name + ")");
 
   if (linear.A.size() > 0) {
-    const Eigen::EigenSolver<Matrix> solver(linear.A, false);
-    if (solver.info() != Eigen::Success)
-      throw model::ComputationError("the eigenvalues of A did not converge");
-    std::vector<std::complex<double>> values(solver.eigenvalues().begin(),
-                                             solver.eigenvalues().end());
+    std::vector<std::complex<double>> values = eigenvalues_deflating_zero(linear.A);
     std::sort(values.begin(), values.end(), before);
     linear.eigenvalues.resize(idx(values.size()));
     for (std::size_t k = 0; k < values.size(); ++k) linear.eigenvalues[idx(k)] = values[k];
@@ -349,8 +382,9 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
 }
 
 std::vector<Mode> modes(const LinearModel& linear) {
-  // A multiple (defective) zero eigenvalue, as of a free coordinate, is computed only to about
-  // √ε |A|: real parts that small are rounding, not growth.
+  // Zero eigenvalues come out exactly 0 (eigenvalues_deflating_zero); a nonzero eigenvalue near
+  // a multiple one is still computed only to about √ε |A|: real parts that small are rounding,
+  // not growth.
   const double zero = linear.A.size() == 0 ? 0.0 : kModeTolerance * linear.A.cwiseAbs().maxCoeff();
   std::vector<Mode> out;
   for (Index k = 0; k < linear.eigenvalues.size(); ++k) {

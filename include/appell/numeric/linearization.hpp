@@ -55,7 +55,9 @@ struct LinearModel {
   Eigen::VectorXd q, qd;
   /// Whether the dependent coordinates or speeds were changed to satisfy the constraints.
   bool completed = false;
-  /// The eigenvalues of A, ordered by modulus, then real part, then imaginary part.
+  /// The eigenvalues of A, ordered by modulus, then real part, then imaginary part. Zero
+  /// eigenvalues (free coordinates, a defective stiffness) are found by deflation on the ranks
+  /// of A (singular values below 1e-10 max |A_ij| are zero) and are exactly 0.
   Eigen::VectorXcd eigenvalues;
 };
 
