@@ -91,6 +91,9 @@ TEST(LibraryErrors, NoLibrarySourceNamesAFlag) {
         ++number;
         const auto code = line.find_first_not_of(' ');
         if (code != std::string::npos && line.compare(code, 2, "//") == 0) continue;  // comment
+        // The arguments of an external program (the JIT's compiler: `cc --version`) are its own
+        // vocabulary, not appell's flags.
+        if (line.find("run_process(") != std::string::npos) continue;
         EXPECT_FALSE(std::regex_search(line, flag_literal))
             << entry.path().string() << ":" << number << ": " << line;
       }

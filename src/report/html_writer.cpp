@@ -599,9 +599,9 @@ std::string write_html(const Report& report) {
     // Their response needs its own options (step, end time): a page of its own.
     std::string names;
     for (const auto& f : model.flexible) names += (names.empty() ? "" : ", ") + f.name;
-    html += "<p class=\"notes\">Flexible bodies (" + escape(names) +
-            ") are drawn by their own page: <code>appell fem MODEL --response --t-end T "
-            "--report FILE.html</code>.</p>\n";
+    html +=
+        "<p class=\"notes\">Flexible bodies (" + escape(names) + ") are drawn by their own page: ";
+    html += "<code>appell fem MODEL --response --t-end T --report FILE.html</code>.</p>\n";
   }
   html += equations_section(report);
   html += verification_section(report);
