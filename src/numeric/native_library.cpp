@@ -237,10 +237,12 @@ std::vector<std::string> with(std::vector<std::string> words,
   return words;
 }
 
+constexpr std::chrono::seconds kVersionTimeout{30};
+
 // The compiler's identity: where it is and what it says it is.
 std::string compiler_identity(const Command& command) {
-  const ProcessResult version =
-      run_process(command.path, with(command.words, {"--version"}), std::chrono::seconds(30));
+  const auto words = command.words;
+  const auto version = run_process(command.path, with(words, {"--version"}), kVersionTimeout);
   if (version.status != 0)
     throw NativeCompileError("the C compiler " + command.path + " does not answer --version" +
                              (version.output.empty() ? std::string() : ": " + version.output));
