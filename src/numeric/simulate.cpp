@@ -30,8 +30,11 @@
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "cvode_support.hpp"
 
 namespace appell::num {
+
+using namespace detail;
 
 using GiNaC::ex;
 
@@ -70,46 +73,6 @@ GiNaC::ex parse_time_function(const model::Model& model, const std::string& text
 }
 
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// SUNDIALS handles, each with the one owner that frees it. Members are declared (and so
-// destroyed in reverse) in the order CVODE needs: the integrator before the solvers, matrix and
-// vectors it refers to, the context last. Any exception thrown after creation frees everything.
-
-template <typename Handle, void (*release)(Handle)>
-class Owned {
- public:
-  Owned(Handle handle, const char* what) : handle_(handle) {
-    if (handle_ == nullptr)
-      throw model::ComputationError(std::string("SUNDIALS could not create ") + what);
-  }
-  ~Owned() { release(handle_); }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Handle get() const { return handle_; }
-
- private:
-  Handle handle_;
-};
-
-void free_context(SUNContext context) { SUNContext_Free(&context); }
-void free_vector(N_Vector v) { N_VDestroy(v); }
-void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
-void free_linear_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
-void free_nonlinear_solver(SUNNonlinearSolver s) { SUNNonlinSolFree(s); }
-void free_cvode(void* memory) { CVodeFree(&memory); }
-
-SUNContext new_context() {
-  SUNContext context = nullptr;
-  return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
-}
-
-// A SUNDIALS call that returns a flag: anything negative is a failure.
-void expect_success(int flag, const char* call) {
-  if (flag < 0)
-    throw model::ComputationError(std::string("CVODE setup failed in ") + call + " (flag " +
-                                  std::to_string(flag) + ")");
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -204,98 +167,14 @@ int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
 }
 
 // CVODE prints its errors on stderr unless given a handler; appell reports them itself.
-void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
-                        void* data) {
-  if (code < 0) *static_cast<std::string*>(data) = message;
-}
 
 // ---------------------------------------------------------------------------------------------
-
-using SymbolSet = std::set<ex, GiNaC::ex_is_less>;
-
-// Every symbol of the expressions, each shared node visited once: a chain's trees are
-// exponentially larger than their DAGs, so GiNaC's own has() would walk far too much.
-SymbolSet symbols_of(const GiNaC::exvector& roots) {
-  SymbolSet found;
-  std::unordered_set<const void*> seen;
-  GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
-  GiNaC::exvector pending(roots.begin(), roots.end());
-  while (!pending.empty()) {
-    ex e = pending.back();
-    pending.pop_back();
-    if (!seen.insert(sym::node_key(e)).second) continue;
-    alive.push_back(e);
-    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
-    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
-  }
-  return found;
-}
 
 // options.values with options.inputs driven as well: the one set of values bound below.
 model::Values all_values(const SimulationOptions& options) {
   model::Values values = options.values;
   for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
   return values;
-}
-
-// A load that the bound values make vanish does no work: a force input left at 0, a damper of
-// coefficient 0, a generalized force tau - b*dot(q) with tau unset and b = 0.
-bool load_vanishes(const model::Load& load, const GiNaC::exmap& numbers) {
-  auto zero = [&](const ex& e) {
-    const ex value = sym::substitute(e, numbers);
-    return value.is_zero() || value.expand().is_zero();
-  };
-  auto all_zero = [&](const model::Vector3& v) { return zero(v[0]) && zero(v[1]) && zero(v[2]); };
-  return std::visit(
-      [&](const auto& l) {
-        using T = std::decay_t<decltype(l)>;
-        if constexpr (std::is_same_v<T, model::ForceLoad>) return all_zero(l.force);
-        if constexpr (std::is_same_v<T, model::TorqueLoad>) return all_zero(l.torque);
-        if constexpr (std::is_same_v<T, model::DamperLoad>) return zero(l.coefficient);
-        if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return zero(l.value);
-        return false;
-      },
-      load.kind);
-}
-
-// Why E = T + V need not be constant, or "" when it must be. `symbols`: those of the energies
-// and equations with every value bound (`numbers`, model::BoundValues::substitution()).
-std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols,
-                                    const GiNaC::exmap& numbers) {
-  for (const auto& load : m.loads) {
-    if (load_vanishes(load, numbers)) continue;
-    const char* kind = std::visit(
-        [](const auto& l) -> const char* {
-          using T = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<T, model::ForceLoad>) return "a force load";
-          if constexpr (std::is_same_v<T, model::TorqueLoad>) return "a torque load";
-          if constexpr (std::is_same_v<T, model::DamperLoad>) return "a damper";
-          if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return "a generalized force";
-          return nullptr;
-        },
-        load.kind);
-    if (kind) return std::string("the model has ") + kind;
-  }
-  for (const auto& s : symbols) {
-    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
-    if (symbol == m.time_functions->time()) return "the equations depend on t explicitly";
-    const auto which = m.time_functions->lookup(symbol);
-    if (which && m.time_functions->kind(which->function) != sym::TimeFunctionKind::Coordinate)
-      return "the equations depend on " + which->function;
-  }
-  return "";
-}
-
-std::string shortest(double value) {
-  std::ostringstream s;
-  s << value;
-  return s.str();
-}
-
-void check_positive(double value, const char* option, const char* what) {
-  if (!(value > 0.0) || !std::isfinite(value))
-    throw model::ModelError({option, 0, 0}, std::string(what) + " must be a positive number",
-                            shortest(value));
 }
 
 Eigen::VectorXd initial_values(const model::Model& m, const std::vector<double>& given,
@@ -311,15 +190,6 @@ Eigen::VectorXd initial_values(const model::Model& m, const std::vector<double>&
     v[static_cast<Eigen::Index>(j)] = given.empty() ? model_value : given[j];
   }
   return v;
-}
-
-void record_statistics(void* cvode, Integrator integrator, SimulationResult& result) {
-  long steps = 0, rhs = 0, jacobian_rhs = 0;
-  CVodeGetNumSteps(cvode, &steps);
-  CVodeGetNumRhsEvals(cvode, &rhs);
-  if (integrator == Integrator::Bdf) CVodeGetNumLinRhsEvals(cvode, &jacobian_rhs);
-  result.steps = steps;
-  result.rhs_evaluations = rhs + jacobian_rhs;
 }
 
 }  // namespace
@@ -531,7 +401,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     sunrealtype reached = options.t_start;
     const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
     if (flag < 0) {
-      record_statistics(cvode.get(), options.integrator, result);
+      record_statistics(cvode.get(), options.integrator == Integrator::Bdf, result);
       sunrealtype current = result.t_reached;
       CVodeGetCurrentTime(cvode.get(), &current);
       std::string reason;
@@ -564,7 +434,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     emit_row(reached);
     if (last) break;
   }
-  record_statistics(cvode.get(), options.integrator, result);
+  record_statistics(cvode.get(), options.integrator == Integrator::Bdf, result);
   return result;
 }
 

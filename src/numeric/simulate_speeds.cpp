@@ -25,65 +25,15 @@
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "cvode_support.hpp"
 
 namespace appell::num {
+
+using namespace detail;
 
 using GiNaC::ex;
 
 namespace {
-
-// SUNDIALS handles, each freed by its one owner, declared in the order CVODE needs them
-// destroyed (as in simulate.cpp).
-template <typename Handle, void (*release)(Handle)>
-class Owned {
- public:
-  Owned(Handle handle, const char* what) : handle_(handle) {
-    if (handle_ == nullptr)
-      throw model::ComputationError(std::string("SUNDIALS could not create ") + what);
-  }
-  ~Owned() { release(handle_); }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  Handle get() const { return handle_; }
-
- private:
-  Handle handle_;
-};
-
-void free_context(SUNContext context) { SUNContext_Free(&context); }
-void free_vector(N_Vector v) { N_VDestroy(v); }
-void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
-void free_linear_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
-void free_nonlinear_solver(SUNNonlinearSolver s) { SUNNonlinSolFree(s); }
-void free_cvode(void* memory) { CVodeFree(&memory); }
-
-SUNContext new_context() {
-  SUNContext context = nullptr;
-  return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
-}
-
-void expect_success(int flag, const char* call) {
-  if (flag < 0)
-    throw model::ComputationError(std::string("CVODE setup failed in ") + call + " (flag " +
-                                  std::to_string(flag) + ")");
-}
-
-void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
-                        void* data) {
-  if (code < 0) *static_cast<std::string*>(data) = message;
-}
-
-std::string shortest(double value) {
-  std::ostringstream s;
-  s << value;
-  return s.str();
-}
-
-void check_positive(double value, const char* option, const char* what) {
-  if (!(value > 0.0) || !std::isfinite(value))
-    throw model::ModelError({option, 0, 0}, std::string(what) + " must be a positive number",
-                            shortest(value));
-}
 
 Eigen::VectorXd given_or(const std::vector<double>& given, const Eigen::VectorXd& otherwise,
                          const char* option, const std::string& what) {
@@ -92,57 +42,6 @@ Eigen::VectorXd given_or(const std::vector<double>& given, const Eigen::VectorXd
     throw model::ModelError({option, 0, 0}, "expected " + std::to_string(otherwise.size()) + " " +
                                                 what + ", got " + std::to_string(given.size()));
   return Eigen::Map<const Eigen::VectorXd>(given.data(), otherwise.size());
-}
-
-// Why E = T + V need not be constant, or "" (as simulate(): a load that does work, or a
-// dependence on t, an input or an unspecified function once every value is bound).
-std::string non_conservative_reason(const model::Model& m, const GiNaC::exvector& expressions,
-                                    const GiNaC::exmap& numbers) {
-  auto vanishes = [&](const ex& e) {
-    const ex value = sym::substitute(e, numbers);
-    return value.is_zero() || value.expand().is_zero();
-  };
-  for (const auto& load : m.loads) {
-    const char* kind = std::visit(
-        [&](const auto& l) -> const char* {
-          using T = std::decay_t<decltype(l)>;
-          if constexpr (std::is_same_v<T, model::ForceLoad>)
-            return vanishes(l.force[0]) && vanishes(l.force[1]) && vanishes(l.force[2])
-                       ? nullptr
-                       : "a force load";
-          if constexpr (std::is_same_v<T, model::TorqueLoad>)
-            return vanishes(l.torque[0]) && vanishes(l.torque[1]) && vanishes(l.torque[2])
-                       ? nullptr
-                       : "a torque load";
-          if constexpr (std::is_same_v<T, model::DamperLoad>)
-            return vanishes(l.coefficient) ? nullptr : "a damper";
-          if constexpr (std::is_same_v<T, model::GeneralizedLoad>)
-            return vanishes(l.value) ? nullptr : "a generalized force";
-          return nullptr;
-        },
-        load.kind);
-    if (kind) return std::string("the model has ") + kind;
-  }
-  std::unordered_set<const void*> seen;
-  GiNaC::exvector alive, pending;
-  for (const auto& e : expressions) pending.push_back(sym::substitute(e, numbers));
-  std::set<ex, GiNaC::ex_is_less> symbols;
-  while (!pending.empty()) {
-    ex e = pending.back();
-    pending.pop_back();
-    if (!seen.insert(sym::node_key(e)).second) continue;
-    alive.push_back(e);
-    if (GiNaC::is_a<GiNaC::symbol>(e)) symbols.insert(e);
-    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
-  }
-  for (const auto& s : symbols) {
-    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
-    if (symbol == m.time_functions->time()) return "the equations depend on t explicitly";
-    const auto which = m.time_functions->lookup(symbol);
-    if (which && m.time_functions->kind(which->function) == sym::TimeFunctionKind::Prescribed)
-      return "the equations depend on " + which->function;
-  }
-  return "";
 }
 
 // The rate (1/s) at which a quaternion's length returns to 1 (see right_hand_side).
@@ -247,7 +146,13 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   {
     GiNaC::exvector everything = energies;
     for (const auto& e : equations.entries()) everything.push_back(e);
-    result.not_conservative_because = non_conservative_reason(m, everything, bound.substitution());
+    {
+      GiNaC::exvector bound_expressions;
+      for (const auto& e : everything)
+        bound_expressions.push_back(sym::substitute(e, bound.substitution()));
+      result.not_conservative_because =
+          non_conservative_reason(m, symbols_of(bound_expressions), bound.substitution());
+    }
   }
   result.conservative = result.not_conservative_because.empty();
 
@@ -306,15 +211,6 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
                    "CVodeSetNonlinearSolver");
   }
 
-  auto record_statistics = [&] {
-    long steps = 0, evaluations = 0, jacobian_evaluations = 0;
-    CVodeGetNumSteps(cvode.get(), &steps);
-    CVodeGetNumRhsEvals(cvode.get(), &evaluations);
-    if (bdf) CVodeGetNumLinRhsEvals(cvode.get(), &jacobian_evaluations);
-    result.steps = steps;
-    result.rhs_evaluations = evaluations + jacobian_evaluations;
-  };
-
   emit_row(options.t_start);
   const double span = options.t_end - options.t_start;
   for (long k = 1;; ++k) {
@@ -324,7 +220,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     sunrealtype reached = options.t_start;
     const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
     if (flag < 0) {
-      record_statistics();
+      record_statistics(cvode.get(), bdf, result);
       sunrealtype current = result.t_reached;
       CVodeGetCurrentTime(cvode.get(), &current);
       std::string reason;
@@ -355,7 +251,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     emit_row(reached);
     if (last) break;
   }
-  record_statistics();
+  record_statistics(cvode.get(), bdf, result);
   return result;
 }
 

@@ -1,0 +1,127 @@
+#include "cvode_support.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <type_traits>
+#include <unordered_set>
+#include <variant>
+
+#include "appell/sym/cancellation.hpp"
+#include "appell/sym/dag.hpp"
+
+namespace appell::num::detail {
+
+using GiNaC::ex;
+
+void free_context(SUNContext context) { SUNContext_Free(&context); }
+void free_vector(N_Vector v) { N_VDestroy(v); }
+void free_matrix(SUNMatrix m) { SUNMatDestroy(m); }
+void free_linear_solver(SUNLinearSolver s) { SUNLinSolFree(s); }
+void free_nonlinear_solver(SUNNonlinearSolver s) { SUNNonlinSolFree(s); }
+void free_cvode(void* memory) { CVodeFree(&memory); }
+
+SUNContext new_context() {
+  SUNContext context = nullptr;
+  return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
+}
+
+void expect_success(int flag, const char* call) {
+  if (flag < 0)
+    throw model::ComputationError(std::string("CVODE setup failed in ") + call + " (flag " +
+                                  std::to_string(flag) + ")");
+}
+
+void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
+                        void* data) {
+  if (code < 0) *static_cast<std::string*>(data) = message;
+}
+
+std::string shortest(double value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+
+void check_positive(double value, const char* option, const char* what) {
+  if (!(value > 0.0) || !std::isfinite(value))
+    throw model::ModelError({option, 0, 0}, std::string(what) + " must be a positive number",
+                            shortest(value));
+}
+
+void record_statistics(void* cvode, bool bdf, SimulationResult& result) {
+  long steps = 0, rhs = 0, jacobian_rhs = 0;
+  CVodeGetNumSteps(cvode, &steps);
+  CVodeGetNumRhsEvals(cvode, &rhs);
+  if (bdf) CVodeGetNumLinRhsEvals(cvode, &jacobian_rhs);
+  result.steps = steps;
+  result.rhs_evaluations = rhs + jacobian_rhs;
+}
+
+SymbolSet symbols_of(const GiNaC::exvector& roots) {
+  SymbolSet found;
+  std::unordered_set<const void*> seen;
+  GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
+  GiNaC::exvector pending(roots.begin(), roots.end());
+  while (!pending.empty()) {
+    ex e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(sym::node_key(e)).second) continue;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
+  }
+  return found;
+}
+
+namespace {
+
+// A load that the bound values make vanish does no work: a force input left at 0, a damper of
+// coefficient 0, a generalized force tau - b*dot(q) with tau unset and b = 0.
+bool load_vanishes(const model::Load& load, const GiNaC::exmap& numbers) {
+  auto zero = [&](const ex& e) {
+    const ex value = sym::substitute(e, numbers);
+    return value.is_zero() || value.expand().is_zero();
+  };
+  auto all_zero = [&](const model::Vector3& v) { return zero(v[0]) && zero(v[1]) && zero(v[2]); };
+  return std::visit(
+      [&](const auto& l) {
+        using T = std::decay_t<decltype(l)>;
+        if constexpr (std::is_same_v<T, model::ForceLoad>) return all_zero(l.force);
+        if constexpr (std::is_same_v<T, model::TorqueLoad>) return all_zero(l.torque);
+        if constexpr (std::is_same_v<T, model::DamperLoad>) return zero(l.coefficient);
+        if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return zero(l.value);
+        return false;
+      },
+      load.kind);
+}
+
+}  // namespace
+
+std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols,
+                                    const GiNaC::exmap& numbers) {
+  for (const auto& load : m.loads) {
+    if (load_vanishes(load, numbers)) continue;
+    const char* kind = std::visit(
+        [](const auto& l) -> const char* {
+          using T = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<T, model::ForceLoad>) return "a force load";
+          if constexpr (std::is_same_v<T, model::TorqueLoad>) return "a torque load";
+          if constexpr (std::is_same_v<T, model::DamperLoad>) return "a damper";
+          if constexpr (std::is_same_v<T, model::GeneralizedLoad>) return "a generalized force";
+          return nullptr;
+        },
+        load.kind);
+    if (kind) return std::string("the model has ") + kind;
+  }
+  for (const auto& s : symbols) {
+    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    if (symbol == m.time_functions->time()) return "the equations depend on t explicitly";
+    // Coordinates and generalized speeds are the state; prescribed functions and inputs are not.
+    const auto which = m.time_functions->lookup(symbol);
+    if (which && m.time_functions->kind(which->function) == sym::TimeFunctionKind::Prescribed)
+      return "the equations depend on " + which->function;
+  }
+  return "";
+}
+
+}  // namespace appell::num::detail

@@ -1,0 +1,82 @@
+// What numeric's two CVODE integrations share (simulate.cpp in the coordinates, simulate_speeds.cpp
+// in generalized speeds): owners of the SUNDIALS handles, the checks of a setup call and of the
+// options, the step statistics, and why the energy of a model need not be conserved. Internal
+// to numeric (not installed).
+#pragma once
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sundials/sundials_linearsolver.h>
+#include <sundials/sundials_matrix.h>
+#include <sundials/sundials_nonlinearsolver.h>
+
+#include <set>
+#include <string>
+
+#include "appell/model/model.hpp"
+#include "appell/numeric/simulate.hpp"
+
+namespace appell::num::detail {
+
+/// A SUNDIALS handle with the one owner that frees it. Members of this type are declared (and so
+/// destroyed in reverse) in the order CVODE needs: the integrator before the solvers, matrix and
+/// vectors it refers to, the context last; an exception thrown after creation frees everything.
+template <typename Handle, void (*release)(Handle)>
+class Owned {
+ public:
+  Owned(Handle handle, const char* what) : handle_(handle) {
+    if (handle_ == nullptr)
+      throw model::ComputationError(std::string("SUNDIALS could not create ") + what);
+  }
+  ~Owned() { release(handle_); }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  Handle get() const { return handle_; }
+
+ private:
+  Handle handle_;
+};
+
+void free_context(SUNContext context);
+void free_vector(N_Vector v);
+void free_matrix(SUNMatrix m);
+void free_linear_solver(SUNLinearSolver s);
+void free_nonlinear_solver(SUNNonlinearSolver s);
+void free_cvode(void* memory);
+
+/// A new SUNDIALS context, or nullptr (Owned reports it).
+SUNContext new_context();
+
+/// A SUNDIALS call that returns a flag: anything negative is a failure (model::ComputationError
+/// naming the call).
+void expect_success(int flag, const char* call);
+
+/// CVODE's error handler: keeps the message of an error (code < 0) in the std::string `data`.
+void keep_error_message(int code, const char* module, const char* function, char* message,
+                        void* data);
+
+/// `value` as printed with the stream's defaults (for messages).
+std::string shortest(double value);
+
+/// Throws model::ModelError located at `option` unless `value` is positive and finite.
+void check_positive(double value, const char* option, const char* what);
+
+/// The steps taken and right-hand sides evaluated so far (with BDF also those of the Jacobian's
+/// finite differences) into result.steps and result.rhs_evaluations.
+void record_statistics(void* cvode, bool bdf, SimulationResult& result);
+
+using SymbolSet = std::set<GiNaC::ex, GiNaC::ex_is_less>;
+
+/// Every symbol of the expressions, each shared node visited once: a chain's trees are
+/// exponentially larger than their DAGs, so GiNaC's own has() would walk far too much.
+SymbolSet symbols_of(const GiNaC::exvector& roots);
+
+/// Why E = T + V need not be constant, or "" when it must be: a load that does work once every
+/// value is bound (`numbers`, model::BoundValues::substitution(); a force input left at 0 or a
+/// damper of coefficient 0 does none), or `symbols` (those of the energies and equations with
+/// the values bound) holding t or a prescribed function or input.
+std::string non_conservative_reason(const model::Model& m, const SymbolSet& symbols,
+                                    const GiNaC::exmap& numbers);
+
+}  // namespace appell::num::detail
