@@ -80,6 +80,18 @@ constraints:
   }
 )yaml";
 
+// The Chaplygin sleigh: a knife edge at the origin of its frame, the centre of mass a ahead.
+constexpr const char* kSleigh = R"yaml(name: sleigh
+parameters: {m: 2.0, I: 0.05, a: 0.2}
+coordinates: [x, y, theta]
+frames:
+  sleigh: {translation: [x, y, 0], rotation: rot_z(theta)}
+bodies:
+  hull: {frame: sleigh, mass: m, com: [a, 0, 0], inertia: [I, I, I, 0, 0, 0]}
+constraints:
+  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
+)yaml";
+
 num::LinearModel linearize(const char* yaml, const VectorXd& q, const VectorXd& qd,
                            const std::vector<std::string>& inputs, model::Values values = {}) {
   const auto model = io::parse_model(yaml, "model.yaml");
@@ -239,17 +251,7 @@ TEST(Linearize, SliderCrankAwayFromEquilibriumAgainstFiniteDifferencesOnTheLoop)
 
 TEST(Linearize, ChaplyginSleighKeepsTheIndependentSpeeds) {
   // Nonholonomic: the coordinates stay (x, y, θ), the speeds are (ẋ, θ̇) with ẏ = tan θ ẋ.
-  const auto model = io::parse_model(R"yaml(name: sleigh
-parameters: {m: 2.0, I: 0.05, a: 0.2}
-coordinates: [x, y, theta]
-frames:
-  sleigh: {translation: [x, y, 0], rotation: rot_z(theta)}
-bodies:
-  hull: {frame: sleigh, mass: m, com: [a, 0, 0], inertia: [I, I, I, 0, 0, 0]}
-constraints:
-  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
-)yaml",
-                                     "sleigh.yaml");
+  const auto model = io::parse_model(kSleigh, "sleigh.yaml");
   const auto eq = principles::derive(model, principles::Method::GibbsAppell);
   const double th = 0.4, vx = 0.9, w = 1.1;
   VectorXd q(3), qd(3);
@@ -382,17 +384,7 @@ TEST(SymbolicLinearize, AwayFromEquilibriumAndWithConstraintsAsTheNumericModel) 
   EXPECT_EQ(reduced.states, (std::vector<std::string>{"q1", "dot(q1)"}));
   expect_symbolic_equals_numeric(*slider, reduced, lin);
 
-  const auto sleigh = io::parse_model(R"yaml(name: sleigh
-parameters: {m: 2.0, I: 0.05, a: 0.2}
-coordinates: [x, y, theta]
-frames:
-  sleigh: {translation: [x, y, 0], rotation: rot_z(theta)}
-bodies:
-  hull: {frame: sleigh, mass: m, com: [a, 0, 0], inertia: [I, I, I, 0, 0, 0]}
-constraints:
-  - {name: knife, nonholonomic: "-sin(theta)*dot(x) + cos(theta)*dot(y)"}
-)yaml",
-                                      "sleigh.yaml");
+  const auto sleigh = io::parse_model(kSleigh, "sleigh.yaml");
   VectorXd sq(3), sqd(3);
   sq << 0.2, -0.1, 0.4;
   sqd << 0.9, std::tan(0.4) * 0.9, 1.1;
