@@ -699,7 +699,10 @@ class Collector {
       exvector motion, rest;
       for (const ex& factor : factors_of(group))
         (is_motion_factor(factor) ? motion : rest).push_back(factor);
-      const auto [number, coefficient] = split_coefficient(GiNaC::mul(rest));
+      // Not a structured binding: clang 14 does not let a lambda capture one.
+      const std::pair<numeric, ex> split = split_coefficient(GiNaC::mul(rest));
+      const numeric& number = split.first;
+      const ex& coefficient = split.second;
       const auto same =
           std::find_if(by_coefficient.begin(), by_coefficient.end(),
                        [&](const auto& entry) { return entry.first.is_equal(coefficient); });
