@@ -166,7 +166,8 @@ TEST(Check, ALoadIsClaimedByItsNameOrItsPosition) {
 // Load names are checked where the model is read: valid, unique, and never `gravity`.
 TEST(Check, LoadNamesAreValidatedInTheModel) {
   const std::string head =
-      "name: loaded\ncoordinates: [q]\nparameters: {m: 1, g: 9.81}\nframes:\n  a: {rotation: rot_z(q)}\n"
+      "name: loaded\ncoordinates: [q]\nparameters: {m: 1, g: 9.81}\nframes:\n  a: {rotation: "
+      "rot_z(q)}\n"
       "bodies:\n  b: {frame: a, mass: m, com: [1, 0, 0], inertia: [1, 1, 1, 0, 0, 0]}\n"
       "loads:\n";
   const auto bad = [&](const std::string& loads, int line, const std::string& offending) {

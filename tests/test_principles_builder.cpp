@@ -44,7 +44,9 @@ Robot seed000_robot() {
   m.bodies.push_back({"rod2", "link2", r.M, {r.l / 2, 0, 0}, rod, {}});
   m.gravity = model::Vector3{0, -r.g, 0};
   m.loads.push_back(
-      {model::ForceLoad{{0, -r.M_S * r.g, 0}, model::PointRef{"link2", {r.l, 0, 0}}, "world"}, {}, {}});
+      {model::ForceLoad{{0, -r.M_S * r.g, 0}, model::PointRef{"link2", {r.l, 0, 0}}, "world"},
+       {},
+       {}});
   return r;
 }
 

@@ -51,11 +51,11 @@
 #include "appell/principles/higher_order_gibbs_appell.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/minimal_form.hpp"
-#include "appell/principles/speed_form.hpp"
 #include "appell/principles/nielsen.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/principles/readable_form.hpp"
 #include "appell/principles/relative_motion.hpp"
+#include "appell/principles/speed_form.hpp"
 
 // numeric/: compiled evaluation, simulation, inverse dynamics, statics, verification
 #include "appell/numeric/agreement.hpp"
@@ -110,9 +110,9 @@
 #include "appell/io/linear_model_writer.hpp"
 #include "appell/io/markup_escape.hpp"
 #include "appell/io/minimal_form_writer.hpp"
-#include "appell/io/speed_form_writer.hpp"
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
+#include "appell/io/speed_form_writer.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/io/urdf_import.hpp"
 #include "appell/io/urdf_reader.hpp"
