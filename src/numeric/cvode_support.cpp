@@ -1,5 +1,9 @@
 #include "cvode_support.hpp"
 
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -34,6 +38,36 @@ void expect_success(int flag, const char* call) {
 void keep_error_message(int code, const char* /*module*/, const char* /*function*/, char* message,
                         void* data) {
   if (code < 0) *static_cast<std::string*>(data) = message;
+}
+
+CvodeSolver::CvodeSolver(const Eigen::VectorXd& y0, CVRhsFn right_hand_side, void* user_data,
+                         const SimulationOptions& options)
+    : bdf_(options.integrator == Integrator::Bdf),
+      context_(new_context(), "a context"),
+      y_(N_VNew_Serial(static_cast<sunindextype>(y0.size()), context_.get()), "a state vector"),
+      cvode_(CVodeCreate(bdf_ ? CV_BDF : CV_ADAMS, context_.get()), "the integrator") {
+  const auto size = static_cast<sunindextype>(y0.size());
+  double* values = state();
+  for (Eigen::Index k = 0; k < y0.size(); ++k) values[k] = y0[k];
+  void* cvode = cvode_.get();
+  expect_success(CVodeInit(cvode, right_hand_side, options.t_start, y_.get()), "CVodeInit");
+  expect_success(CVodeSetUserData(cvode, user_data), "CVodeSetUserData");
+  expect_success(CVodeSetErrHandlerFn(cvode, keep_error_message, &message_),
+                 "CVodeSetErrHandlerFn");
+  expect_success(CVodeSStolerances(cvode, options.rtol, options.atol), "CVodeSStolerances");
+  expect_success(CVodeSetMaxNumSteps(cvode, options.max_steps_per_output), "CVodeSetMaxNumSteps");
+  expect_success(CVodeSetStopTime(cvode, options.t_end), "CVodeSetStopTime");
+  if (bdf_) {
+    jacobian_.emplace(SUNDenseMatrix(size, size, context_.get()), "a dense matrix");
+    linear_solver_.emplace(SUNLinSol_Dense(y_.get(), jacobian_->get(), context_.get()),
+                           "a dense linear solver");
+    expect_success(CVodeSetLinearSolver(cvode, linear_solver_->get(), jacobian_->get()),
+                   "CVodeSetLinearSolver");
+  } else {
+    fixed_point_.emplace(SUNNonlinSol_FixedPoint(y_.get(), 0, context_.get()),
+                         "a fixed-point solver");
+    expect_success(CVodeSetNonlinearSolver(cvode, fixed_point_->get()), "CVodeSetNonlinearSolver");
+  }
 }
 
 std::string shortest(double value) {

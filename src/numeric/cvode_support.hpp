@@ -11,6 +11,8 @@
 #include <sundials/sundials_matrix.h>
 #include <sundials/sundials_nonlinearsolver.h>
 
+#include <Eigen/Dense>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -47,6 +49,37 @@ void free_cvode(void* memory);
 
 /// A new SUNDIALS context, or nullptr (Owned reports it).
 SUNContext new_context();
+
+/// CVODE set up as both integrations use it: the state y from `y0`, BDF with Newton iterations
+/// on a dense Jacobian (CVODE's difference quotients) or Adams with fixed-point iterations (no
+/// Jacobian), the options' tolerances, step limit per output and stop time t_end (never step past
+/// it: the model may not be defined there), CVODE's error messages kept. Members are declared in
+/// the reverse of the order CVODE needs them freed: the integrator first, the context last.
+class CvodeSolver {
+ public:
+  CvodeSolver(const Eigen::VectorXd& y0, CVRhsFn right_hand_side, void* user_data,
+              const SimulationOptions& options);
+  CvodeSolver(const CvodeSolver&) = delete;
+  CvodeSolver& operator=(const CvodeSolver&) = delete;
+
+  void* cvode() const { return cvode_.get(); }
+  N_Vector y() const { return y_.get(); }
+  /// The state's values (y's array).
+  double* state() const { return N_VGetArrayPointer(y_.get()); }
+  bool bdf() const { return bdf_; }
+  /// CVODE's last error message, "" when none.
+  const std::string& message() const { return message_; }
+
+ private:
+  bool bdf_;
+  std::string message_;
+  Owned<SUNContext, free_context> context_;
+  Owned<N_Vector, free_vector> y_;
+  std::optional<Owned<SUNMatrix, free_matrix>> jacobian_;
+  std::optional<Owned<SUNLinearSolver, free_linear_solver>> linear_solver_;
+  std::optional<Owned<SUNNonlinearSolver, free_nonlinear_solver>> fixed_point_;
+  Owned<void*, free_cvode> cvode_;
+};
 
 /// A SUNDIALS call that returns a flag: anything negative is a failure (model::ComputationError
 /// naming the call).

@@ -346,48 +346,14 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   };
 
   // CVODE.
-  const Owned<SUNContext, free_context> context(new_context(), "a context");
-  const Owned<N_Vector, free_vector> y(N_VNew_Serial(2 * size, context.get()), "a state vector");
-  double* state = N_VGetArrayPointer(y.get());
-  for (Eigen::Index j = 0; j < size; ++j) {
-    state[j] = q0[j];
-    state[size + j] = qd0[j];
-  }
-  const bool bdf = options.integrator == Integrator::Bdf;
-  const Owned<void*, free_cvode> cvode(CVodeCreate(bdf ? CV_BDF : CV_ADAMS, context.get()),
-                                       "the integrator");
-  std::string cvode_message;
-  expect_success(CVodeInit(cvode.get(), right_hand_side, options.t_start, y.get()), "CVodeInit");
-  expect_success(CVodeSetUserData(cvode.get(), &rhs), "CVodeSetUserData");
-  expect_success(CVodeSetErrHandlerFn(cvode.get(), keep_error_message, &cvode_message),
-                 "CVodeSetErrHandlerFn");
-  expect_success(CVodeSStolerances(cvode.get(), options.rtol, options.atol), "CVodeSStolerances");
-  expect_success(CVodeSetMaxNumSteps(cvode.get(), options.max_steps_per_output),
-                 "CVodeSetMaxNumSteps");
-  // Never step past t_end: the model may not even be defined there.
-  expect_success(CVodeSetStopTime(cvode.get(), options.t_end), "CVodeSetStopTime");
-
-  // BDF: Newton iterations with a dense Jacobian (by CVODE's difference quotients). Adams:
-  // fixed-point iterations, no Jacobian at all. Both owners exist either way (empty ones are
-  // not created) so that the declaration order fixes the order of destruction.
-  std::optional<Owned<SUNMatrix, free_matrix>> jacobian;
-  std::optional<Owned<SUNLinearSolver, free_linear_solver>> linear_solver;
-  std::optional<Owned<SUNNonlinearSolver, free_nonlinear_solver>> fixed_point;
-  if (bdf) {
-    jacobian.emplace(SUNDenseMatrix(2 * size, 2 * size, context.get()), "a dense matrix");
-    linear_solver.emplace(SUNLinSol_Dense(y.get(), jacobian->get(), context.get()),
-                          "a dense linear solver");
-    expect_success(CVodeSetLinearSolver(cvode.get(), linear_solver->get(), jacobian->get()),
-                   "CVodeSetLinearSolver");
-  } else {
-    fixed_point.emplace(SUNNonlinSol_FixedPoint(y.get(), 0, context.get()), "a fixed-point solver");
-    expect_success(CVodeSetNonlinearSolver(cvode.get(), fixed_point->get()),
-                   "CVodeSetNonlinearSolver");
-  }
+  Eigen::VectorXd y0(2 * size);
+  y0 << q0, qd0;
+  const CvodeSolver solver(y0, right_hand_side, &rhs, options);
+  const double* state = solver.state();
 
   if (manifold) {
-    expect_success(CVodeSetProjFn(cvode.get(), project_onto_constraints), "CVodeSetProjFn");
-    expect_success(CVodeSetProjErrEst(cvode.get(), SUNTRUE), "CVodeSetProjErrEst");
+    expect_success(CVodeSetProjFn(solver.cvode(), project_onto_constraints), "CVodeSetProjFn");
+    expect_success(CVodeSetProjErrEst(solver.cvode(), SUNTRUE), "CVodeSetProjErrEst");
   }
 
   emit_row(options.t_start);
@@ -399,11 +365,11 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
     if (last) target = options.t_end;
     sunrealtype reached = options.t_start;
-    const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
+    const int flag = CVode(solver.cvode(), target, solver.y(), &reached, CV_NORMAL);
     if (flag < 0) {
-      record_statistics(cvode.get(), options.integrator == Integrator::Bdf, result);
+      record_statistics(solver.cvode(), solver.bdf(), result);
       sunrealtype current = result.t_reached;
-      CVodeGetCurrentTime(cvode.get(), &current);
+      CVodeGetCurrentTime(solver.cvode(), &current);
       std::string reason;
       if (rhs.failure) {
         try {
@@ -411,8 +377,8 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
         } catch (const model::ComputationError& e) {
           reason = e.what();  // anything else (bad_alloc, ...) propagates as it is
         }
-      } else if (!cvode_message.empty()) {
-        reason = cvode_message;
+      } else if (!solver.message().empty()) {
+        reason = solver.message();
       } else {
         char* name = CVodeGetReturnFlagName(flag);
         reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
@@ -434,7 +400,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     emit_row(reached);
     if (last) break;
   }
-  record_statistics(cvode.get(), options.integrator == Integrator::Bdf, result);
+  record_statistics(solver.cvode(), solver.bdf(), result);
   return result;
 }
 

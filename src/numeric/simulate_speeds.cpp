@@ -179,37 +179,11 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     on_row(SpeedSimulationRow{row, u, s.udot});
   };
 
-  const Owned<SUNContext, free_context> context(new_context(), "a context");
-  const Owned<N_Vector, free_vector> y(N_VNew_Serial(n + p, context.get()), "a state vector");
-  double* state = N_VGetArrayPointer(y.get());
-  for (Eigen::Index j = 0; j < n; ++j) state[j] = q[j];
-  for (Eigen::Index k = 0; k < p; ++k) state[n + k] = u[k];
-  const bool bdf = options.integrator == Integrator::Bdf;
-  const Owned<void*, free_cvode> cvode(CVodeCreate(bdf ? CV_BDF : CV_ADAMS, context.get()),
-                                       "the integrator");
-  std::string cvode_message;
-  expect_success(CVodeInit(cvode.get(), right_hand_side, options.t_start, y.get()), "CVodeInit");
-  expect_success(CVodeSetUserData(cvode.get(), &rhs), "CVodeSetUserData");
-  expect_success(CVodeSetErrHandlerFn(cvode.get(), keep_error_message, &cvode_message),
-                 "CVodeSetErrHandlerFn");
-  expect_success(CVodeSStolerances(cvode.get(), options.rtol, options.atol), "CVodeSStolerances");
-  expect_success(CVodeSetMaxNumSteps(cvode.get(), options.max_steps_per_output),
-                 "CVodeSetMaxNumSteps");
-  expect_success(CVodeSetStopTime(cvode.get(), options.t_end), "CVodeSetStopTime");
-  std::optional<Owned<SUNMatrix, free_matrix>> jacobian;
-  std::optional<Owned<SUNLinearSolver, free_linear_solver>> linear_solver;
-  std::optional<Owned<SUNNonlinearSolver, free_nonlinear_solver>> fixed_point;
-  if (bdf) {
-    jacobian.emplace(SUNDenseMatrix(n + p, n + p, context.get()), "a dense matrix");
-    linear_solver.emplace(SUNLinSol_Dense(y.get(), jacobian->get(), context.get()),
-                          "a dense linear solver");
-    expect_success(CVodeSetLinearSolver(cvode.get(), linear_solver->get(), jacobian->get()),
-                   "CVodeSetLinearSolver");
-  } else {
-    fixed_point.emplace(SUNNonlinSol_FixedPoint(y.get(), 0, context.get()), "a fixed-point solver");
-    expect_success(CVodeSetNonlinearSolver(cvode.get(), fixed_point->get()),
-                   "CVodeSetNonlinearSolver");
-  }
+  Eigen::VectorXd y0(n + p);
+  y0 << q, u;
+  const CvodeSolver solver(y0, right_hand_side, &rhs, options);
+  const double* state = solver.state();
+  const bool bdf = solver.bdf();
 
   emit_row(options.t_start);
   const double span = options.t_end - options.t_start;
@@ -218,11 +192,11 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
     if (last) target = options.t_end;
     sunrealtype reached = options.t_start;
-    const int flag = CVode(cvode.get(), target, y.get(), &reached, CV_NORMAL);
+    const int flag = CVode(solver.cvode(), target, solver.y(), &reached, CV_NORMAL);
     if (flag < 0) {
-      record_statistics(cvode.get(), bdf, result);
+      record_statistics(solver.cvode(), bdf, result);
       sunrealtype current = result.t_reached;
-      CVodeGetCurrentTime(cvode.get(), &current);
+      CVodeGetCurrentTime(solver.cvode(), &current);
       std::string reason;
       if (rhs.failure) {
         try {
@@ -230,8 +204,8 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
         } catch (const model::ComputationError& e) {
           reason = e.what();
         }
-      } else if (!cvode_message.empty()) {
-        reason = cvode_message;
+      } else if (!solver.message().empty()) {
+        reason = solver.message();
       } else {
         char* name = CVodeGetReturnFlagName(flag);
         reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
@@ -251,7 +225,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     emit_row(reached);
     if (last) break;
   }
-  record_statistics(cvode.get(), bdf, result);
+  record_statistics(solver.cvode(), bdf, result);
   return result;
 }
 

@@ -5,9 +5,11 @@
 
 namespace appell::num {
 
-StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
-                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-  const auto n = static_cast<Eigen::Index>(compiled.dof());
+namespace {
+
+// The state itself, after checking its sizes against the model's n.
+StateEvaluation state_at(Eigen::Index n, double t, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd) {
   if (q.size() != n || qd.size() != n)
     throw std::invalid_argument("evaluate_state: expected " + std::to_string(n) +
                                 " coordinates and speeds, got " + std::to_string(q.size()) +
@@ -16,6 +18,15 @@ StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
   s.t = t;
   s.q = q;
   s.qd = qd;
+  return s;
+}
+
+}  // namespace
+
+StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
+                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  const auto n = static_cast<Eigen::Index>(compiled.dof());
+  StateEvaluation s = state_at(n, t, q, qd);
   compiled.evaluate(t, q, qd, s.mass_matrix, s.forcing);
   compiled.constraints(s.constraint_matrix, s.constraint_rhs);
   compiled.accelerations_and_multipliers(s.mass_matrix, s.forcing, s.constraint_matrix,
@@ -27,14 +38,7 @@ StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
 StateEvaluation evaluate_state(const DynamicsEvaluator& dynamics, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
   const auto n = static_cast<Eigen::Index>(dynamics.dof());
-  if (q.size() != n || qd.size() != n)
-    throw std::invalid_argument("evaluate_state: expected " + std::to_string(n) +
-                                " coordinates and speeds, got " + std::to_string(q.size()) +
-                                " and " + std::to_string(qd.size()));
-  StateEvaluation s;
-  s.t = t;
-  s.q = q;
-  s.qd = qd;
+  StateEvaluation s = state_at(n, t, q, qd);
   dynamics.mass_matrix_and_forcing(t, q, qd, s.mass_matrix, s.forcing);
   if (!s.mass_matrix.allFinite() || !s.forcing.allFinite())
     throw model::ComputationError("the mass matrix or the forcing is not finite at this state");

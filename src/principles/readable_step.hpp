@@ -15,6 +15,17 @@
 
 namespace appell::principles::detail {
 
+/// The entries of `m`, row by row, appended to `all` (the entries() of a formed set of equations).
+inline void append_entries(GiNaC::exvector& all, const GiNaC::matrix& m) {
+  for (std::size_t i = 0; i < m.nops(); ++i) all.push_back(m.op(i));
+}
+
+/// `m` row by row from all[k], all[k + 1], ... (set_entries()); k is left past the last.
+inline void assign_entries(GiNaC::matrix& m, const GiNaC::exvector& all, std::size_t& k) {
+  for (unsigned i = 0; i < m.rows(); ++i)
+    for (unsigned j = 0; j < m.cols(); ++j) m(i, j) = all.at(k++);
+}
+
 /// `Formed` has model, entries(), set_entries(), simplified and cost (Equations,
 /// MinimalEquations).
 template <typename Formed>

@@ -14,29 +14,20 @@ namespace appell::principles {
 using GiNaC::ex;
 using GiNaC::matrix;
 
-namespace {
-
-void append(GiNaC::exvector& all, const matrix& m) {
-  for (std::size_t i = 0; i < m.nops(); ++i) all.push_back(m.op(i));
-}
-
-void assign(matrix& m, const GiNaC::exvector& all, std::size_t& k) {
-  for (unsigned i = 0; i < m.rows(); ++i)
-    for (unsigned j = 0; j < m.cols(); ++j) m(i, j) = all.at(k++);
-}
-
-}  // namespace
+using detail::append_entries;
+using detail::assign_entries;
 
 GiNaC::exvector SpeedEquations::entries() const {
   GiNaC::exvector all;
   for (const matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
-    append(all, *m);
+    append_entries(all, *m);
   return all;
 }
 
 void SpeedEquations::set_entries(const GiNaC::exvector& all) {
   std::size_t k = 0;
-  for (matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset}) assign(*m, all, k);
+  for (matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
+    assign_entries(*m, all, k);
 }
 
 SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method method) {
