@@ -443,6 +443,15 @@ TEST(SymbolicLinearize, CommandLineTextJsonLatexAndTheSizeLimit) {
   EXPECT_EQ(limit.code, 1) << limit.out;
   EXPECT_NE(limit.out.find("at most 8"), std::string::npos) << limit.out;
   EXPECT_EQ(test_support::run_cli("linearize " + big_path).code, 0);
+  // Redundant constraints (three for a pendulum's two): exit 1 saying so, nothing printed before.
+  const auto redundant = test_support::run_cli("linearize " + std::string(APPELL_EXAMPLES_DIR) +
+                                               "/overconstrained_pendulum.yaml --symbolic");
+  EXPECT_EQ(redundant.code, 1) << redundant.out;
+  EXPECT_NE(redundant.out.find("redundant"), std::string::npos) << redundant.out;
+  EXPECT_EQ(redundant.out.find("dx/dt"), std::string::npos) << redundant.out;
+  const auto both = test_support::run_cli("linearize " + path + " --latex --json");
+  EXPECT_EQ(both.code, 2) << both.out;
+  EXPECT_NE(both.out.find("--latex"), std::string::npos) << both.out;
 }
 
 // The UR5 at rest in its zero pose: its stiffness under gravity is defective (rank 1 here: only

@@ -1,6 +1,7 @@
 // appell linearize: the state-space model dx/dt = A x + B u about an operating point, with its
 // eigenvalues and (--modes) natural frequencies and damping ratios.
 #include <iostream>
+#include <optional>
 
 #include "appell/io/linear_model_writer.hpp"
 #include "appell/numeric/linearization.hpp"
@@ -57,23 +58,21 @@ int run_linearize(const LinearizeOptions& o) {
     throw at_option(e, {{"inputs", "--inputs"}});
   }
   if (o.latex && o.json) throw usage_error("--latex", "--latex and --json exclude each other", "");
+  // Formed before anything is printed: a failure leaves no partial output.
+  std::optional<num::SymbolicLinearModel> symbolic;
+  if (o.symbolic || o.latex) symbolic = num::symbolic_linear_model(eq, linear, options);
   if (o.latex) {
-    std::cout << io::write_symbolic_linear_model_latex(
-        *model, num::symbolic_linear_model(eq, linear, options));
+    std::cout << io::write_symbolic_linear_model_latex(*model, *symbolic);
     return 0;
   }
   if (o.json) {
     std::string json = io::write_linear_model_json(linear, o.modes);
-    if (o.symbolic)
-      json = io::add_symbolic_linear_model_json(json, *model,
-                                                num::symbolic_linear_model(eq, linear, options));
+    if (symbolic) json = io::add_symbolic_linear_model_json(json, *model, *symbolic);
     std::cout << json << "\n";
     return 0;
   }
   std::cout << io::write_linear_model_text(*model, linear, o.t, o.modes);
-  if (o.symbolic)
-    std::cout << io::write_symbolic_linear_model_text(
-        *model, num::symbolic_linear_model(eq, linear, options));
+  if (symbolic) std::cout << io::write_symbolic_linear_model_text(*model, *symbolic);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "appell/numeric/symbolic_linearization.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -78,6 +79,16 @@ SymbolicLinearModel symbolic_linear_model(const principles::Equations& eq,
       << " (the numeric A and B hold)";
     throw model::ComputationError(s.str());
   }
+
+  // Redundant constraints leave fewer dependent coordinates or speeds than constraints: the
+  // square blocks inverted below would be singular.
+  const auto holonomic_count = static_cast<std::size_t>(
+      std::count_if(model.constraints.begin(), model.constraints.end(),
+                    [](const auto& c) { return c.kind == model::Constraint::Kind::Holonomic; }));
+  if (holonomic_count != linear.dependent_coordinates.size() || m != linear.dependent_speeds.size())
+    throw model::ComputationError(
+        "the constraints are redundant at the operating point: the symbolic linear model needs "
+        "independent constraints (the numeric A and B hold)");
 
   // Everything but the parameters at its operating value: coordinates and speeds at the point,
   // t, inputs and unspecified functions at their values.
@@ -180,10 +191,6 @@ SymbolicLinearModel symbolic_linear_model(const principles::Equations& eq,
     }
     ++row;
   }
-  if (holonomic.size() != D.size() || m != W.size())
-    throw model::ComputationError(
-        "the constraints are redundant at the operating point: the symbolic linear model needs "
-        "independent constraints (the numeric A and B hold)");
   Phiq = zeros(holonomic.size(), n);
   for (std::size_t c = 0; c < holonomic.size(); ++c)
     for (std::size_t j = 0; j < n; ++j)
