@@ -257,7 +257,7 @@ TEST(ReadableCompact, LargeChainSwitchesToIntermediatesByItself) {
   ASSERT_TRUE(d.named.has_value());
   EXPECT_TRUE(d.named->automatic);
   const std::string text = io::write_text(d);
-  EXPECT_NE(text.find("named intermediates"), std::string::npos);
+  EXPECT_NE(text.find("named quantities of the recursions"), std::string::npos);
   EXPECT_LT(text.size(), 400000u);  // a few pages, not the 370 kB of the whole trees
 }
 

@@ -83,8 +83,9 @@ void add_derive_command(CLI::App& app, Commands& commands) {
               "the minimal form in the model's independent speeds (independent: [..]) by "
               "Gibbs-Appell with quasi-accelerations: no multipliers");
   d->add_flag("--intermediates", o->intermediates,
-              "write the equations through short named intermediates (z1 = cos(q1), ...) defined "
-              "once, in order");
+              "write the equations through short named quantities defined once, in order: for "
+              "a tree by gibbs-appell or dalembert the recursions over its frames (omega_3x, "
+              "F_2y, J_1zz, ...), otherwise common subexpressions (z1 = cos(q1), ...)");
   d->add_option("--intermediates-above", o->intermediates_above,
                 "switch to named intermediates by itself when the equations as formed have more "
                 "than NODES distinct nodes (default 1500; 0: never)")

@@ -59,8 +59,15 @@ std::string latex_name(const std::string& name) {
 }
 
 std::string named_heading(const principles::IntermediateForm& named) {
-  std::string text = "# written through " + std::to_string(named.intermediates.size()) +
-                     " named intermediates, each defined once in terms of those before it";
+  const bool recursions = named.construction == principles::IntermediateConstruction::Recursions;
+  std::string text =
+      "# written through " + std::to_string(named.intermediates.size()) + " named " +
+      (recursions ? "quantities of the recursions over the frames (Newton-Euler for f, composite "
+                    "bodies for M)"
+                  : "intermediates") +
+      ", each defined once in terms of those before it";
+  if (!named.recursions_not_used.empty())
+    text += " (common subexpressions of M and f: " + named.recursions_not_used + ")";
   if (named.automatic && named.threshold > 0)
     text += " (chosen automatically: the equations as formed have more than " +
             std::to_string(named.threshold) + " nodes)";
@@ -85,8 +92,25 @@ std::string write_text(const principles::Derivation& d, const WriteOptions& opti
   std::ostringstream out;
   if (d.named) {
     out << named_heading(*d.named) << "\nintermediates:\n";
-    for (const auto& i : d.named->intermediates)
-      out << "  " << i.name.get_name() << " = " << expression_text(i.value, context) << "\n";
+    const auto& list = d.named->intermediates;
+    if (d.named->groups.empty()) {
+      for (const auto& i : list)
+        out << "  " << i.name.get_name() << " = " << expression_text(i.value, context) << "\n";
+    } else {
+      // One quantity a line, under its section and the frame it belongs to.
+      std::string part;
+      for (const auto& g : d.named->groups) {
+        if (!g.section.empty()) out << "  # " << g.section << "\n";
+        if ((!g.section.empty() || g.part != part) && !g.part.empty())
+          out << "  # " << g.part << "\n";
+        part = g.part;
+        out << "  ";
+        for (std::size_t k = g.first; k < g.first + g.count; ++k)
+          out << (k > g.first ? ";  " : "") << list[k].name.get_name() << " = "
+              << expression_text(list[k].value, context);
+        out << "\n";
+      }
+    }
     out << "\n";
   }
   out << equations_text(d, options);
@@ -109,10 +133,27 @@ std::string write_latex(const principles::Derivation& d) {
   if (d.named) {
     out << "% " << named_heading(*d.named).substr(2) << "\n\\begin{align}\n";
     const auto& list = d.named->intermediates;
-    for (std::size_t k = 0; k < list.size(); ++k)
-      out << "  " << expression_latex(list[k].name, context)
-          << " &= " << expression_latex(list[k].value, context)
-          << (k + 1 < list.size() ? " \\\\" : "") << "\n";
+    if (d.named->groups.empty()) {
+      for (std::size_t k = 0; k < list.size(); ++k)
+        out << "  " << expression_latex(list[k].name, context)
+            << " &= " << expression_latex(list[k].value, context)
+            << (k + 1 < list.size() ? " \\\\" : "") << "\n";
+    } else {
+      // A row a quantity, its components side by side; sections and frames as comments.
+      const auto& groups = d.named->groups;
+      std::string part;
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (!groups[g].section.empty()) out << "  % " << groups[g].section << "\n";
+        if ((!groups[g].section.empty() || groups[g].part != part) && !groups[g].part.empty())
+          out << "  % " << groups[g].part << "\n";
+        part = groups[g].part;
+        out << "  ";
+        for (std::size_t k = groups[g].first; k < groups[g].first + groups[g].count; ++k)
+          out << (k > groups[g].first ? ", \\quad " : "") << expression_latex(list[k].name, context)
+              << (k > groups[g].first ? " = " : " &= ") << expression_latex(list[k].value, context);
+        out << (g + 1 < groups.size() ? " \\\\" : "") << "\n";
+      }
+    }
     out << "\\end{align}\n";
   }
   if (d.speeds)
@@ -160,6 +201,23 @@ std::string write_json(const principles::Derivation& d, const WriteOptions& opti
       list.push_back({{"name", i.name.get_name()}, {"value", expression_text(i.value, context)}});
     json["intermediates"] = list;
     json["intermediates_automatic"] = d.named->automatic;
+    json["intermediates_construction"] = principles::construction_name(d.named->construction);
+    if (!d.named->recursions_not_used.empty())
+      json["recursions_not_used"] = d.named->recursions_not_used;
+    if (!d.named->groups.empty()) {
+      nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+      for (const auto& g : d.named->groups) {
+        nlohmann::ordered_json names = nlohmann::ordered_json::array();
+        for (std::size_t k = g.first; k < g.first + g.count; ++k)
+          names.push_back(d.named->intermediates[k].name.get_name());
+        nlohmann::ordered_json group;
+        if (!g.section.empty()) group["section"] = g.section;
+        group["part"] = g.part;
+        group["names"] = names;
+        groups.push_back(group);
+      }
+      json["intermediate_groups"] = groups;
+    }
   }
   if (d.compulsion) json["compulsion"] = expression_text(*d.compulsion, context);
   if (d.inertial_forces) {

@@ -9,6 +9,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "readable_step.hpp"
+#include "recursive_form.hpp"
 
 namespace appell::principles {
 
@@ -92,6 +93,15 @@ Formed presented(const Formed& formed, const DerivationRequest& request, Derivat
   named.automatic = automatic || over_budget > 0;
   named.threshold = automatic ? request.intermediates_above : 0;
   named.over_budget = over_budget;
+  if constexpr (std::is_same_v<Formed, Equations>) {
+    // A tree's equations read best through its own recursions, named after its frames.
+    std::string why;
+    if (auto written = detail::through_recursions(formed, request, request.readable, named, why)) {
+      result.named = std::move(named);
+      return *written;
+    }
+    named.recursions_not_used = why;
+  }
   Formed shown = detail::through_intermediates(formed, named.intermediates, request.readable);
   result.named = std::move(named);
   return shown;
@@ -129,6 +139,11 @@ InertialForceTerms inertial_force_terms(std::shared_ptr<const model::Model> mode
 }
 
 }  // namespace
+
+std::string construction_name(IntermediateConstruction construction) {
+  return construction == IntermediateConstruction::Recursions ? "recursions"
+                                                              : "common subexpressions";
+}
 
 std::optional<RelativeForm> relative_form(Method method) {
   switch (method) {

@@ -72,10 +72,40 @@ struct DerivationRequest {
   std::size_t intermediates_above = 1500;
 };
 
+/// How the named intermediates were found.
+enum class IntermediateConstruction {
+  /// The common subexpressions of M and f as formed (sym::named_intermediates: z1, z2, ...).
+  CommonSubexpressions,
+  /// The recursions over the frame tree, each quantity named after its frame (Robotran's and
+  /// MotionGenesis's way): ω, α and the origin's acceleration root to leaves at q̈ = 0, the
+  /// force and moment each subtree needs leaves to root (f), composite bodies and the wrench a
+  /// unit q̈_j needs carried to the root (M). Only for Gibbs–Appell's and D'Alembert's (Kane's)
+  /// equations of a tree without constraints, carrier frame or flexible body; always checked
+  /// against the equations as formed before it is used.
+  Recursions,
+};
+/// "common subexpressions" or "recursions".
+std::string construction_name(IntermediateConstruction construction);
+
+/// Consecutive intermediates that are one quantity (the three components of a frame's ω, the six
+/// of a composite inertia), printed on one line.
+struct IntermediateGroup {
+  std::string section;  // non-empty: a section starts with this group, and this says what it holds
+  std::string part;     // what the quantity belongs to ("link3 (frame 3)"), printed when it changes
+  std::size_t first = 0, count = 0;  // intermediates[first, first + count)
+};
+
 /// The names in terms of which a derivation's equations are written (DerivationRequest::
 /// intermediates), defined in order, each in terms of those before it.
 struct IntermediateForm {
   std::vector<sym::Intermediate> intermediates;
+  IntermediateConstruction construction = IntermediateConstruction::CommonSubexpressions;
+  /// With Recursions: the intermediates grouped, in order, every one in exactly one group;
+  /// empty with CommonSubexpressions (each is its own line).
+  std::vector<IntermediateGroup> groups;
+  /// With CommonSubexpressions for equations of M q̈ = f: why the recursions were not used ("the
+  /// model has constraints", ...); empty otherwise.
+  std::string recursions_not_used;
   bool automatic = false;       // chosen by size, or because entries were over budget
   std::size_t threshold = 0;    // DerivationRequest::intermediates_above, when chosen by size
   std::size_t over_budget = 0;  // entries whose readable form was over the budget

@@ -1,0 +1,300 @@
+// Issue 17: a tree's equations written through its own recursions, each quantity named after its
+// frame (ω, α, the origin's acceleration, the force and moment of each subtree, composite bodies
+// and the mass matrix's columns): equal to the equations as formed, and a 10-link chain in a few
+// pages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "appell/io/derivation_writer.hpp"
+#include "appell/io/model_reader.hpp"
+#include "appell/principles/derivation.hpp"
+#include "appell/principles/derive.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/operation_count.hpp"
+#include "appell/sym/readable.hpp"
+
+namespace {
+
+using namespace appell;
+using GiNaC::ex;
+
+std::string chain_yaml(int n) {
+  std::ostringstream y;
+  y << "name: chain-" << n << "\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
+  for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
+  y << "]\nframes:\n";
+  for (int i = 1; i <= n; ++i)
+    y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
+      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_" << (i % 2 ? 'z' : 'y')
+      << "(q" << i << ")}\n";
+  y << "bodies:\n";
+  for (int i = 1; i <= n; ++i)
+    y << "  rod" << i << ": {frame: link" << i
+      << ", mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}\n";
+  y << "gravity: [0, 0, -g]\n";
+  return y.str();
+}
+
+// Branches, a prismatic joint, a joint of two rotation factors (one a multiple of its
+// coordinate), a fixed offset, a frame that moves with time, particles, and every kind of load.
+const char* const branching_tree = R"(name: branching
+parameters: {m: 1.3, l: 0.6, g: 9.81, k: 40.0, c: 0.7, w: 0.9}
+coordinates: [a, s, b1, b2, c1, c2]
+inputs: [u]
+frames:
+  table: {parent: world, rotation: rot_z(a)}
+  slider: {parent: table, translation: [0.2 + s, 0, 0.1]}
+  arm1: {parent: slider, rotation: rot_y(b1)}
+  arm1b: {parent: arm1, translation: [l, 0, 0], rotation: rot_x(b2) * rot_z(0.3*b2 + 0.2)}
+  mount: {parent: table, translation: [0, 0.3, 0.05*sin(w*t)], rotation: rot_x(0.4)}
+  arm2: {parent: mount, rotation: rot_z(c1)}
+  arm2b: {parent: arm2, translation: [l, 0.1, 0], rotation: rot_y(c2)}
+bodies:
+  base: {frame: table, mass: 2*m, com: [0, 0, 0.05], inertia: {box: {size: [0.4, 0.4, 0.1]}}}
+  carriage: {frame: slider, mass: m, com: [0, 0, 0], inertia: {sphere: {radius: 0.05}}}
+  rod1: {frame: arm1, mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}
+  rod1b: {frame: arm1b, mass: 0.7*m, com: [l/2, 0.02, 0], inertia: {rod: {length: l, axis: x}}}
+  rod2: {frame: arm2, mass: m, com: [l/2, 0, 0.01], inertia: {rod: {length: l, axis: x}}}
+  rod2b: {frame: arm2b, mass: 0.5*m, com: [l/3, 0, 0], inertia: {rod: {length: l, axis: x}}}
+particles:
+  tip: {frame: arm2b, mass: 0.2, position: [l, 0, 0]}
+gravity: [0, 0, -g]
+loads:
+  - {force: [0.4, u, -1], on: arm1b, at: [l, 0, 0], in: world}
+  - {force: [0.3, 0.2, 0], on: arm2, at: [l/2, 0, 0], in: arm2}
+  - {torque: [0, 0, 0.5*u], on: arm2}
+  - {spring: {from: [world, [1, 0, 0]], to: [arm1b, [l, 0, 0]], stiffness: k, rest_length: 0.4}}
+  - {damper: {from: [slider, [0, 0, 0]], to: [arm2b, [l, 0, 0]], coefficient: c}}
+  - {generalized: {coordinate: s, value: -c*dot(s)}}
+  - {potential: 0.5*k*c1^2}
+)";
+
+std::shared_ptr<const model::Model> example(const std::string& name) {
+  return io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name);
+}
+
+principles::Derivation through_names(std::shared_ptr<const model::Model> model,
+                                     principles::Method method = principles::Method::GibbsAppell,
+                                     bool readable = true) {
+  principles::DerivationRequest request;
+  request.method = method;
+  request.intermediates = true;
+  request.readable = readable;
+  return principles::derive(model, request);
+}
+
+/// The entries of `d` with every name put back, in order of definition.
+GiNaC::exvector entries_with_names_put_back(const principles::Derivation& d) {
+  GiNaC::exmap back;
+  for (const auto& i : d.named->intermediates) back[i.name] = sym::substitute(i.value, back);
+  GiNaC::exvector out;
+  for (const ex& e : d.equations->entries()) out.push_back(sym::substitute(e, back));
+  return out;
+}
+
+/// Every symbol of the expressions at a random value (named symbols by name, so that the same
+/// seed gives the same point).
+GiNaC::exmap random_point(const GiNaC::exvector& expressions, unsigned seed) {
+  std::set<const void*> visited;
+  std::vector<ex> alive;
+  std::map<std::string, ex> symbols;
+  for (const ex& root : expressions) {
+    std::vector<ex> stack{root};
+    while (!stack.empty()) {
+      const ex node = stack.back();
+      stack.pop_back();
+      if (!visited.insert(sym::node_key(node)).second) continue;
+      alive.push_back(node);
+      if (GiNaC::is_a<GiNaC::symbol>(node))
+        symbols.emplace(GiNaC::ex_to<GiNaC::symbol>(node).get_name(), node);
+      for (std::size_t i = 0; i < node.nops(); ++i) stack.push_back(node.op(i));
+    }
+  }
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> value(0.3, 1.3);
+  GiNaC::exmap point;
+  for (const auto& [name, s] : symbols) point[s] = value(generator);
+  return point;
+}
+
+double value_at(const ex& e, const GiNaC::exmap& point) {
+  const ex v = GiNaC::evalf(sym::substitute(e, point));
+  EXPECT_TRUE(GiNaC::is_a<GiNaC::numeric>(v)) << v;
+  return GiNaC::is_a<GiNaC::numeric>(v) ? GiNaC::ex_to<GiNaC::numeric>(v).to_double() : 0.0;
+}
+
+/// The recursions' M and f equal `expected` (the equations as formed) at three random states.
+void expect_equal_at_random_states(const GiNaC::exvector& expected, const GiNaC::exvector& got,
+                                   const std::string& what) {
+  ASSERT_EQ(expected.size(), got.size());
+  GiNaC::exvector all = expected;
+  all.insert(all.end(), got.begin(), got.end());
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    const GiNaC::exmap point = random_point(all, seed);
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      const double a = value_at(expected[k], point), b = value_at(got[k], point);
+      EXPECT_NEAR(a, b, 1e-9 * std::max(1.0, std::abs(a))) << what << " entry " << k;
+    }
+  }
+}
+
+void expect_recursions_equal_formed(std::shared_ptr<const model::Model> model,
+                                    principles::Method method) {
+  const std::string what = model->name + " by " + principles::method_name(method);
+  const principles::Derivation d = through_names(model, method);
+  ASSERT_TRUE(d.named.has_value()) << what;
+  ASSERT_EQ(d.named->construction, principles::IntermediateConstruction::Recursions) << what;
+  // Every intermediate belongs to exactly one group, in order.
+  std::size_t next = 0;
+  for (const auto& g : d.named->groups) {
+    EXPECT_EQ(g.first, next) << what;
+    EXPECT_GT(g.count, 0u) << what;
+    next = g.first + g.count;
+  }
+  EXPECT_EQ(next, d.named->intermediates.size()) << what;
+  expect_equal_at_random_states(principles::derive(model, method).entries(),
+                                entries_with_names_put_back(d), what);
+}
+
+TEST(RecursiveForm, EqualsTheFormedEquationsOfEveryTree) {
+  std::vector<std::shared_ptr<const model::Model>> models;
+  for (const char* name : {"three_link_arm.yaml", "heavy_top.yaml", "double_pendulum.yaml",
+                           "planar_2r.yaml", "spinning_disk.yaml", "spring_damper_cart.yaml",
+                           "thread_pendulum.yaml", "bead_on_hoop.yaml"})
+    models.push_back(example(name));
+  models.push_back(io::parse_model(branching_tree, "branching.yaml"));
+  models.push_back(io::parse_model(chain_yaml(5), "chain.yaml"));
+  for (const auto& model : models)
+    for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert})
+      expect_recursions_equal_formed(model, method);
+}
+
+// The names put back and the difference simplified: exactly zero, not only at random states.
+TEST(RecursiveForm, DifferenceFromTheFormedEquationsSimplifiesToZero) {
+  for (const char* name : {"double_pendulum.yaml", "planar_2r.yaml", "spring_damper_cart.yaml"}) {
+    const auto model = example(name);
+    const auto d = through_names(model);
+    ASSERT_EQ(d.named->construction, principles::IntermediateConstruction::Recursions) << name;
+    const GiNaC::exvector formed =
+                              principles::derive(model, principles::Method::GibbsAppell).entries(),
+                          got = entries_with_names_put_back(d);
+    const auto context = principles::readable_context(*model);
+    for (std::size_t k = 0; k < formed.size(); ++k)
+      EXPECT_TRUE(sym::readable(formed[k] - got[k], context).is_zero())
+          << name << " entry " << k << ": " << sym::readable(formed[k] - got[k], context);
+  }
+}
+
+TEST(RecursiveForm, TenLinkChainFitsInAFewPages) {
+  const auto model = io::parse_model(chain_yaml(10), "chain.yaml");
+  const principles::Derivation d = principles::derive(model, principles::DerivationRequest{});
+  ASSERT_TRUE(d.named.has_value());
+  EXPECT_TRUE(d.named->automatic);
+  EXPECT_EQ(d.named->construction, principles::IntermediateConstruction::Recursions);
+  const std::string text = io::write_text(d);
+  std::size_t lines = 0, longest = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line); ++lines) longest = std::max(longest, line.size());
+  // 755 lines of up to 1,700 characters through common subexpressions; 370 kB as whole trees.
+  EXPECT_LT(lines, 400u);
+  EXPECT_LT(text.size(), 30000u);
+  EXPECT_LT(longest, 400u);
+  // Named after the frames: link7's angular velocity, the force link4's subtree needs, the
+  // composite inertia of link2's subtree.
+  for (const char* name : {"omega_7x =", "F_4x =", "J_2yy ="})
+    EXPECT_NE(text.find(name), std::string::npos) << name;
+  EXPECT_NE(text.find("# link7 (frame 7)"), std::string::npos);
+  // Each entry of M and f is a short expression of the names.
+  for (const ex& e : d.equations->entries()) EXPECT_LE(sym::operation_count(e), 4u) << e;
+  expect_equal_at_random_states(
+      principles::derive(model, principles::Method::GibbsAppell).entries(),
+      entries_with_names_put_back(d), "chain-10");
+}
+
+TEST(RecursiveForm, OtherMethodsAndConstrainedModelsNameCommonSubexpressions) {
+  const auto arm = example("three_link_arm.yaml");
+  for (const auto method :
+       {principles::Method::Lagrange, principles::Method::Gauss, principles::Method::Nielsen}) {
+    const auto d = through_names(arm, method);
+    ASSERT_TRUE(d.named.has_value());
+    EXPECT_EQ(d.named->construction, principles::IntermediateConstruction::CommonSubexpressions);
+    EXPECT_TRUE(d.named->groups.empty());
+  }
+  for (const auto& [name, why] : std::vector<std::pair<std::string, std::string>>{
+           {"slider_crank.yaml", "the model has constraints"},
+           {"pendulum_on_translating_block.yaml", "the model moves relative to a carrier frame"}}) {
+    const auto d = through_names(example(name));
+    ASSERT_TRUE(d.named.has_value()) << name;
+    EXPECT_EQ(d.named->construction, principles::IntermediateConstruction::CommonSubexpressions)
+        << name;
+    EXPECT_EQ(d.named->recursions_not_used, why);
+    EXPECT_NE(io::write_text(d).find("(common subexpressions of M and f: " + why + ")"),
+              std::string::npos);
+  }
+}
+
+// Same input, same bytes: names, order and groups never depend on addresses or hash order.
+TEST(RecursiveForm, SameModelGivesTheSameBytes) {
+  const auto model = io::parse_model(branching_tree, "branching.yaml");
+  const std::string first = io::write_text(through_names(model));
+  for (int run = 0; run < 2; ++run) EXPECT_EQ(io::write_text(through_names(model)), first);
+  EXPECT_EQ(io::write_json(through_names(model)), io::write_json(through_names(model)));
+}
+
+// A model whose names look like the recursions' gets other names for them.
+TEST(RecursiveForm, NamesNeverTakeTheModelsNames) {
+  std::string yaml = chain_yaml(3);
+  yaml.replace(yaml.find("g: 9.81"), 7, "g: 9.81, c2: 1.5, omega_2z: 0.3");
+  yaml.replace(yaml.find("mass: m,"), 8, "mass: m*c2 + omega_2z,");
+  const auto model = io::parse_model(yaml, "named.yaml");
+  const auto d = through_names(model);
+  ASSERT_EQ(d.named->construction, principles::IntermediateConstruction::Recursions);
+  std::set<std::string> names;
+  for (const auto& i : d.named->intermediates) {
+    EXPECT_NE(i.name.get_name(), "c2");
+    EXPECT_NE(i.name.get_name(), "omega_2z");
+    EXPECT_TRUE(names.insert(i.name.get_name()).second) << i.name.get_name();
+  }
+  expect_equal_at_random_states(
+      principles::derive(model, principles::Method::GibbsAppell).entries(),
+      entries_with_names_put_back(d), "named");
+}
+
+TEST(RecursiveForm, GivenNumbersAreSubstituted) {
+  const auto model = example("three_link_arm.yaml");
+  principles::DerivationRequest request;
+  request.intermediates = true;
+  request.values.set("m3", 2.0).set("l3", 0.5);
+  const auto d = principles::derive(model, request);
+  ASSERT_EQ(d.named->construction, principles::IntermediateConstruction::Recursions);
+  const GiNaC::exvector got = entries_with_names_put_back(d);
+  const auto m3 = std::find_if(model->parameters.begin(), model->parameters.end(),
+                               [](const auto& p) { return p.name == "m3"; });
+  ASSERT_NE(m3, model->parameters.end());
+  for (const ex& e : got) EXPECT_FALSE(e.has(m3->symbol)) << e;
+  expect_equal_at_random_states(
+      principles::with_values(principles::derive(model, principles::Method::GibbsAppell),
+                              request.values)
+          .entries(),
+      got, "three-link arm with m3 and l3 given");
+}
+
+TEST(RecursiveForm, WritersShowTheGroups) {
+  const auto d = through_names(example("double_pendulum.yaml"));
+  const std::string text = io::write_text(d);
+  EXPECT_NE(text.find("quantities of the recursions over the frames"), std::string::npos);
+  EXPECT_NE(text.find("# composite bodies"), std::string::npos);
+  EXPECT_NE(text.find("c2 = cos(q2);  s2 = sin(q2)"), std::string::npos) << text;
+  const std::string latex = io::write_latex(d);
+  EXPECT_NE(latex.find("\\omega_{2z} &="), std::string::npos) << latex;
+  const std::string json = io::write_json(d);
+  EXPECT_NE(json.find("\"intermediates_construction\": \"recursions\""), std::string::npos);
+  EXPECT_NE(json.find("\"intermediate_groups\""), std::string::npos);
+  EXPECT_NE(json.find("\"part\": \"rod2 (frame 2)\""), std::string::npos) << json;
+}
+
+}  // namespace
