@@ -131,28 +131,31 @@ std::string write_latex(const principles::Derivation& d) {
   const auto context = readable_context(model);
   std::ostringstream out;
   if (d.named) {
-    out << "% " << named_heading(*d.named).substr(2) << "\n\\begin{align}\n";
+    out << "% " << named_heading(*d.named).substr(2) << "\n";
     const auto& list = d.named->intermediates;
     if (d.named->groups.empty()) {
+      out << "\\begin{align}\n";
       for (std::size_t k = 0; k < list.size(); ++k)
         out << "  " << expression_latex(list[k].name, context)
             << " &= " << expression_latex(list[k].value, context)
             << (k + 1 < list.size() ? " \\\\" : "") << "\n";
     } else {
-      // A row a quantity, its components side by side; sections and frames as comments.
+      // An align block a section, with the section as a comment before it (no comment inside a
+      // block: the names' subscripts carry their frames), a row a quantity with its components
+      // side by side.
       const auto& groups = d.named->groups;
-      std::string part;
       for (std::size_t g = 0; g < groups.size(); ++g) {
-        if (!groups[g].section.empty()) out << "  % " << groups[g].section << "\n";
-        if ((!groups[g].section.empty() || groups[g].part != part) && !groups[g].part.empty())
-          out << "  % " << groups[g].part << "\n";
-        part = groups[g].part;
+        const bool opens = g == 0 || !groups[g].section.empty();
+        if (opens && g > 0) out << "\n\\end{align}\n";
+        if (opens && !groups[g].section.empty()) out << "% " << groups[g].section << "\n";
+        if (opens) out << "\\begin{align}\n";
+        if (!opens) out << " \\\\\n";
         out << "  ";
         for (std::size_t k = groups[g].first; k < groups[g].first + groups[g].count; ++k)
           out << (k > groups[g].first ? ", \\quad " : "") << expression_latex(list[k].name, context)
               << (k > groups[g].first ? " = " : " &= ") << expression_latex(list[k].value, context);
-        out << (g + 1 < groups.size() ? " \\\\" : "") << "\n";
       }
+      out << "\n";
     }
     out << "\\end{align}\n";
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The browser test of appell's HTML report (ctest: browser.report): writes the reports of a planar
-# robot, the heavy top, a constrained mechanism (a slider-crank closed by two constraints), a run
+# robot, the heavy top, a constrained mechanism, the UR5 (a slider-crank closed by two constraints), a run
 # of simulate --report, a run that fails, and the elastic responses of two flexible bodies (fem
 # --response --report: a hexahedral bar and a mechanism's planar beam), then opens them in
 # headless Chromium (report_test.mjs) with the network off. A flexible body whose rigid motion
@@ -14,6 +14,10 @@ examples=$source/examples
 "$appell" report "$examples/planar_2r.yaml" --t-end 2 --out "$work/planar_2r.html" >/dev/null
 "$appell" report "$examples/heavy_top.yaml" --t-end 1 --out "$work/heavy_top.html" >/dev/null
 "$appell" report "$examples/slider_crank.yaml" --t-end 2 --out "$work/slider_crank.html" >/dev/null
+# A robot large enough for its equations to be written through the recursions' named quantities
+# (one KaTeX block a section).
+"$appell" report "$examples/urdf/ur5_robot.urdf" --t-end 0.2 --out "$work/ur5.html" >/dev/null
+grep -q 'recursions over the frames' "$work/ur5.html"
 # A run that fails (the mass matrix m cos(x)^2 becomes singular): the page, marked incomplete.
 cat >"$work/singular.yaml" <<'YAML'
 name: singular-slider
@@ -58,6 +62,7 @@ exec node "$source/tests/browser/report_test.mjs" "$@" \
   "$work/heavy_top.html:psi,theta,phi,dot(phi),T,V,E" \
   "$work/slider_crank.html:q1,q2,x,dot(x),E,|loop_x|,|loop_y|,lambda_loop_x,lambda_loop_y" \
   "$work/double_pendulum.html:T,V,E" \
+  "$work/ur5.html:T,V,E" \
   "$work/singular.html:x,dot(x),T" \
   "$work/bar.html:n40_ux,n40_uy,n40_uz,max|u|" \
   "$work/rod.html:n6_ux,n6_uy,max|u|"
