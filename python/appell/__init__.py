@@ -127,6 +127,11 @@ def derive(model, method="gibbs-appell", *, order=1, values=None, raw=False, min
     raw: as formed (fast, for compile()), not made readable.
     minimal: the minimal form in the model's independent speeds.
     show: also "compulsion" (Gauss's Z) or "inertial-forces" (of a carrier frame).
+
+    A model with generalized speeds (speeds:, a frame turned by rot_quat) gives its equations in
+    them, M~(q, t) u' = f~(q, u, t) with q' = W u (method "gibbs-appell" or "dalembert"):
+    .speeds names them; text(), latex() and json() print them and appell.simulate integrates
+    them.
     """
     _model(model)
     _method(method)
@@ -148,6 +153,8 @@ def _latex_for_notebook(self):
 
 def _equations_repr(self):
     what = "minimal form" if self.minimal else f"{self.method}"
+    if self.speeds:
+        what += f", in the speeds ({', '.join(self.speeds)})"
     if self.order > 1:
         what += f", order {self.order}"
     return (f"<appell.Equations of '{self.model.name}' by {what}: {self.dof} coordinates "
@@ -199,7 +206,8 @@ class SimulationResult(_Result):
 
     t (N,); q, qd, qdd (N, n) in the order of .coordinates; T, V, E (N,) the kinetic, potential
     and total energy; lam (N, m) the multipliers (named by .multipliers) with constraints, (N, 0)
-    without. complete is False when the integrator stopped early (the rows reached are kept and
+    without; u, udot (N, p) the generalized speeds (named by .speeds) and their rates for a model
+    with speeds, (N, 0) without. complete is False when the integrator stopped early (the rows reached are kept and
     .message says why). stats: steps, rhs_evaluations, energy_drift, conservative, ...
     """
 
@@ -232,7 +240,7 @@ class ModesResult(_Result):
 
 def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=None,
              values=None, inputs=None, *, integrator="bdf", max_rows=10_000_000,
-             method="gibbs-appell", jit=True):
+             method="gibbs-appell", jit=True, u0=None):
     """Forward dynamics from t = 0 to t_end with SUNDIALS CVODE (`appell simulate`).
 
     model: a Model (its equations derived by `method`) or Equations (not the minimal form).
@@ -242,8 +250,10 @@ def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=
     prescribed functions; inputs: {name: expression of t} (as --input NAME=EXPR).
     integrator: "bdf" (default) or "adams". jit: evaluate by the generated code compiled with
     the system's C compiler into a cached shared object (the tape when False, when the model has
-    constraints or no compiler is found; stats["evaluator"] says which). Returns a
-    SimulationResult.
+    constraints or no compiler is found; stats["evaluator"] says which). A model with
+    generalized speeds is integrated in them (M~ u' = f~, q' = W u, the tape; a quaternion kept at
+    unit length): u0 gives the initial speeds (one per speed, as `appell simulate --u0`), else
+    they follow from qd0 or the model's velocities. Returns a SimulationResult.
     """
     _model(model, allow_equations=True)
     t_end = _number("t_end", t_end)
@@ -259,7 +269,7 @@ def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=
             _check_type(f"inputs[{name!r}]", expression, (str,), "an expression of t (str)")
     _method(method)
     data = _appell._simulate(model, t_end, q0, qd0, rtol, atol, output_step, values, inputs,
-                             integrator, max_rows, method, bool(jit))
+                             integrator, max_rows, method, bool(jit), u0)
     return SimulationResult(data)
 
 

@@ -29,10 +29,6 @@ Equations derive(const Model& target, const std::string& method, int order,
   request.minimal = minimal;
   request.readable = !raw;
   request.values = to_values(*target.model, values, "values", false);
-  if (target.model->has_speeds())
-    value_error("model",
-                "a model with generalized speeds (speeds:, rot_quat) is derived and simulated "
-                "by the command line only (appell derive, appell simulate) for now");
   if (!show.is_none()) {
     const std::string what = py::str(show);
     if (what != "compulsion" && what != "inertial-forces")
@@ -315,17 +311,29 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
       .def_property_readonly("model", [](const Equations& e) { return Model{e.model}; })
       .def_property_readonly("method",
                              [](const Equations& e) {
-                               return e.derivation.equations
-                                          ? principles::method_name(e.derivation.equations->method)
-                                          : std::string("gibbs-appell");
+                               if (e.derivation.equations)
+                                 return principles::method_name(e.derivation.equations->method);
+                               if (e.derivation.speeds)
+                                 return principles::method_name(e.derivation.speeds->method);
+                               return std::string("gibbs-appell");
                              })
       .def_property_readonly("order",
                              [](const Equations& e) {
                                return e.derivation.equations ? e.derivation.equations->order : 1;
                              })
       .def_property_readonly(
-          "minimal", [](const Equations& e) { return !e.derivation.equations; },
+          "minimal", [](const Equations& e) { return e.derivation.minimal.has_value(); },
           "the minimal form in the independent speeds")
+      .def_property_readonly(
+          "speeds",
+          [](const Equations& e) {
+            std::vector<std::string> names;
+            if (e.derivation.speeds)
+              for (const auto& speed : e.model->speeds) names.push_back(speed.name);
+            return names;
+          },
+          "the generalized speeds u of equations M~ u' = f~ in them (a model with speeds: or "
+          "rot_quat), [] for M q'' = f")
       .def_property_readonly(
           "simplified", [](const Equations& e) { return !e.raw; },
           "made readable (False: as formed, derive(raw=True))")
@@ -344,8 +352,9 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
       .def_property_readonly(
           "cost",
           [](const Equations& e) {
-            return cost_dict(e.derivation.equations ? e.derivation.equations->cost
-                                                    : e.derivation.minimal->cost);
+            if (e.derivation.equations) return cost_dict(e.derivation.equations->cost);
+            if (e.derivation.speeds) return cost_dict(e.derivation.speeds->cost);
+            return cost_dict(e.derivation.minimal->cost);
           },
           "what forming them cost: differentiations, derivative_nodes, size_before, size_after, "
           "seconds, simplify_seconds")

@@ -42,9 +42,12 @@ std::vector<std::string> coordinate_names(const model::Model& model) {
 py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
                   const py::object& qd0, double rtol, double atol, double output_step,
                   const py::object& values, const py::object& inputs, const std::string& integrator,
-                  long max_rows, const std::string& method, bool jit) {
+                  long max_rows, const std::string& method, bool jit, const py::object& u0) {
   const auto model = model_of(target, "model");
-  const std::size_t n = model->dof(), m = model->constraints.size();
+  const std::size_t n = model->dof(), m = model->constraints.size(), p = model->speeds.size();
+  const bool in_speeds = model->has_speeds();
+  if (!u0.is_none() && !in_speeds)
+    value_error("u0", "the model has no generalized speeds (speeds:, rot_quat): give qd0");
   num::SimulationOptions options;
   options.t_end = t_end;
   options.rtol = rtol;
@@ -59,54 +62,80 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
     const auto v = to_vector(qd0, n, "qd0");
     options.qd0.assign(v.data(), v.data() + v.size());
   }
+  std::vector<double> speeds0;
+  if (!u0.is_none()) {
+    if (!qd0.is_none()) value_error("u0", "give u0 or qd0, not both");
+    const auto v = to_vector(u0, p, "u0");
+    speeds0.assign(v.data(), v.data() + v.size());
+  }
   const auto kind = num::parse_integrator(integrator);
   if (!kind) value_error("integrator", "unknown integrator '" + integrator + "' (bdf, adams)");
   options.integrator = *kind;
   options.values = to_values(*model, values, "values");
   options.values.merge(to_values(*model, inputs, "inputs"));
-  const auto equations = equations_of(target, method, "model");
-  // q̈ by the generated code compiled into a cached shared object, as `appell simulate`, unless
-  // jit=False (or the model has constraints, or no compiler: then the tape).
-  std::string evaluator = "tape";
-  if (equations.constraint_count() == 0) {
-    jit::JitOptions jit_options;
-    jit_options.enabled = jit;
-    options.dynamics = interruptible(
-        [&] { return jit::compile_dynamics(equations, options.values, jit_options).evaluator; });
-    evaluator = options.dynamics->kind();
-  }
 
   struct Rows {
-    std::vector<double> t, q, qd, qdd, T, V, E, lam;
+    std::vector<double> t, q, qd, qdd, T, V, E, lam, u, udot;
     std::size_t count = 0;
   } rows;
+  auto collect = [&](const num::SimulationRow& r) {
+    sym::poll_cancellation();
+    rows.t.push_back(r.t);
+    rows.q.insert(rows.q.end(), r.q.data(), r.q.data() + r.q.size());
+    rows.qd.insert(rows.qd.end(), r.qd.data(), r.qd.data() + r.qd.size());
+    rows.qdd.insert(rows.qdd.end(), r.qdd.data(), r.qdd.data() + r.qdd.size());
+    rows.T.push_back(r.kinetic);
+    rows.V.push_back(r.potential);
+    rows.E.push_back(r.total);
+    for (std::size_t i = 0; i < m; ++i)
+      rows.lam.push_back(i < static_cast<std::size_t>(r.lambda.size())
+                             ? r.lambda[static_cast<Eigen::Index>(i)]
+                             : std::nan(""));
+    ++rows.count;
+  };
   num::SimulationResult result;
   bool complete = true;
   std::string message;
-  interruptible([&] {
-    try {
-      result = num::simulate(equations, options, [&](const num::SimulationRow& r) {
-        sym::poll_cancellation();
-        rows.t.push_back(r.t);
-        rows.q.insert(rows.q.end(), r.q.data(), r.q.data() + r.q.size());
-        rows.qd.insert(rows.qd.end(), r.qd.data(), r.qd.data() + r.qd.size());
-        rows.qdd.insert(rows.qdd.end(), r.qdd.data(), r.qdd.data() + r.qdd.size());
-        rows.T.push_back(r.kinetic);
-        rows.V.push_back(r.potential);
-        rows.E.push_back(r.total);
-        for (std::size_t i = 0; i < m; ++i)
-          rows.lam.push_back(i < static_cast<std::size_t>(r.lambda.size())
-                                 ? r.lambda[static_cast<Eigen::Index>(i)]
-                                 : std::nan(""));
-        ++rows.count;
-      });
-    } catch (const num::SimulationError& e) {
-      result = e.partial();
-      complete = false;
-      message = e.what();
+  std::string evaluator = "tape";
+  auto integrate = [&](auto&& run) {
+    interruptible([&] {
+      try {
+        result = run();
+      } catch (const num::SimulationError& e) {
+        result = e.partial();
+        complete = false;
+        message = e.what();
+      }
+      return 0;
+    });
+  };
+  if (in_speeds) {
+    // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds (the tape).
+    const principles::SpeedEquations equations =
+        py::isinstance<Equations>(target) && target.cast<const Equations&>().derivation.speeds
+            ? *target.cast<const Equations&>().derivation.speeds
+            : interruptible([&] { return principles::speed_form(model, to_method(method)); });
+    integrate([&] {
+      return num::simulate_speeds(
+          equations, options, speeds0, [&](const num::SpeedSimulationRow& r) {
+            collect(r.row);
+            rows.u.insert(rows.u.end(), r.u.data(), r.u.data() + r.u.size());
+            rows.udot.insert(rows.udot.end(), r.udot.data(), r.udot.data() + r.udot.size());
+          });
+    });
+  } else {
+    const auto equations = equations_of(target, method, "model");
+    // q̈ by the generated code compiled into a cached shared object, as `appell simulate`, unless
+    // jit=False (or the model has constraints, or no compiler: then the tape).
+    if (equations.constraint_count() == 0) {
+      jit::JitOptions jit_options;
+      jit_options.enabled = jit;
+      options.dynamics = interruptible(
+          [&] { return jit::compile_dynamics(equations, options.values, jit_options).evaluator; });
+      evaluator = options.dynamics->kind();
     }
-    return 0;
-  });
+    integrate([&] { return num::simulate(equations, options, collect); });
+  }
 
   py::dict d;
   d["t"] = vector_to_numpy(rows.t);
@@ -117,6 +146,11 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
   d["V"] = vector_to_numpy(rows.V);
   d["E"] = vector_to_numpy(rows.E);
   d["lam"] = rows_to_numpy(rows.lam, rows.count, m);
+  d["u"] = rows_to_numpy(rows.u, rows.count, p);  // (N, 0) without speeds
+  d["udot"] = rows_to_numpy(rows.udot, rows.count, p);
+  std::vector<std::string> speed_names;
+  for (const auto& speed : model->speeds) speed_names.push_back(speed.name);
+  d["speeds"] = speed_names;
   d["coordinates"] = coordinate_names(*model);
   std::vector<std::string> multipliers;
   for (const auto& c : model->constraints) multipliers.push_back("lambda_" + c.name);
@@ -366,7 +400,7 @@ void bind_solvers(py::module_& m) {
   m.def("_simulate", &simulate, py::arg("model"), py::arg("t_end"), py::arg("q0"), py::arg("qd0"),
         py::arg("rtol"), py::arg("atol"), py::arg("output_step"), py::arg("values"),
         py::arg("inputs"), py::arg("integrator"), py::arg("max_rows"), py::arg("method"),
-        py::arg("jit") = true);
+        py::arg("jit") = true, py::arg("u0") = py::none());
   m.def("_inverse", &inverse, py::arg("model"), py::arg("trajectory"), py::arg("t_end"),
         py::arg("output_step"), py::arg("from_csv"), py::arg("t"), py::arg("q"), py::arg("qd"),
         py::arg("qdd"), py::arg("values"), py::arg("method"), py::arg("jit") = true);

@@ -220,3 +220,78 @@ def test_simulate_and_inverse_by_the_compiled_code_agree_with_the_tape(robot):
     a = appell.inverse(robot, **motion)
     b = appell.inverse(robot, **motion, jit=False)
     np.testing.assert_allclose(a.Q, b.Q, rtol=1e-10, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Generalized speeds and quaternions (speeds:, rot_quat)
+
+
+@pytest.fixture(scope="module")
+def free_box(examples):
+    return appell.load(examples / "speeds" / "free_box_quaternion.yaml")
+
+
+def test_a_model_with_speeds_derives_eulers_equations(free_box):
+    eq = appell.derive(free_box)
+    assert eq.speeds == ["vx", "vy", "vz", "w1", "w2", "w3"]
+    assert eq.method == "gibbs-appell" and not eq.minimal
+    assert "in the speeds (vx, vy, vz, w1, w2, w3)" in repr(eq)
+    # Euler's equation about x: I1 w1' = (I2 - I3) w2 w3.
+    assert "eq 4 (w1): 1/12*m*(b^2 + c^2)*dot(w1) = 1/12*m*w2*w3*(c^2 - b^2)" in eq.text()
+    assert eq.cost["differentiations"] > 0
+    kane = appell.derive(free_box, "dalembert")
+    assert kane.method == "dalembert" and kane.speeds == eq.speeds
+    with pytest.raises(ValueError, match="generalized speeds"):
+        eq.compile()
+    with pytest.raises(appell.ModelError):
+        appell.derive(free_box, "lagrange")
+
+
+def test_simulate_in_the_speeds_keeps_the_invariants_of_a_free_body(free_box):
+    # Spinning mostly about the intermediate axis: the box flips, yet its kinetic energy
+    # ½ Σ I_i w_i² and the length of its angular momentum |I w| (in its own axes) stay, and the
+    # quaternion stays of unit length.
+    u0 = [0.0, 0.0, 0.0, 0.02, 3.0, 0.02]
+    r = appell.simulate(free_box, 5.0, u0=u0, rtol=1e-10, atol=1e-12, output_step=0.05)
+    assert r.complete and r.speeds == ["vx", "vy", "vz", "w1", "w2", "w3"]
+    assert r.u.shape == (len(r.t), 6) and r.udot.shape == r.u.shape
+    assert np.allclose(r.u[0], u0)
+    m, a, b, c = 2.0, 0.3, 0.2, 0.1
+    inertia = m / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    w = r.u[:, 3:]
+    energy = 0.5 * (inertia * w * w).sum(axis=1)
+    momentum = np.linalg.norm(inertia * w, axis=1)
+    assert np.max(np.abs(energy - energy[0])) < 1e-8 * energy[0]
+    assert np.max(np.abs(momentum - momentum[0])) < 1e-8 * momentum[0]
+    assert np.allclose(r.T, energy, rtol=1e-9)
+    assert np.max(np.abs(w[:, 1] - 3.0)) > 1.0  # it did flip
+    assert np.allclose(np.linalg.norm(r.q[:, 3:7], axis=1), 1.0, atol=1e-9)
+    # u' is Euler's right-hand side at every row.
+    euler = np.stack([(inertia[1] - inertia[2]) * w[:, 1] * w[:, 2] / inertia[0],
+                      (inertia[2] - inertia[0]) * w[:, 2] * w[:, 0] / inertia[1],
+                      (inertia[0] - inertia[1]) * w[:, 0] * w[:, 1] / inertia[2]], axis=1)
+    assert np.allclose(r.udot[:, 3:], euler, atol=1e-9)
+
+
+def test_simulate_in_the_speeds_agrees_with_the_command_line(cli, examples, tmp_path, free_box):
+    out = tmp_path / "box.csv"
+    cli("simulate", examples / "speeds" / "free_box_quaternion.yaml", "--t-end", "1",
+        "--u0", "0,0,0,0.5,1,2", "--output-step", "0.1", "--out", out)
+    with open(out) as f:
+        rows = [row for row in csv.DictReader(line for line in f if not line.startswith("#"))]
+    r = appell.simulate(free_box, 1.0, u0=[0, 0, 0, 0.5, 1, 2], output_step=0.1)
+    assert len(rows) == len(r.t)
+    for k, row in enumerate(rows):
+        for j, name in enumerate(r.speeds):
+            assert float(row[name]) == pytest.approx(r.u[k, j], rel=1e-9, abs=1e-12)
+
+
+def test_u0_is_checked(free_box, robot):
+    with pytest.raises(ValueError, match="u0"):
+        appell.simulate(free_box, 1.0, u0=[1, 2, 3])
+    with pytest.raises(ValueError, match="u0"):
+        appell.simulate(robot, 1.0, u0=[0, 0])
+    with pytest.raises(ValueError, match="u0"):
+        appell.simulate(free_box, 1.0, u0=[0] * 6, qd0=[0] * 7)
+    plain = appell.simulate(robot, 0.1)
+    assert plain.u.shape == (len(plain.t), 0) and plain.speeds == []
