@@ -162,16 +162,17 @@ std::vector<std::string> arguments(const Names& names, const std::vector<Argumen
   return all;
 }
 
-// The pivot test of forward_dynamics, once per file. Its threshold is the one `appell eval`
-// uses for its Cholesky factor (a pivot of L below 1e-12 sqrt(max |M_ij|), i.e. D below
-// 1e-24 max |M_ij|; M's largest entry is on its diagonal when M is positive definite).
+// The pivot test of forward_dynamics, once per file. Its thresholds are those `appell eval`
+// uses for its Cholesky factor (num::factor_mass_matrix): a pivot D_i not above 1e-12 M_ii, or
+// not above 1e-24 max |M_ij| (M's largest entry is on its diagonal when M is positive definite),
+// means a singular M.
 std::string pivot_test(const Names& names) {
   const bool c = names.language == Language::C;
   const std::string fabs = c ? "fabs" : "std::fabs", isfinite = c ? "isfinite" : "std::isfinite";
   std::ostringstream s;
   s << (c ? "" : "namespace detail {\n\n")
-    << "/* True when every pivot D of M = L^T D L is positive (above 1e-24 max |M_ii|) and every\n"
-    << "   acceleration finite. */\n"
+    << "/* True when every pivot D_i of M = L^T D L is positive (above 1e-12 M_ii and 1e-24\n"
+    << "   max |M_jj|) and every acceleration finite. */\n"
     << (c ? "static inline int " + names.prefix + "pivots_accepted"
           : std::string("inline bool pivots_accepted"))
     << "(const double* pivot, const double* diagonal, const double* qdd, int n) {\n"
@@ -182,8 +183,8 @@ std::string pivot_test(const Names& names) {
     << "    if (" << fabs << "(diagonal[i]) > scale) scale = " << fabs << "(diagonal[i]);\n"
     << "  }\n"
     << "  for (i = 0; i < n; ++i)\n"
-    << "    if (!(pivot[i] > 1e-24 * scale) || !" << isfinite << "(qdd[i])) return "
-    << (c ? "0" : "false") << ";\n"
+    << "    if (!(pivot[i] > 1e-24 * scale) || !(pivot[i] > 1e-12 * diagonal[i]) || !" << isfinite
+    << "(qdd[i])) return " << (c ? "0" : "false") << ";\n"
     << "  return " << (c ? "1" : "true") << ";\n"
     << "}\n"
     << (c ? "" : "\n}  // namespace detail\n");

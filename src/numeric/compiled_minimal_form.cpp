@@ -5,6 +5,7 @@
 #include <string>
 
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "tape_layout.hpp"
 
 namespace appell::num {
@@ -60,17 +61,7 @@ CompiledMinimalForm::State CompiledMinimalForm::solve(double t, const Eigen::Vec
   if (!s.mass_matrix.allFinite() || !s.forcing.allFinite() || !gamma.allFinite())
     throw model::ComputationError("the minimal form is not finite at this state");
   // M̃ = BᵀMB is positive definite when M is and B has full column rank.
-  const Eigen::LLT<Eigen::MatrixXd> llt(s.mass_matrix);
-  const double scale = s.mass_matrix.cwiseAbs().maxCoeff();
-  if (llt.info() != Eigen::Success || scale == 0.0 ||
-      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-12 * std::sqrt(scale)) {
-    std::ostringstream message;
-    message << "singular mass matrix of the minimal form at this state (M = ["
-            << s.mass_matrix.format(
-                   Eigen::IOFormat(Eigen::StreamPrecision, Eigen::DontAlignCols, ", ", "; "))
-            << "])";
-    throw model::ComputationError(message.str());
-  }
+  const auto llt = factor_mass_matrix(s.mass_matrix, "singular mass matrix of the minimal form");
   s.udot = llt.solve(s.forcing);
   s.qdd = B * s.udot + gamma;
   s.speed_matrix = B;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "tape_layout.hpp"
 
 namespace appell::num {
@@ -83,17 +84,8 @@ CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorX
       !gamma.allFinite())
     throw model::ComputationError("the equations in the speeds are not finite at this state");
   s.qd = s.kinematics * u;
-  const Eigen::LLT<Eigen::MatrixXd> llt(s.mass_matrix);
-  const double scale = s.mass_matrix.cwiseAbs().maxCoeff();
-  if (llt.info() != Eigen::Success || scale == 0.0 ||
-      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-12 * std::sqrt(scale)) {
-    std::ostringstream message;
-    message << "singular mass matrix of the equations in the speeds at this state (M = ["
-            << s.mass_matrix.format(
-                   Eigen::IOFormat(Eigen::StreamPrecision, Eigen::DontAlignCols, ", ", "; "))
-            << "])";
-    throw model::ComputationError(message.str());
-  }
+  const auto llt =
+      factor_mass_matrix(s.mass_matrix, "singular mass matrix of the equations in the speeds");
   s.udot = llt.solve(s.forcing);
   s.qdd = s.kinematics * s.udot + gamma;
   return s;

@@ -6,22 +6,32 @@
 
 namespace appell::num {
 
-Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f) {
-  if (!M.allFinite() || !f.allFinite())
-    throw model::ComputationError("the mass matrix or the forcing is not finite at this state");
-  // M is symmetric positive definite for any physical model; a failed Cholesky factorisation
-  // means a singular (or indefinite) mass matrix, e.g. a coordinate that moves no mass.
+Eigen::LLT<Eigen::MatrixXd> factor_mass_matrix(const Eigen::MatrixXd& M,
+                                               const std::string& singular) {
+  // M is symmetric positive definite for any physical model; a failed Cholesky factorisation, or
+  // a pivot that is rounding, means a singular (or indefinite) mass matrix: a coordinate that
+  // moves no mass, or two that move the same mass the same way.
   Eigen::LLT<Eigen::MatrixXd> llt(M);
   const double scale = M.cwiseAbs().maxCoeff();
-  if (llt.info() != Eigen::Success || scale == 0.0 ||
-      llt.matrixL().toDenseMatrix().diagonal().minCoeff() <= 1e-12 * std::sqrt(scale)) {
+  bool positive = llt.info() == Eigen::Success && scale > 0.0;
+  for (Eigen::Index i = 0; positive && i < M.rows(); ++i) {
+    const double pivot = llt.matrixLLT()(i, i) * llt.matrixLLT()(i, i);
+    positive = pivot > 1e-12 * M(i, i) && pivot > 1e-24 * scale;
+  }
+  if (!positive) {
     std::ostringstream s;
-    s << "singular mass matrix: M is not positive definite at this state (M = ["
+    s << singular << " at this state (M = ["
       << M.format(Eigen::IOFormat(Eigen::StreamPrecision, Eigen::DontAlignCols, ", ", "; "))
       << "])";
     throw model::ComputationError(s.str());
   }
-  return llt.solve(f);
+  return llt;
+}
+
+Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f) {
+  if (!M.allFinite() || !f.allFinite())
+    throw model::ComputationError("the mass matrix or the forcing is not finite at this state");
+  return factor_mass_matrix(M, "singular mass matrix: M is not positive definite").solve(f);
 }
 
 TapeDynamics::TapeDynamics(const principles::Equations& equations, const model::Values& values)

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
@@ -64,10 +65,16 @@ class TapeDynamics : public DynamicsEvaluator {
   mutable Eigen::VectorXd f_;
 };
 
+/// The Cholesky factor L Lᵀ of a mass matrix, which must be positive definite: throws
+/// model::ComputationError "<singular> at this state (M = [..])" when the factorisation fails or
+/// a pivot L_ii² is not above both 1e-12 M_ii (a coordinate whose inertia the others account for,
+/// to rounding: M singular) and 1e-24 max |M_ij| (a coordinate that moves next to no mass).
+Eigen::LLT<Eigen::MatrixXd> factor_mass_matrix(const Eigen::MatrixXd& M,
+                                               const std::string& singular);
+
 /// q̈ = M⁻¹ f by Cholesky (M n×n, f n), what every evaluator's accelerations() ends in when the
 /// generated solver refuses a state. Throws model::ComputationError when M or f is not finite, or
-/// M is singular or not positive definite (a pivot of L below 1e-12 sqrt(max |M_ij|); the message
-/// prints M).
+/// M is singular or not positive definite (factor_mass_matrix(); the message prints M).
 Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f);
 
 }  // namespace appell::num
