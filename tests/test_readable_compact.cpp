@@ -16,6 +16,7 @@
 #include "appell/sym/intermediates.hpp"
 #include "appell/sym/operation_count.hpp"
 #include "appell/sym/readable.hpp"
+#include "support/test_models.hpp"
 
 namespace {
 
@@ -64,22 +65,7 @@ double value_at(const ex& e, const GiNaC::exmap& point) {
   return GiNaC::ex_to<GiNaC::numeric>(v).to_double();
 }
 
-std::string chain_yaml(int n) {
-  std::ostringstream y;
-  y << "name: spatial-chain-" << n << "\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
-  for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
-  y << "]\nframes:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
-      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_" << (i % 2 ? 'z' : 'y')
-      << "(q" << i << ")}\n";
-  y << "bodies:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  rod" << i << ": {frame: link" << i
-      << ", mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}\n";
-  y << "gravity: [0, 0, -g]\n";
-  return y.str();
-}
+std::string chain_yaml(int n) { return test_support::spatial_chain_yaml(n); }
 
 TEST(ReadableCompact, EveryExampleIsNeverLargerAndEqualToTheRawForm) {
   std::size_t entries = 0;

@@ -16,62 +16,33 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/operation_count.hpp"
 #include "appell/sym/readable.hpp"
+#include "support/test_models.hpp"
 
 namespace {
 
 using namespace appell;
 using GiNaC::ex;
 
-std::string chain_yaml(int n) {
-  std::ostringstream y;
-  y << "name: chain-" << n << "\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
-  for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
-  y << "]\nframes:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
-      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_" << (i % 2 ? 'z' : 'y')
-      << "(q" << i << ")}\n";
-  y << "bodies:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  rod" << i << ": {frame: link" << i
-      << ", mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}\n";
-  y << "gravity: [0, 0, -g]\n";
-  return y.str();
-}
+std::string chain_yaml(int n) { return test_support::spatial_chain_yaml(n); }
 
-// Branches, a prismatic joint, a joint of two rotation factors (one a multiple of its
-// coordinate), a fixed offset, a frame that moves with time, particles, and every kind of load.
-const char* const branching_tree = R"(name: branching
-parameters: {m: 1.3, l: 0.6, g: 9.81, k: 40.0, c: 0.7, w: 0.9}
-coordinates: [a, s, b1, b2, c1, c2]
-inputs: [u]
-frames:
-  table: {parent: world, rotation: rot_z(a)}
-  slider: {parent: table, translation: [0.2 + s, 0, 0.1]}
-  arm1: {parent: slider, rotation: rot_y(b1)}
-  arm1b: {parent: arm1, translation: [l, 0, 0], rotation: rot_x(b2) * rot_z(0.3*b2 + 0.2)}
-  mount: {parent: table, translation: [0, 0.3, 0.05*sin(w*t)], rotation: rot_x(0.4)}
-  arm2: {parent: mount, rotation: rot_z(c1)}
-  arm2b: {parent: arm2, translation: [l, 0.1, 0], rotation: rot_y(c2)}
-bodies:
-  base: {frame: table, mass: 2*m, com: [0, 0, 0.05], inertia: {box: {size: [0.4, 0.4, 0.1]}}}
-  carriage: {frame: slider, mass: m, com: [0, 0, 0], inertia: {sphere: {radius: 0.05}}}
-  rod1: {frame: arm1, mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}
-  rod1b: {frame: arm1b, mass: 0.7*m, com: [l/2, 0.02, 0], inertia: {rod: {length: l, axis: x}}}
-  rod2: {frame: arm2, mass: m, com: [l/2, 0, 0.01], inertia: {rod: {length: l, axis: x}}}
-  rod2b: {frame: arm2b, mass: 0.5*m, com: [l/3, 0, 0], inertia: {rod: {length: l, axis: x}}}
-particles:
-  tip: {frame: arm2b, mass: 0.2, position: [l, 0, 0]}
-gravity: [0, 0, -g]
-loads:
-  - {force: [0.4, u, -1], on: arm1b, at: [l, 0, 0], in: world}
-  - {force: [0.3, 0.2, 0], on: arm2, at: [l/2, 0, 0], in: arm2}
-  - {torque: [0, 0, 0.5*u], on: arm2}
-  - {spring: {from: [world, [1, 0, 0]], to: [arm1b, [l, 0, 0]], stiffness: k, rest_length: 0.4}}
-  - {damper: {from: [slider, [0, 0, 0]], to: [arm2b, [l, 0, 0]], coefficient: c}}
-  - {generalized: {coordinate: s, value: -c*dot(s)}}
-  - {potential: 0.5*k*c1^2}
-)";
+// The codegen tests' branching tree (branches, a prismatic joint, a joint of two rotation
+// factors, a fixed offset, particles, every kind of load), with a mount that moves with time, a
+// spring to a point of the world and a force in world axes: coordinates named c1 and c2 take
+// the names of frame 1's cosine and sine.
+std::string branching_tree() {
+  std::string yaml = test_support::tree_yaml;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = yaml.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    yaml.replace(at, from.size(), to);
+  };
+  replace("c: 0.7}", "c: 0.7, w: 0.9}");
+  replace("translation: [0, 0.3, 0]", "translation: [0, 0.3, 0.05*sin(w*t)]");
+  yaml +=
+      "  - {spring: {from: [world, [1, 0, 0]], to: [arm1b, [l, 0, 0]], stiffness: k}}\n"
+      "  - {force: [0.4, u, -1], on: arm1b, at: [l, 0, 0], in: world}\n";
+  return yaml;
+}
 
 std::shared_ptr<const model::Model> example(const std::string& name) {
   return io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name);
@@ -166,7 +137,7 @@ TEST(RecursiveForm, EqualsTheFormedEquationsOfEveryTree) {
                            "planar_2r.yaml", "spinning_disk.yaml", "spring_damper_cart.yaml",
                            "thread_pendulum.yaml", "bead_on_hoop.yaml"})
     models.push_back(example(name));
-  models.push_back(io::parse_model(branching_tree, "branching.yaml"));
+  models.push_back(io::parse_model(branching_tree(), "branching.yaml"));
   models.push_back(io::parse_model(chain_yaml(5), "chain.yaml"));
   for (const auto& model : models)
     for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert})
@@ -239,7 +210,7 @@ TEST(RecursiveForm, OtherMethodsAndConstrainedModelsNameCommonSubexpressions) {
 
 // Same input, same bytes: names, order and groups never depend on addresses or hash order.
 TEST(RecursiveForm, SameModelGivesTheSameBytes) {
-  const auto model = io::parse_model(branching_tree, "branching.yaml");
+  const auto model = io::parse_model(branching_tree(), "branching.yaml");
   const std::string first = io::write_text(through_names(model));
   for (int run = 0; run < 2; ++run) EXPECT_EQ(io::write_text(through_names(model)), first);
   EXPECT_EQ(io::write_json(through_names(model)), io::write_json(through_names(model)));
