@@ -428,4 +428,66 @@ TEST(ReportCli, WritesThePageAndRefusesBadInput) {
   fs::remove_all(dir);
 }
 
+// A model with generalized speeds is integrated in them and drawn turning by its quaternion:
+// the free box spun mostly about its intermediate axis flips (w2 changes sign) while its energy
+// stays; the page plots the speeds by their names and each frame's pose is the quaternion's
+// rotation, normalized.
+TEST(ReportSpeeds, TheFreeBoxIsIntegratedInItsSpeedsAndDrawnByItsQuaternion) {
+  const auto model =
+      io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/speeds/free_box_quaternion.yaml");
+  report::ReportOptions options;
+  options.simulation.t_end = 12.0;
+  options.simulation.rtol = options.simulation.atol = 1e-10;
+  options.u0 = {0, 0, 0, 0.02, 3.0, 0.02};
+  const report::Report contents = report::make_report(model, options);
+  ASSERT_TRUE(contents.complete()) << (contents.incomplete.empty() ? "" : contents.incomplete[0]);
+  const auto rows = contents.simulation->rows();
+  ASSERT_GT(rows.size(), 100u);
+  double lowest_w2 = 3.0;
+  for (const auto& row : rows) {
+    ASSERT_EQ(row.u.size(), 6u);
+    lowest_w2 = std::min(lowest_w2, row.u[4]);
+    EXPECT_NEAR(row.total, rows.front().total, 1e-7 * rows.front().total);
+    const double length =
+        std::hypot(std::hypot(row.q[3], row.q[4]), std::hypot(row.q[5], row.q[6]));
+    EXPECT_NEAR(length, 1.0, 1e-9);
+  }
+  EXPECT_LT(lowest_w2, -2.9);  // flipped
+  const std::string html = report::write_html(contents);
+  const auto data = page_data(html);
+  bool speeds = false;
+  for (const auto& group : data["plots"]["groups"])
+    if (group["id"] == "u") {
+      speeds = true;
+      ASSERT_EQ(group["series"].size(), 6u);
+      EXPECT_EQ(group["series"][4]["label"], "w2");
+    }
+  EXPECT_TRUE(speeds) << "no plot of the speeds";
+  // The box's pose at a row is its quaternion (x, y, z, w order, w >= 0).
+  const report::MotionEvaluator motion(model, contents.values);
+  const auto& row = rows[rows.size() / 2];
+  const auto pose = motion.poses(row.t, row.q);
+  std::array<double, 4> expected{row.q[4], row.q[5], row.q[6], row.q[3]};
+  expect_same_rotation(pose.data() + 3, expected);
+
+  // The command line: report --u0 and simulate --report for a model with speeds; --u0 refused for
+  // a model without.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "appell-report-speeds";
+  fs::create_directories(dir);
+  const std::string box = std::string(APPELL_EXAMPLES_DIR) + "/speeds/free_box_quaternion.yaml";
+  const std::string page = (dir / "box.html").string(), csv = (dir / "box.csv").string();
+  auto run = test_support::run_cli("report " + box + " --t-end 1 --u0 0,0,0,0.5,1,2 --out " + page);
+  EXPECT_EQ(run.code, 0) << run.out;
+  EXPECT_TRUE(fs::exists(page));
+  run = test_support::run_cli("simulate " + box + " --t-end 1 --u0 0,0,0,0.5,1,2 --out " + csv +
+                              " --report " + page);
+  EXPECT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("report written to"), std::string::npos) << run.out;
+  run = test_support::run_cli("report " + std::string(APPELL_EXAMPLES_DIR) +
+                              "/double_pendulum.yaml --u0 1 --out " + page);
+  EXPECT_EQ(run.code, 2) << run.out;
+  EXPECT_NE(run.out.find("--u0"), std::string::npos) << run.out;
+}
+
 }  // namespace

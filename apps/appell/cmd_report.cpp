@@ -39,6 +39,12 @@ int run_report(const ReportCommandOptions& o) {
     throw usage_error("--verify", "expected auto, full, numeric or none", o.verify);
   auto model = read_model(o.model, o.urdf);
   options.simulation = simulation_options(*model, o.simulation);
+  if (!o.simulation.u0.empty()) {
+    if (!model->has_speeds())
+      throw usage_error("--u0", "the model has no generalized speeds (speeds:, rot_quat)",
+                        o.simulation.u0);
+    options.u0 = parse_list("--u0", o.simulation.u0);
+  }
   report::Report contents;
   try {
     contents = report::make_report(model, options);
@@ -78,6 +84,9 @@ void add_report_command(CLI::App& app, Commands& commands) {
   r->add_option("--t-end", o->simulation.t_end, "end time of the simulation (default 5)");
   r->add_option("--q0", o->simulation.q0, "initial coordinates V1,V2,.. (default: the model's)");
   r->add_option("--qd0", o->simulation.qd0, "initial velocities V1,V2,.. (default: the model's)");
+  r->add_option("--u0", o->simulation.u0,
+                "a model with generalized speeds: the initial speeds V1,V2,.. (default: from the "
+                "velocities)");
   r->add_option("--rtol", o->simulation.rtol, "relative tolerance (default 1e-8)");
   r->add_option("--atol", o->simulation.atol, "absolute tolerance (default 1e-8)");
   r->add_option("--output-step", o->simulation.output_step, "time between rows (default 0.01)");

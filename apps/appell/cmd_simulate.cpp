@@ -117,16 +117,6 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   }
 }
 
-// The page of this run (report::make_report with the rows kept), marked incomplete when the run
-// stopped early.
-void write_report(std::shared_ptr<const model::Model> model, report::SimulationRecording recording,
-                  const std::string& path) {
-  report::ReportOptions options;
-  options.simulation = recording.options();
-  write_report_file(path, report::make_report(model, options, std::move(recording)), "--report");
-  std::cout << "report written to " << path << "\n";
-}
-
 int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
   if (model->has_speeds()) return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report);
@@ -192,7 +182,7 @@ int run_simulate(const SimulateOptions& o) {
     print_summary(*model, options, result, o.out, seconds, true);
     if (recording) {
       recording->finish(result);
-      write_report(model, *recording, o.report);
+      write_simulation_report(model, *recording, o.report);
     }
     return 0;
   } catch (const model::ModelError& e) {
@@ -207,7 +197,7 @@ int run_simulate(const SimulateOptions& o) {
     print_summary(*model, options, e.partial(), o.out, seconds, false);
     if (recording) {
       recording->fail(e);
-      write_report(model, *recording, o.report);
+      write_simulation_report(model, *recording, o.report);
     }
     throw;  // main reports it and exits 1
   }

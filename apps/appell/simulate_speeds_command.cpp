@@ -2,12 +2,14 @@
 
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "appell/io/csv_writer.hpp"
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/simulate_speeds.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
+#include "simulation_flags.hpp"
 
 namespace appell::cli {
 
@@ -44,8 +46,6 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
   if (reactions)
     throw usage_error("--reactions", "not computed yet for a model with generalized speeds",
                       model->name);
-  if (!report.empty())
-    throw usage_error("--report", "not drawn yet for a model with generalized speeds", model->name);
   const num::SimulationOptions options = simulation_options(*model, flags);
   std::vector<double> u0;
   if (!flags.u0.empty()) u0 = parse_list("--u0", flags.u0);
@@ -62,13 +62,21 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
       throw usage_error("--out", "cannot write the file", out);
     }
   };
+  // With --report, the rows kept for the page (at most 2000, evenly spaced).
+  std::optional<report::SimulationRecording> recording;
+  if (!report.empty()) recording.emplace(options);
   auto on_row = [&](const num::SpeedSimulationRow& row) {
     writing([&] { csv.row(row.row, row.u); });
+    if (recording) recording->add(row.row, row.u);
   };
   try {
     const auto result = num::simulate_speeds(equations, options, u0, on_row);
     csv.close();
     print_summary(*model, options, result, out, true);
+    if (recording) {
+      recording->finish(result);
+      write_simulation_report(model, *recording, report);
+    }
     return 0;
   } catch (const model::ModelError& e) {
     throw at_simulation_option(e);
@@ -76,6 +84,10 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
     writing([&] { csv.mark_incomplete(e.what()); });
     csv.close();
     print_summary(*model, options, e.partial(), out, false);
+    if (recording) {
+      recording->fail(e);
+      write_simulation_report(model, *recording, report);
+    }
     throw;
   }
 }

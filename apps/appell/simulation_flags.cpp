@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <iostream>
+#include <utility>
 
 #include "appell/report/html_writer.hpp"
+#include "appell/report/report.hpp"
 
 namespace appell::cli {
 
@@ -59,6 +62,14 @@ void write_report_file(const std::string& path, const report::Report& contents,
   if (!out) throw usage_error(option, "cannot write the file", path);
   out << html;
   if (!out.flush()) throw usage_error(option, "cannot write the file", path);
+}
+
+void write_simulation_report(std::shared_ptr<const model::Model> model,
+                             report::SimulationRecording recording, const std::string& path) {
+  report::ReportOptions options;
+  options.simulation = recording.options();
+  write_report_file(path, report::make_report(model, options, std::move(recording)), "--report");
+  std::cout << "report written to " << path << "\n";
 }
 
 }  // namespace appell::cli

@@ -2,11 +2,13 @@
 // num::SimulationOptions in one place, and the library's errors about them located at the flags.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "appell/model/model.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/report/simulation_recording.hpp"
 #include "cli_support.hpp"
 
 namespace appell::report {
@@ -35,5 +37,10 @@ model::ModelError at_simulation_option(const model::ModelError& error);
 /// Writes report::write_html(contents) to `path` (usage_error at --out when it cannot).
 void write_report_file(const std::string& path, const report::Report& contents,
                        const std::string& option = "--out");
+
+/// simulate --report: the page of this run (report::make_report with the rows kept), marked
+/// incomplete when the run stopped early, written to `path`.
+void write_simulation_report(std::shared_ptr<const model::Model> model,
+                             report::SimulationRecording recording, const std::string& path);
 
 }  // namespace appell::cli

@@ -512,6 +512,15 @@ std::string write_html(const Report& report) {
     energy.push_back(series("E", E));
     groups.push_back({{"id", "q"}, {"title", "coordinates q"}, {"series", q}});
     groups.push_back({{"id", "qd"}, {"title", "velocities dq/dt"}, {"series", qd}});
+    if (model.has_speeds() && rows.front().u.size() == model.speeds.size()) {
+      json u = json::array();
+      for (std::size_t k = 0; k < model.speeds.size(); ++k) {
+        std::vector<double> a;
+        for (const auto& r : rows) a.push_back(r.u.at(k));
+        u.push_back(series(model.speeds[k].name, a));
+      }
+      groups.push_back({{"id", "u"}, {"title", "generalized speeds u"}, {"series", u}});
+    }
     groups.push_back(
         {{"id", "energy"}, {"title", "energy T, V, E = T + V (J)"}, {"series", energy}});
     if (!model.constraints.empty()) {

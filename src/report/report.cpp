@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "appell/numeric/simulate_speeds.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/speed_form.hpp"
 
 namespace appell::report {
 
@@ -64,10 +66,17 @@ Report make_report(std::shared_ptr<const model::Model> model, const ReportOption
   if (!options.simulate) return report;
   SimulationRecording recording(options.simulation, options.max_rows);
   try {
-    const auto equations = principles::derive(model, options.method);
-    const auto result = num::simulate(equations, options.simulation,
-                                      [&](const num::SimulationRow& row) { recording.add(row); });
-    recording.finish(result);
+    if (model->has_speeds()) {
+      // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds.
+      const auto equations = principles::speed_form(model, options.method);
+      recording.finish(num::simulate_speeds(
+          equations, options.simulation, options.u0,
+          [&](const num::SpeedSimulationRow& row) { recording.add(row.row, row.u); }));
+    } else {
+      const auto equations = principles::derive(model, options.method);
+      recording.finish(num::simulate(equations, options.simulation,
+                                     [&](const num::SimulationRow& row) { recording.add(row); }));
+    }
   } catch (const num::SimulationError& e) {
     recording.fail(e);
   } catch (const model::ModelError&) {

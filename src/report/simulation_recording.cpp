@@ -8,7 +8,9 @@ namespace appell::report {
 SimulationRecording::SimulationRecording(num::SimulationOptions options, std::size_t capacity)
     : options_(std::move(options)), capacity_(std::max<std::size_t>(capacity, 2)) {}
 
-void SimulationRecording::add(const num::SimulationRow& row) {
+void SimulationRecording::add(const num::SimulationRow& row) { add(row, Eigen::VectorXd()); }
+
+void SimulationRecording::add(const num::SimulationRow& row, const Eigen::VectorXd& u) {
   const std::size_t index = delivered_++;
   RecordedRow kept;
   kept.t = row.t;
@@ -18,6 +20,7 @@ void SimulationRecording::add(const num::SimulationRow& row) {
   kept.potential = row.potential;
   kept.total = row.total;
   kept.lambda.assign(row.lambda.data(), row.lambda.data() + row.lambda.size());
+  kept.u.assign(u.data(), u.data() + u.size());
   if (index % stride_ == 0) {
     if (kept_.size() == capacity_) {
       // Keep the rows whose index is a multiple of the doubled stride: evenly spaced again.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The browser test of appell's HTML report (ctest: browser.report): writes the reports of a planar
-# robot, the heavy top, a constrained mechanism, the UR5 (a slider-crank closed by two constraints), a run
+# robot, the heavy top, a constrained mechanism, the UR5, a free box in its speeds (a slider-crank closed by two constraints), a run
 # of simulate --report, a run that fails, and the elastic responses of two flexible bodies (fem
 # --response --report: a hexahedral bar and a mechanism's planar beam), then opens them in
 # headless Chromium (report_test.mjs) with the network off. A flexible body whose rigid motion
@@ -18,6 +18,10 @@ examples=$source/examples
 # (one KaTeX block a section).
 "$appell" report "$examples/urdf/ur5_robot.urdf" --t-end 0.2 --out "$work/ur5.html" >/dev/null
 grep -q 'recursions over the frames' "$work/ur5.html"
+# A model with generalized speeds: the free box flipping about its intermediate axis, drawn turning
+# by its quaternion, with its speeds plotted.
+"$appell" report "$examples/speeds/free_box_quaternion.yaml" --t-end 12 --u0 0,0,0,0.02,3,0.02 \
+  --out "$work/free_box.html" >/dev/null
 # A run that fails (the mass matrix m cos(x)^2 becomes singular): the page, marked incomplete.
 cat >"$work/singular.yaml" <<'YAML'
 name: singular-slider
@@ -63,6 +67,7 @@ exec node "$source/tests/browser/report_test.mjs" "$@" \
   "$work/slider_crank.html:q1,q2,x,dot(x),E,|loop_x|,|loop_y|,lambda_loop_x,lambda_loop_y" \
   "$work/double_pendulum.html:T,V,E" \
   "$work/ur5.html:T,V,E" \
+  "$work/free_box.html:e0,e1,e2,e3,w1,w2,w3,T,E" \
   "$work/singular.html:x,dot(x),T" \
   "$work/bar.html:n40_ux,n40_uy,n40_uz,max|u|" \
   "$work/rod.html:n6_ux,n6_uy,max|u|"

@@ -38,6 +38,9 @@ struct ReportOptions {
   /// Simulated with these options (their values also bind the parameters shown and drawn).
   bool simulate = true;
   num::SimulationOptions simulation;
+  /// A model with generalized speeds (Model::has_speeds()) is integrated in them
+  /// (num::simulate_speeds): its initial speeds, one per speed; empty: from the velocities.
+  std::vector<double> u0;
   /// The most rows of the simulation kept for the plots and the animation.
   std::size_t max_rows = 2000;
 };

@@ -22,6 +22,7 @@ struct RecordedRow {
   std::vector<double> q, qd;
   double kinetic = 0.0, potential = 0.0, total = 0.0;
   std::vector<double> lambda;
+  std::vector<double> u;  // the generalized speeds (a model with speeds), empty otherwise
 };
 
 class SimulationRecording {
@@ -31,6 +32,8 @@ class SimulationRecording {
 
   /// A row as num::simulate delivers it (a RowCallback may forward to this).
   void add(const num::SimulationRow& row);
+  /// A row of num::simulate_speeds: the same, with the speeds u.
+  void add(const num::SimulationRow& row, const Eigen::VectorXd& u);
   /// The run reached t_end: its statistics.
   void finish(const num::SimulationResult& result);
   /// The run stopped early: the reason and the statistics up to there.
