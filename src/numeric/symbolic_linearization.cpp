@@ -50,6 +50,28 @@ matrix inverse_of(const matrix& m, const std::string& what) {
   }
 }
 
+// sin(a)^k of a number a written through cos(a) (sin² = 1 − cos²), so that normal() cancels what
+// the Pythagorean identity cancels: GiNaC keeps sin(2/5) and cos(2/5) as unrelated numbers, and
+// the model at q = 0.4 would carry cos(2/5)^2 + sin(2/5)^2 in every denominator.
+struct Pythagorean : GiNaC::map_function {
+  ex operator()(const ex& e) override {
+    if (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::function>(e.op(0)) &&
+        GiNaC::ex_to<GiNaC::function>(e.op(0)).get_name() == "sin" &&
+        GiNaC::is_a<GiNaC::numeric>(e.op(0).op(0)) && e.op(1).info(GiNaC::info_flags::posint)) {
+      const long k = GiNaC::ex_to<GiNaC::numeric>(e.op(1)).to_long();
+      const ex angle = e.op(0).op(0);
+      return GiNaC::pow(GiNaC::sin(angle), k % 2) *
+             GiNaC::pow(1 - GiNaC::pow(GiNaC::cos(angle), 2), k / 2);
+    }
+    return e.map(*this);
+  }
+};
+
+ex normal_with_pythagoras(const ex& e) {
+  Pythagorean rewrite;
+  return GiNaC::normal(rewrite(GiNaC::normal(e)));
+}
+
 }  // namespace
 
 GiNaC::ex exact_number(double value) {
@@ -235,10 +257,10 @@ SymbolicLinearModel symbolic_linear_model(const principles::Equations& eq,
   GiNaC::exvector entries;
   for (std::size_t i = 0; i < s; ++i)
     for (std::size_t c = 0; c < s; ++c)
-      entries.push_back(GiNaC::normal(JT(u(state_rows[i]), u(c))));
+      entries.push_back(normal_with_pythagoras(JT(u(state_rows[i]), u(c))));
   for (std::size_t i = 0; i < s; ++i)
     for (std::size_t c = 0; c < r; ++c)
-      entries.push_back(GiNaC::normal(Bfull(u(state_rows[i]), u(c))));
+      entries.push_back(normal_with_pythagoras(Bfull(u(state_rows[i]), u(c))));
   const auto readable = principles::readable_entries_within(model, entries);
   result.A = zeros(s, s);
   result.B = zeros(s, r);
