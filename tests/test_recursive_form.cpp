@@ -11,6 +11,7 @@
 
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/model_reader.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derivation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/sym/dag.hpp"
@@ -233,6 +234,32 @@ TEST(RecursiveForm, NamesNeverTakeTheModelsNames) {
   expect_equal_at_random_states(
       principles::derive(model, principles::Method::GibbsAppell).entries(),
       entries_with_names_put_back(d), "named");
+}
+
+// M and f written through the names are for reading: evaluating them as they stand has no value
+// for the names (never a silent 0); with the names put back they are the formed equations.
+TEST(RecursiveForm, EvaluatedWithTheNamesPutBack) {
+  const auto model = io::parse_model(chain_yaml(6), "chain.yaml");
+  const auto d = through_names(model);
+  ASSERT_TRUE(d.named.has_value());
+  try {
+    num::CompiledEquations bad(*d.equations, {});
+    FAIL() << "the names were evaluated as unknowns";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no value for symbol"), std::string::npos) << e.what();
+  }
+  const num::CompiledEquations shown(principles::with_names_put_back(*d.equations, *d.named), {});
+  const num::CompiledEquations raw(principles::derive(model, principles::Method::GibbsAppell), {});
+  Eigen::VectorXd q(6), qd(6);
+  q << 0.3, -0.2, 0.9, 0.1, -0.7, 0.4;
+  qd << 0.5, -1.0, 0.2, 0.8, 0.3, -0.6;
+  Eigen::MatrixXd M1, M2;
+  Eigen::VectorXd f1, f2;
+  shown.evaluate(0.0, q, qd, M1, f1);
+  raw.evaluate(0.0, q, qd, M2, f2);
+  EXPECT_LT((M1 - M2).norm(), 1e-10 * M2.norm());
+  EXPECT_LT((f1 - f2).norm(), 1e-10 * f2.norm());
+  EXPECT_GT(f2.norm(), 1.0);
 }
 
 TEST(RecursiveForm, GivenNumbersAreSubstituted) {

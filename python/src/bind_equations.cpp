@@ -36,8 +36,14 @@ Equations derive(const Model& target, const std::string& method, int order,
     request.compulsion = what == "compulsion";
     request.inertial_forces = what == "inertial-forces";
   }
-  return Equations{target.model,
-                   interruptible([&] { return principles::derive(target.model, request); }), raw};
+  return interruptible([&] {
+    Equations e{target.model, principles::derive(target.model, request), raw, std::nullopt};
+    // Written through named intermediates (a large model): what is evaluated is M and f with the
+    // names put back, never the names as unknowns.
+    if (e.derivation.named && e.derivation.equations)
+      e.evaluable = principles::with_names_put_back(*e.derivation.equations, *e.derivation.named);
+    return e;
+  });
 }
 
 // Every expression of the equations as text in the model language (parsed back by to_sympy).

@@ -28,8 +28,12 @@ struct Equations {
   std::shared_ptr<const model::Model> model;
   principles::Derivation derivation;
   bool raw = false;
+  /// When the derivation is written through named intermediates: its M and f with the names put
+  /// back (principles::with_names_put_back), what compile(), simulate and to_sympy work on.
+  std::optional<principles::Equations> evaluable;
 
-  /// The equations M q̈ = f (+ Aᵀλ); ValueError for the minimal form.
+  /// The equations M q̈ = f (+ Aᵀλ) in the model's symbols; ValueError for the minimal form and
+  /// the equations in generalized speeds.
   const principles::Equations& equations(const char* what) const;
 };
 

@@ -27,7 +27,7 @@ const principles::Equations& Equations::equations(const char* what) const {
   if (!derivation.equations)
     throw py::value_error(std::string(what) +
                           ": not available for the minimal form (derive without minimal=True)");
-  return *derivation.equations;
+  return evaluable ? *evaluable : *derivation.equations;
 }
 
 model::Values to_values(const model::Model& model, const py::handle& values,

@@ -1,6 +1,7 @@
 #include "appell/numeric/compiled_equations.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -51,14 +52,28 @@ Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
       layout.fixed.push_back(GiNaC::ex_to<GiNaC::numeric>(number).to_double());
     }
 
-  // Whatever else appears: the coordinates' higher derivatives in equations of higher order.
+  // Whatever else appears: the coordinates' higher derivatives in equations of higher order (0
+  // here), generalized speeds. Any other symbol has no value: never a silent 0 (equations written
+  // through named intermediates are evaluated after principles::with_names_put_back).
   std::set<GiNaC::ex, GiNaC::ex_is_less> symbols;
   std::unordered_set<const void*> seen;
   GiNaC::exvector keep;
   for (const auto& e : layout.entries) collect_symbols(e, symbols, seen, keep);
   for (const auto& v : layout.variables) symbols.erase(v);
   for (const auto& s : symbols) {
-    layout.variables.push_back(GiNaC::ex_to<GiNaC::symbol>(s));
+    const auto symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    const auto found = m.time_functions->lookup(symbol);
+    const auto kind = found ? std::optional(m.time_functions->kind(found->function)) : std::nullopt;
+    // Generalized speeds and their rates are given by the speed form's tape (SpeedTape finds
+    // their slots here).
+    const bool known = kind && ((*kind == sym::TimeFunctionKind::Coordinate && found->order >= 2) ||
+                                *kind == sym::TimeFunctionKind::Speed);
+    if (!known)
+      throw std::invalid_argument("no value for symbol " + symbol.get_name() +
+                                  " in the equations (equations written through named "
+                                  "intermediates are evaluated with the names put back: "
+                                  "principles::with_names_put_back)");
+    layout.variables.push_back(symbol);
     layout.fixed.push_back(0.0);
   }
   return layout;

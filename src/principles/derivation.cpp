@@ -140,6 +140,16 @@ InertialForceTerms inertial_force_terms(std::shared_ptr<const model::Model> mode
 
 }  // namespace
 
+Equations with_names_put_back(const Equations& written, const IntermediateForm& named) {
+  GiNaC::exmap back;
+  for (const auto& i : named.intermediates) back[i.name] = sym::substitute(i.value, back);
+  GiNaC::exvector entries;
+  for (const GiNaC::ex& e : written.entries()) entries.push_back(sym::substitute(e, back));
+  Equations out = written;
+  out.set_entries(entries);
+  return out;
+}
+
 std::string construction_name(IntermediateConstruction construction) {
   return construction == IntermediateConstruction::Recursions ? "recursions"
                                                               : "common subexpressions";

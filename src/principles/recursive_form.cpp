@@ -673,12 +673,9 @@ void collect_symbols(const ex& e, std::unordered_set<const void*>& seen, std::ve
 
 // The recursions' M and f with the names put back, against the formed ones at two random
 // states of every symbol (parameters included): a wrong sign or a missing term shows.
-bool agrees(const Equations& formed, const Equations& written,
-            const std::vector<sym::Intermediate>& intermediates) {
-  GiNaC::exmap back;
-  for (const auto& i : intermediates) back[i.name] = sym::substitute(i.value, back);
-  GiNaC::exvector expected = formed.entries(), got;
-  for (const ex& e : written.entries()) got.push_back(sym::substitute(e, back));
+bool agrees(const Equations& formed, const Equations& written, const IntermediateForm& named) {
+  const GiNaC::exvector expected = formed.entries(),
+                        got = with_names_put_back(written, named).entries();
   std::unordered_set<const void*> seen;
   std::vector<ex> alive;
   std::map<std::string, GiNaC::symbol> symbols;
@@ -726,7 +723,7 @@ std::optional<Equations> through_recursions(const Equations& formed,
   IntermediateForm candidate;
   try {
     Equations written = Recursions(formed, request, readable).build(candidate);
-    if (!agrees(formed, written, candidate.intermediates)) {
+    if (!agrees(formed, written, candidate)) {
       why = "the recursions disagreed with the equations as formed";
       return std::nullopt;
     }

@@ -198,3 +198,21 @@ def test_a_chain_from_yaml_text():
     eq = appell.derive(appell.Model.from_yaml(chain_yaml(4)), raw=True)
     M, f = eq.compile().evaluate(np.zeros(4), np.zeros(4))
     assert M.shape == (4, 4) and np.all(np.linalg.eigvalsh(M) > 0)
+
+
+def test_equations_printed_through_named_quantities_evaluate_as_formed():
+    # 10 links print through the recursions' names (omega_3z, F_2x, ...); compile() and simulate
+    # work on M and f with the names put back, the same numbers as the raw equations.
+    model = appell.Model.from_yaml(chain_yaml(10))
+    shown = appell.derive(model)
+    assert "named quantities of the recursions" in shown.text()
+    raw = appell.derive(model, raw=True)
+    rng = np.random.default_rng(7)
+    q, qd = rng.uniform(-1, 1, (3, 10)), rng.uniform(-1, 1, (3, 10))
+    M1, f1 = shown.compile().evaluate(q, qd)
+    M2, f2 = raw.compile().evaluate(q, qd)
+    assert np.allclose(M1, M2, rtol=1e-10, atol=1e-12) and np.allclose(f1, f2, rtol=1e-10)
+    assert np.all(np.abs(f1) > 0).any()
+    run = appell.simulate(shown, 0.05, output_step=0.05, jit=False)
+    assert run.complete and np.allclose(run.q, appell.simulate(raw, 0.05, output_step=0.05,
+                                                               jit=False).q)

@@ -134,6 +134,12 @@ struct Derivation {
   std::optional<IntermediateForm> named;
 };
 
+/// `written` (Derivation::equations when Derivation::named is set: M and f in terms of the names)
+/// with every name put back, in reverse order of definition: expressions of the model's symbols
+/// again, to evaluate (num::CompiledEquations) or compare what was printed. The DAG stays shared:
+/// each name's value is substituted once.
+Equations with_names_put_back(const Equations& written, const IntermediateForm& named);
+
 /// Forms what `request` asks for, in this order: the equations (derive(), derive_gibbs_appell()
 /// or minimal_form()), the given numbers substituted (with_values()), made readable when
 /// request.readable (simplify(); Z and each inertial-force term by sym::readable on its own), or
