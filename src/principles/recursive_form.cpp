@@ -37,6 +37,26 @@ bool is_trivial(const ex& e) {
   return false;
 }
 
+/// Exact fractions of many digits (a URDF's decimals multiplied together: 9850206933/10^11) as
+/// decimals; small fractions (1/2, 7/20) stay exact.
+struct ShortNumbers : GiNaC::map_function {
+  ex operator()(const ex& e) override {
+    if (GiNaC::is_a<GiNaC::numeric>(e)) {
+      const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
+      if (n.is_rational() && !n.is_integer() &&
+          (GiNaC::abs(n.denom()) > 10000 || GiNaC::abs(n.numer()) > 1000000))
+        return n.evalf();
+      return e;
+    }
+    return e.map(*this);
+  }
+};
+
+ex short_numbers(const ex& e) {
+  ShortNumbers shorten;
+  return shorten(e);
+}
+
 /// One frame of the tree: how it sits in its parent and moves relative to it, with the cosines
 /// and sines of its angles already named.
 struct Joint {
@@ -127,7 +147,7 @@ class Recursions {
   }
 
   ex name(const std::string& stem, const ex& value) {
-    const ex v = value.expand();
+    const ex v = short_numbers(value.expand());
     if (is_trivial(v)) return v;
     GiNaC::symbol s(unique(stem));
     list_.push_back({s, v});
