@@ -264,6 +264,36 @@ TEST(ReportFlexible, AFailedRigidMotionGivesAnIncompletePageWithTheReason) {
   fs::remove_all(dir);
 }
 
+// A response that diverges (the frame's prescribed height sqrt(0.0025 - t) is not a number after
+// t = 0.0025) stops there: exit 1 with the reason, the CSV keeps the rows reached and is marked
+// incomplete, the page is written and marked INCOMPLETE.
+TEST(ReportFlexible, ADivergingResponseGivesAnIncompletePageAndCsv) {
+  const fs::path dir = fs::temp_directory_path() / "appell-report-flexible-diverging";
+  fs::create_directories(dir);
+  const fs::path file = dir / "diverging.yaml";
+  std::ofstream(file) << "name: diverging\ncoordinates: []\nframes:\n"
+                         "  base: {translation: [0, 0, \"sqrt(0.0025 - t)\"]}\n"
+                         "flexible:\n  - name: bar\n    frame: base\n"
+                         "    mesh: {box: {size: [1.0, 0.02, 0.02], divisions: [10, 1, 1]}}\n"
+                         "    material: {E: 2.1e11, nu: 0.3, rho: 7850}\n    clamp: {x: 0}\n";
+  const std::string page = (dir / "diverging.html").string(), csv = (dir / "d.csv").string();
+  const auto run = test_support::run_cli("fem " + file.string() +
+                                         " --response --t-end 0.005 --step 0.001 --csv " + csv +
+                                         " --report " + page);
+  EXPECT_EQ(run.code, 1) << run.out;
+  EXPECT_NE(run.out.find("the elastic response diverged at t = 0.003"), std::string::npos)
+      << run.out;
+  const std::string html = read_text(page);
+  EXPECT_NE(html.find("<b>INCOMPLETE</b><ul><li>response: the elastic response diverged at t = "
+                      "0.003"),
+            std::string::npos);
+  const std::string rows = read_text(csv);
+  EXPECT_NE(rows.find("\n0.002,"), std::string::npos) << rows;  // the rows reached
+  EXPECT_EQ(rows.find("\n0.003,"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("incomplete"), std::string::npos) << rows;
+  fs::remove_all(dir);
+}
+
 TEST(ReportFlexible, CliWritesThePageAndRefusesBadInput) {
   const fs::path dir = fs::temp_directory_path() / "appell-report-flexible-cli";
   fs::create_directories(dir);

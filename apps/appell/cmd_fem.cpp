@@ -188,6 +188,9 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
       ++index;
     });
   } catch (const model::ComputationError& e) {
+    // The rows reached stay, marked as a simulate CSV is when its run stops early.
+    io::write_incomplete_mark(out, e.what());
+    out.flush();
     if (recording) {
       recording->fail(e.what());
       report::add_response(*page, std::move(*recording), &*motion);
