@@ -485,7 +485,7 @@ TEST(SpeedsCli, DeriveSimulateAndRefusals) {
   EXPECT_EQ(no_speeds.code, 2) << no_speeds.out;
   EXPECT_NE(no_speeds.out.find("--u0"), std::string::npos) << no_speeds.out;
   // Commands that need the equations in the coordinates refuse a quaternion frame, located.
-  for (const std::string& command : std::vector<std::string>{"eval " + box, "linearize " + box}) {
+  for (const std::string& command : std::vector<std::string>{"linearize " + box}) {
     const auto r = test_support::run_cli(command);
     EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
     EXPECT_NE(r.out.find("free_box_quaternion.yaml:26:"), std::string::npos) << r.out;
@@ -498,6 +498,63 @@ TEST(SpeedsCli, DeriveSimulateAndRefusals) {
   const auto lagrange = test_support::run_cli("derive " + box + " --method lagrange");
   EXPECT_EQ(lagrange.code, 2) << lagrange.out;
   EXPECT_NE(lagrange.out.find("--method"), std::string::npos) << lagrange.out;
+}
+
+// eval of a quaternion model works in its speeds: u̇ is Euler's right-hand side, q̇ = ½ e ⊗ (0, w),
+// q̈ = W u̇ + γ; a declared-speeds model evaluated with --u gives the q̈ of the coordinates' equations
+// at the same velocities.
+TEST(SpeedsCli, EvalInTheSpeeds) {
+  const std::string box = std::string(APPELL_EXAMPLES_DIR) + "/speeds/free_box_quaternion.yaml";
+  const double w1 = 0.5, w2 = 1.0, w3 = 2.0, m = 2.0, a = 0.3, b = 0.2, c = 0.1;
+  const auto run = test_support::run_cli("eval " + box + " --u 0.1,0,-0.2,0.5,1,2 --json");
+  ASSERT_EQ(run.code, 0) << run.out;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j["speeds"], (std::vector<std::string>{"vx", "vy", "vz", "w1", "w2", "w3"}));
+  const double I1 = m * (b * b + c * c) / 12, I2 = m * (a * a + c * c) / 12,
+               I3 = m * (a * a + b * b) / 12;
+  const std::vector<double> udot = j["udot"];
+  EXPECT_NEAR(udot[3], (I2 - I3) * w2 * w3 / I1, 1e-12);
+  EXPECT_NEAR(udot[4], (I3 - I1) * w3 * w1 / I2, 1e-12);
+  EXPECT_NEAR(udot[5], (I1 - I2) * w1 * w2 / I3, 1e-12);
+  EXPECT_NEAR(udot[0], 0.0, 1e-15);
+  const std::vector<double> qd = j["qd"];  // at e = (1, 0, 0, 0): ė = ½ (0, w)
+  EXPECT_NEAR(qd[0], 0.1, 1e-15);
+  EXPECT_NEAR(qd[2], -0.2, 1e-15);
+  EXPECT_NEAR(qd[3], 0.0, 1e-15);
+  EXPECT_NEAR(qd[4], w1 / 2, 1e-15);
+  EXPECT_NEAR(qd[5], w2 / 2, 1e-15);
+  EXPECT_NEAR(qd[6], w3 / 2, 1e-15);
+  EXPECT_EQ(j["mass_matrix"].size(), 6u);
+  // Without --u the speeds follow from the velocities: the model's are zero.
+  const auto rest = nlohmann::json::parse(test_support::run_cli("eval " + box + " --json").out);
+  for (double x : rest["udot"].get<std::vector<double>>()) EXPECT_EQ(x, 0.0);
+
+  // Declared speeds u1 = th1' + th2', u2 = 2 th2' − cos(th1) th1' at th' = (0.3, 1.1).
+  const std::string declared = ::testing::TempDir() + "/declared_eval.yaml";
+  std::ofstream(declared) << double_pendulum(true);
+  const std::string plain = ::testing::TempDir() + "/plain_eval.yaml";
+  std::ofstream(plain) << double_pendulum(false);
+  const double th1 = 0.6, d1 = 0.3, d2 = 1.1;
+  const std::string u = std::to_string(d1 + d2) + "," + std::to_string(2 * d2 - std::cos(th1) * d1);
+  const auto in_speeds = nlohmann::json::parse(
+      test_support::run_cli("eval " + declared + " --u " + u + " --json").out);
+  const auto in_coordinates =
+      nlohmann::json::parse(test_support::run_cli("eval " + plain + " --qd 0.3,1.1 --json").out);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_NEAR(in_speeds["qd"][k].get<double>(), in_coordinates["qd"][k].get<double>(), 1e-6);
+    EXPECT_NEAR(in_speeds["qdd"][k].get<double>(), in_coordinates["qdd"][k].get<double>(), 1e-5);
+  }
+  // Refusals: a wrong count, --u with --qd, --u without speeds, --minimal and --reactions.
+  for (const auto& [command, option] : std::vector<std::pair<std::string, std::string>>{
+           {"eval " + box + " --u 1,2", "--u"},
+           {"eval " + box + " --u 0,0,0,0,0,0 --qd 0,0,0,0,0,0,0", "--u"},
+           {"eval " + plain + " --u 1,2", "--u"},
+           {"eval " + box + " --minimal", "--minimal"},
+           {"eval " + box + " --reactions", "--reactions"}}) {
+    const auto r = test_support::run_cli(command);
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
+    EXPECT_NE(r.out.find(option), std::string::npos) << command << "\n" << r.out;
+  }
 }
 
 }  // namespace

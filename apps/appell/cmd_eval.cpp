@@ -6,10 +6,12 @@
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
 
@@ -19,7 +21,7 @@ namespace {
 
 struct EvalOptions {
   UrdfFlags urdf;  // how a URDF model is read
-  std::string model, method = "gibbs-appell", q, qd;
+  std::string model, method = "gibbs-appell", q, qd, u;
   double t = 0.0;
   std::vector<std::string> set;
   bool json = false;
@@ -73,6 +75,58 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
   return 0;
 }
 
+// A model with generalized speeds: M̃ u̇ = f̃ at (t, q, u), with q̇ = W u and q̈ = W u̇ + γ.
+// --u gives the speeds; without it they follow from the velocities (--qd or the model's).
+int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> model,
+                    Eigen::VectorXd q) {
+  const model::Model& m = *model;
+  if (o.minimal)
+    throw usage_error("--minimal",
+                      "a model with generalized speeds has no minimal form: its equations are "
+                      "formed in the speeds",
+                      o.model);
+  if (o.reactions)
+    throw usage_error("--reactions", "not computed yet for a model with generalized speeds",
+                      m.name);
+  const model::Values values = parse_assignments(o.set);
+  num::normalize_quaternions(m, q, "--q");  // a zero quaternion: located at --q
+  Eigen::VectorXd u;
+  if (!o.u.empty()) {
+    if (!o.qd.empty()) throw usage_error("--u", "give --u or --qd, not both", o.u);
+    const std::vector<double> given = parse_list("--u", o.u);
+    if (given.size() != m.speeds.size())
+      throw usage_error("--u",
+                        "expected " + std::to_string(m.speeds.size()) +
+                            " speeds (one per speed, in the model's order), got " +
+                            std::to_string(given.size()),
+                        o.u);
+    u = Eigen::Map<const Eigen::VectorXd>(given.data(), static_cast<Eigen::Index>(given.size()));
+  } else {
+    Eigen::VectorXd qd = initial_velocities(m);
+    read_coordinate_values(m, "--qd", o.qd, qd);
+    u = num::speeds_from_velocities(m, values, o.t, q, qd);
+  }
+  const auto equations = principles::speed_form(model, method_option(o.method));
+  const num::CompiledSpeedForm compiled(equations, values);
+  const auto state = compiled.solve(o.t, q, u);
+  if (o.json) {
+    std::cout << io::write_speed_state_json(m, o.t, q, u, state) << "\n";
+    return 0;
+  }
+  std::cout << std::setprecision(12) << m.name << " at t = " << o.t << ", in its speeds\n";
+  for (std::size_t i = 0; i < m.dof(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    std::cout << "  " << m.coordinates[i].name << " = " << q[k] << ", dot = " << state.qd[k]
+              << ", ddot = " << state.qdd[k] << "\n";
+  }
+  for (std::size_t i = 0; i < m.speeds.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    std::cout << "  " << m.speeds[i].name << " = " << u[k] << ", dot = " << state.udot[k]
+              << ", f = " << state.forcing[k] << ", M row = [" << state.mass_matrix.row(k) << "]\n";
+  }
+  return 0;
+}
+
 int run_eval(const EvalOptions& o) {
   auto model = read_model(o.model, o.urdf);
   const auto n = model->dof();
@@ -81,6 +135,11 @@ int run_eval(const EvalOptions& o) {
     read_coordinate_values(*model, option, text, into);
   };
   take("--q", o.q, q);
+  // A quaternion frame's equations exist in the speeds only; --u asks for them.
+  if (model->has_speeds() && (!model->quaternions.empty() || !o.u.empty()))
+    return run_eval_speeds(o, model, q);
+  if (!o.u.empty())
+    throw usage_error("--u", "the model has no generalized speeds (speeds:, rot_quat)", o.u);
   if (o.minimal && o.reactions)
     throw usage_error("--reactions",
                       "not with --minimal (the minimal form has no multipliers: evaluate without "
@@ -146,6 +205,9 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   add_urdf_options(*e, o->urdf);
   e->add_option("--q", o->q, "coordinates V1,V2,.. (default: the model's initial values)");
   e->add_option("--qd", o->qd, "velocities V1,V2,.. (default: the model's initial values)");
+  e->add_option("--u", o->u,
+                "a model with generalized speeds: the speeds V1,V2,.. (default: from the "
+                "velocities); prints M~ dot(u) = f~ with dot(q) = W u");
   e->add_option("--t", o->t, "time (default 0)");
   e->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "

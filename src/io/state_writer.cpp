@@ -102,4 +102,23 @@ std::string write_minimal_state_json(const model::Model& model, double t, const 
   return j.dump();
 }
 
+std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& u,
+                                   const num::CompiledSpeedForm::State& state) {
+  nlohmann::json j;
+  describe_coordinates(model, j);
+  j["t"] = number(t);
+  j["q"] = as_vector(q);
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& speed : model.speeds) names.push_back(speed.name);
+  j["speeds"] = names;
+  j["u"] = as_vector(u);
+  j["qd"] = as_vector(state.qd);
+  j["mass_matrix"] = rows_of(state.mass_matrix);
+  j["forcing"] = as_vector(state.forcing);
+  j["udot"] = as_vector(state.udot);
+  j["qdd"] = as_vector(state.qdd);
+  return j.dump();
+}
+
 }  // namespace appell::io

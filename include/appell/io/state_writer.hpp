@@ -9,6 +9,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 
@@ -37,5 +38,14 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
 /// `state` from num::CompiledMinimalForm::solve at (t, q). No trailing newline.
 std::string write_minimal_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                      const num::CompiledMinimalForm::State& state);
+
+/// The equations in the speeds at (t, q, u) of a model with generalized speeds:
+/// {"coordinates": [every coordinate's name], "forcing": f̃, "limits": as write_state_json,
+///  "mass_matrix": M̃ (p×p), "q": q, "qd": q̇ = W u, "qdd": q̈ = W u̇ + γ, "speeds": [the speeds'
+///  names], "t": t, "u": u, "udot": u̇}. `state` from num::CompiledSpeedForm::solve. No trailing
+/// newline.
+std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& u,
+                                   const num::CompiledSpeedForm::State& state);
 
 }  // namespace appell::io
