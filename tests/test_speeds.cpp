@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
@@ -554,6 +555,91 @@ TEST(SpeedsCli, EvalInTheSpeeds) {
     const auto r = test_support::run_cli(command);
     EXPECT_EQ(r.code, 2) << command << "\n" << r.out;
     EXPECT_NE(r.out.find(option), std::string::npos) << command << "\n" << r.out;
+  }
+}
+
+// A load may name a generalized speed: a cube turned by a quaternion with the damping torque
+// −k w decays as w(t) = w0 exp(−k t / I) (a cube has no gyroscopic term), and a declared speed in
+// a load is its value in the velocities.
+std::string damped_cube() {
+  return R"yaml(name: damped-cube
+parameters: {m: 2, a: 0.3, k: 0.05}
+coordinates:
+  - {name: e0, initial: 1}
+  - {name: e1, initial: 0}
+  - {name: e2, initial: 0}
+  - {name: e3, initial: 0}
+frames:
+  box: {parent: world, rotation: "rot_quat(e0, e1, e2, e3)", speeds: [w1, w2, w3]}
+bodies:
+  block: {frame: box, mass: m, inertia: {box: {size: [a, a, a]}}}
+loads:
+  - {torque: [-k*w1, -k*w2, -k*w3], on: box, in: box}
+)yaml";
+}
+
+TEST(SpeedsInLoads, ADampedCubeDecaysExponentially) {
+  const auto model = io::parse_model(damped_cube(), "cube.yaml");
+  const auto equations = principles::speed_form(model);
+  num::SimulationOptions options;
+  options.t_end = 3.0;
+  options.output_step = 0.5;
+  options.rtol = 1e-10;
+  options.atol = 1e-12;
+  const double m = 2, a = 0.3, k = 0.05, I = m * a * a / 6;
+  const std::vector<double> w0{1.0, -2.0, 0.5};
+  int rows = 0;
+  num::simulate_speeds(equations, options, w0, [&](const num::SpeedSimulationRow& row) {
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(row.u[c], w0[static_cast<std::size_t>(c)] * std::exp(-k * row.row.t / I), 1e-8)
+          << "t = " << row.row.t;
+    ++rows;
+  });
+  EXPECT_EQ(rows, 7);
+}
+
+TEST(SpeedsInLoads, ADeclaredSpeedInALoadIsItsValueInTheVelocities) {
+  std::string named = double_pendulum(true), plain = double_pendulum(true);
+  named += "loads:\n  - {generalized: {coordinate: th1, value: \"-0.4*u1 + 0.1*u2\"}}\n";
+  plain +=
+      "loads:\n  - {generalized: {coordinate: th1, value: \"-0.4*(dot(th1) + dot(th2)) + "
+      "0.1*(2*dot(th2) - cos(th1)*dot(th1))\"}}\n";
+  const auto with_names = io::parse_model(named, "named.yaml");
+  const auto with_values = io::parse_model(plain, "plain.yaml");
+  // In the coordinates (every principle's M q̈ = f) and in the speeds alike.
+  const num::CompiledEquations a(principles::derive(with_names, principles::Method::Lagrange)),
+      b(principles::derive(with_values, principles::Method::Lagrange));
+  Eigen::VectorXd q(2), qd(2);
+  q << 0.6, -0.4;
+  qd << 0.3, 1.1;
+  Eigen::MatrixXd Ma, Mb;
+  Eigen::VectorXd fa, fb;
+  a.evaluate(0.0, q, qd, Ma, fa);
+  b.evaluate(0.0, q, qd, Mb, fb);
+  EXPECT_LT((fa - fb).norm(), 1e-12);
+  const num::CompiledSpeedForm sa(principles::speed_form(with_names)),
+      sb(principles::speed_form(with_values));
+  Eigen::VectorXd u(2);
+  u << 1.4, 1.9;
+  EXPECT_LT((sa.solve(0.0, q, u).udot - sb.solve(0.0, q, u).udot).norm(), 1e-12);
+}
+
+TEST(SpeedsInLoads, AreAllowedOnlyInTheValueOfALoad) {
+  const std::string cube = damped_cube();
+  for (const auto& [from, to, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"-k*w1, -k*w2", "-k*dot(w1), -k*w2", "not a generalized speed"},
+           {"bodies:\n", "  tip: {parent: box, translation: [w1, 0, 0]}\nbodies:\n",
+            "allowed only in the value of a force, torque or generalized load"}}) {
+    std::string yaml = cube;
+    yaml.replace(yaml.find(from), from.size(), to);
+    try {
+      io::parse_model(yaml, "bad.yaml");
+      ADD_FAILURE() << "accepted: " << to;
+    } catch (const model::ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.yaml:"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 #include <utility>
+#include <variant>
 
 #include "appell/sym/dag.hpp"
 #include "inertia_check.hpp"
@@ -272,8 +273,14 @@ GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
     for (const auto& p : model_->parameters) is_parameter = is_parameter || p.symbol.is_equal(s);
     if (is_parameter) continue;
     if (auto function = model_->time_functions->lookup(s)) {
-      if (allowed != Dependence::Anything)
+      if (allowed != Dependence::Anything && allowed != Dependence::Loads)
         throw ModelError(where, not_allowed_message(allowed), s.get_name());
+      if (model_->time_functions->kind(function->function) == sym::TimeFunctionKind::Speed &&
+          (allowed != Dependence::Loads || function->order != 0))
+        throw ModelError(where,
+                         "a generalized speed is allowed only in the value of a force, torque or "
+                         "generalized load",
+                         s.get_name());
       continue;
     }
     throw ModelError(where,
@@ -472,7 +479,7 @@ void ModelBuilder::frame_speeds(const Frame& f, const FrameSpec& spec, const std
                GiNaC::ex_to<GiNaC::symbol>(e).get_name());
   for (const auto& w : spec.speeds) {
     define(w, item + ".speeds");
-    model_->time_functions->declare(w.text, sym::TimeFunctionKind::Speed);
+    scope_.add_speed(w.text);  // a load may use it (a damping torque -c*w1)
   }
   frame_speeds_.push_back({f.name, spec.speeds, quaternion, place(spec.speeds.front().where, item),
                            place(spec.rotation.origin().where, item + ".rotation")});
@@ -788,7 +795,7 @@ ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& w
   check_usable();
   const std::string item = next_load_item();
   ForceLoad f;
-  f.force = vector3(spec.force, Dependence::Anything, item + ".force");
+  f.force = vector3(spec.force, Dependence::Loads, item + ".force");
   f.at = attachment(spec.on, item + ".on");
   if (spec.at) f.at.point = vector3(*spec.at, Dependence::Anything, item + ".at");
   if (spec.in) f.in = frame_name(*spec.in, item + ".in");
@@ -800,7 +807,7 @@ ModelBuilder& ModelBuilder::torque(const TorqueSpec& spec, const SourceLocation&
   check_usable();
   const std::string item = next_load_item();
   TorqueLoad t;
-  t.torque = vector3(spec.torque, Dependence::Anything, item + ".torque");
+  t.torque = vector3(spec.torque, Dependence::Loads, item + ".torque");
   t.on = attachment(spec.on, item + ".on").frame;
   if (spec.in) t.in = frame_name(*spec.in, item + ".in");
   model_->loads.push_back(Load{t, place(where, item), {}});
@@ -841,7 +848,7 @@ ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr
     fail(coordinate.where, item + ".coordinate", "unknown coordinate", coordinate.text);
   GeneralizedLoad g;
   g.coordinate = static_cast<std::size_t>(found - all.begin());
-  g.value = expression(value, Dependence::Anything, item + ".value");
+  g.value = expression(value, Dependence::Loads, item + ".value");
   model_->loads.push_back(Load{g, place(where, item), {}});
   return *this;
 }
@@ -988,7 +995,7 @@ ModelBuilder& ModelBuilder::speed(const Name& name, const Expr& value,
          "a speed must be linear in the velocities dot(q) (u = Y(q, t) dot(q)): this one has a "
          "term without any",
          u.name);
-  model_->time_functions->declare(u.name, sym::TimeFunctionKind::Speed);
+  scope_.add_speed(u.name);  // a load may use it (replaced by its value once speeds assemble)
   declared_speeds_.push_back(std::move(u));
   return *this;
 }
@@ -1155,6 +1162,23 @@ void ModelBuilder::assemble_speeds() {
   for (; column < P; ++column) w(static_cast<unsigned>(speeds[column].coordinate), column) = 1;
   model_->speeds = std::move(speeds);
   model_->speed_kinematics = w;
+  // A load that names a declared speed gets its value, Y(q, t) dot(q): the load is then an
+  // expression of q and q̇ for every consumer, as any damping load is. A quaternion frame's speeds
+  // stay symbols: such a model is formed in its speeds only.
+  if (!declared_speeds_.empty()) {
+    GiNaC::exmap values;
+    for (const auto& u : declared_speeds_)
+      values[model_->time_functions->derivative(u.name, 0)] = u.value;
+    auto put = [&](ex& e) { e = sym::substitute(e, values); };
+    for (auto& load : model_->loads) {
+      if (auto* f = std::get_if<ForceLoad>(&load.kind))
+        for (auto& c : f->force) put(c);
+      else if (auto* t = std::get_if<TorqueLoad>(&load.kind))
+        for (auto& c : t->torque) put(c);
+      else if (auto* g = std::get_if<GeneralizedLoad>(&load.kind))
+        put(g->value);
+    }
+  }
   for (const auto& f : frame_speeds_) {
     Quaternion q;
     q.frame = f.frame;

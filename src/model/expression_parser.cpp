@@ -43,6 +43,11 @@ void ExpressionScope::add_input(const std::string& name) {
   names_[name] = Name{Category::Input, functions_->derivative(name, 0), false};
 }
 
+void ExpressionScope::add_speed(const std::string& name) {
+  functions_->declare(name, sym::TimeFunctionKind::Speed);
+  names_[name] = Name{Category::Speed, functions_->derivative(name, 0), false};
+}
+
 const ExpressionScope::Name* ExpressionScope::find(const std::string& name) const {
   auto it = names_.find(name);
   return it == names_.end() ? nullptr : &it->second;
@@ -393,6 +398,10 @@ class Parser {
     if (const auto* entry = scope_.find(t.text)) {
       if (entry->category != ExpressionScope::Category::Parameter && !allows(Dependence::Anything))
         not_allowed_here(t);
+      if (entry->category == ExpressionScope::Category::Speed && !allows(Dependence::Loads))
+        fail(t,
+             "a generalized speed's name is allowed only in the value of a force, torque or "
+             "generalized load");
       return entry->value;
     }
     if (unary_functions().count(t.text) || t.text == "atan2" || t.text == "dot" || t.text == "ddot")
@@ -453,6 +462,10 @@ class Parser {
       fail(argument, function.text +
                          "() takes the name of a coordinate, prescribed function or input, not a "
                          "parameter");
+    if (entry->category == ExpressionScope::Category::Speed)
+      fail(argument, function.text +
+                         "() takes the name of a coordinate, prescribed function or input, not a "
+                         "generalized speed (a load may use the speed itself)");
     expect(")", "to close " + function.text + "(");
     return scope_.derivative(argument.text, order);
   }

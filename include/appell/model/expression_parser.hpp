@@ -36,13 +36,14 @@ enum class Dependence {
   Parameters,         // numbers, pi and parameters: parameter values, masses, inertia, axes
   TimeAndParameters,  // the same and t: prescribed functions, gravity
   Anything,           // also coordinates, prescribed functions, inputs, dot() and ddot()
+  Loads,  // also the names of generalized speeds: the value of a force, torque or generalized load
 };
 
 /// The names an expression can refer to. The model reader fills it while reading, so that a
 /// parameter's value can only use the parameters defined before it.
 class ExpressionScope {
  public:
-  enum class Category { Parameter, Coordinate, Prescribed, Input };
+  enum class Category { Parameter, Coordinate, Prescribed, Input, Speed };
 
   struct Name {
     Category category = Category::Parameter;
@@ -65,6 +66,9 @@ class ExpressionScope {
   /// A control supplied at run time. It is declared as TimeFunctionKind::Prescribed, an
   /// unspecified function of time, so that dot(u) is representable.
   void add_input(const std::string& name);
+  /// A generalized speed (Model::speeds): its name stands for the speed u, allowed only where
+  /// Dependence::Loads is.
+  void add_speed(const std::string& name);
 
   /// nullptr if the name is not (yet) known.
   const Name* find(const std::string& name) const;
