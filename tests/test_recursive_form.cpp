@@ -71,21 +71,7 @@ GiNaC::exvector entries_with_names_put_back(const principles::Derivation& d) {
 /// Every symbol of the expressions at a random value (named symbols by name, so that the same
 /// seed gives the same point).
 GiNaC::exmap random_point(const GiNaC::exvector& expressions, unsigned seed) {
-  std::set<const void*> visited;
-  std::vector<ex> alive;
-  std::map<std::string, ex> symbols;
-  for (const ex& root : expressions) {
-    std::vector<ex> stack{root};
-    while (!stack.empty()) {
-      const ex node = stack.back();
-      stack.pop_back();
-      if (!visited.insert(sym::node_key(node)).second) continue;
-      alive.push_back(node);
-      if (GiNaC::is_a<GiNaC::symbol>(node))
-        symbols.emplace(GiNaC::ex_to<GiNaC::symbol>(node).get_name(), node);
-      for (std::size_t i = 0; i < node.nops(); ++i) stack.push_back(node.op(i));
-    }
-  }
+  const auto symbols = sym::symbols_by_name(expressions);
   std::mt19937 generator(seed);
   std::uniform_real_distribution<double> value(0.3, 1.3);
   GiNaC::exmap point;

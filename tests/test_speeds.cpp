@@ -561,21 +561,12 @@ TEST(SpeedsCli, EvalInTheSpeeds) {
 // A load may name a generalized speed: a cube turned by a quaternion with the damping torque
 // −k w decays as w(t) = w0 exp(−k t / I) (a cube has no gyroscopic term), and a declared speed in
 // a load is its value in the velocities.
+// examples/speeds/damped_cube.yaml as text.
 std::string damped_cube() {
-  return R"yaml(name: damped-cube
-parameters: {m: 2, a: 0.3, k: 0.05}
-coordinates:
-  - {name: e0, initial: 1}
-  - {name: e1, initial: 0}
-  - {name: e2, initial: 0}
-  - {name: e3, initial: 0}
-frames:
-  box: {parent: world, rotation: "rot_quat(e0, e1, e2, e3)", speeds: [w1, w2, w3]}
-bodies:
-  block: {frame: box, mass: m, inertia: {box: {size: [a, a, a]}}}
-loads:
-  - {torque: [-k*w1, -k*w2, -k*w3], on: box, in: box}
-)yaml";
+  std::ifstream file(std::string(APPELL_EXAMPLES_DIR) + "/speeds/damped_cube.yaml");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
 }
 
 TEST(SpeedsInLoads, ADampedCubeDecaysExponentially) {

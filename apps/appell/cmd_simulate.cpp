@@ -94,14 +94,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
       std::cout << " (" << std::setprecision(4) << r.steps / seconds << " steps/s)";
   }
   std::cout << "\n" << std::setprecision(6);
-  if (r.conservative)
-    std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
-  else
-    std::cout << "  energy E0 = " << r.initial_energy << ", change max|E - E0| = " << r.energy_drift
-              << " (not conserved: " << r.not_conservative_because << ")";
-  if (r.conservative && r.initial_energy != 0.0)
-    std::cout << " (relative " << r.energy_drift / std::abs(r.initial_energy) << ")";
-  std::cout << "\n";
+  print_energy(r);
   if (r.constraints > 0) {
     std::cout << "  constraints: " << r.constraints
               << " (projected after every step), max violation |phi| = " << r.max_violation.position

@@ -27,14 +27,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   std::cout << ": " << r.rows << " rows in " << out << "\n"
             << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations
             << "\n";
-  if (r.conservative)
-    std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
-  else
-    std::cout << "  energy E0 = " << r.initial_energy << ", change max|E - E0| = " << r.energy_drift
-              << " (not conserved: " << r.not_conservative_because << ")";
-  if (r.conservative && r.initial_energy != 0.0)
-    std::cout << " (relative " << r.energy_drift / std::abs(r.initial_energy) << ")";
-  std::cout << "\n";
+  print_energy(r);
   if (!model.quaternions.empty())
     std::cout << "  quaternions normalized in every row (|e| held at 1 while integrating)\n";
 }

@@ -64,6 +64,17 @@ void write_report_file(const std::string& path, const report::Report& contents,
   if (!out.flush()) throw usage_error(option, "cannot write the file", path);
 }
 
+void print_energy(const num::SimulationResult& r) {
+  if (r.conservative)
+    std::cout << "  energy E0 = " << r.initial_energy << ", drift max|E - E0| = " << r.energy_drift;
+  else
+    std::cout << "  energy E0 = " << r.initial_energy << ", change max|E - E0| = " << r.energy_drift
+              << " (not conserved: " << r.not_conservative_because << ")";
+  if (r.conservative && r.initial_energy != 0.0)
+    std::cout << " (relative " << r.energy_drift / std::abs(r.initial_energy) << ")";
+  std::cout << "\n";
+}
+
 void write_simulation_report(std::shared_ptr<const model::Model> model,
                              report::SimulationRecording recording, const std::string& path) {
   report::ReportOptions options;

@@ -38,6 +38,10 @@ model::ModelError at_simulation_option(const model::ModelError& error);
 void write_report_file(const std::string& path, const report::Report& contents,
                        const std::string& option = "--out");
 
+/// simulate's energy line: E0 and how far E strayed from it, "drift" when E should be constant
+/// (relative too), "change" with the reason when it need not be.
+void print_energy(const num::SimulationResult& r);
+
 /// simulate --report: the page of this run (report::make_report with the rows kept), marked
 /// incomplete when the run stopped early, written to `path`.
 void write_simulation_report(std::shared_ptr<const model::Model> model,

@@ -17,6 +17,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "cost_json.hpp"
+#include "matrix_listing.hpp"
 
 namespace appell::io {
 
@@ -685,14 +686,9 @@ std::string write_text(const principles::Equations& equations, const WriteOption
       out << " = " << printer.print(equations.constraint_rhs(i, 0)) << "\n";
     }
   }
-  out << "\nmass matrix M:\n";
-  for (unsigned j = 0; j < n; ++j)
-    for (unsigned k = 0; k < n; ++k)
-      out << "  M[" << j + 1 << "," << k + 1 << "] = " << printer.print(equations.mass_matrix(j, k))
-          << "\n";
-  out << "forcing f:\n";
-  for (unsigned j = 0; j < n; ++j)
-    out << "  f[" << j + 1 << "] = " << printer.print(equations.forcing(j, 0)) << "\n";
+  out << "\n"
+      << detail::mass_and_forcing_text(equations.mass_matrix, equations.forcing,
+                                       [&](const ex& e) { return printer.print(e); });
   out << "\n" << detail::cost_text(equations.cost, equations.simplified, options);
   return out.str();
 }
@@ -757,16 +753,8 @@ std::string write_json(const principles::Equations& equations, const WriteOption
   }
   json["parameters"] = parameters;
 
-  nlohmann::ordered_json mass = nlohmann::ordered_json::array();
-  for (unsigned j = 0; j < n; ++j) {
-    nlohmann::ordered_json row = nlohmann::ordered_json::array();
-    for (unsigned k = 0; k < n; ++k) row.push_back(printer.print(equations.mass_matrix(j, k)));
-    mass.push_back(row);
-  }
-  json["mass_matrix"] = mass;
-  nlohmann::ordered_json forcing = nlohmann::ordered_json::array();
-  for (unsigned j = 0; j < n; ++j) forcing.push_back(printer.print(equations.forcing(j, 0)));
-  json["forcing"] = forcing;
+  detail::mass_and_forcing_json(json, equations.mass_matrix, equations.forcing,
+                                [&](const ex& e) { return printer.print(e); });
   if (equations.constraint_count() > 0) {
     // M q̈ = f + Aᵀλ with A q̈ = b.
     json["multipliers"] = equations.multipliers;

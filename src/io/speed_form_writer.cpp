@@ -6,6 +6,7 @@
 #include "appell/io/equation_writer.hpp"
 #include "appell/principles/derivation.hpp"
 #include "cost_json.hpp"
+#include "matrix_listing.hpp"
 
 namespace appell::io {
 
@@ -59,13 +60,7 @@ std::string write_text(const principles::SpeedEquations& eq, const WriteOptions&
   for (unsigned k = 0; k < p; ++k)
     out << "eq " << k + 1 << " (" << model.speeds[k].name << "): " << print(inertia_side(eq, k))
         << " = " << print(eq.forcing(k, 0)) << "\n";
-  out << "\nmass matrix M:\n";
-  for (unsigned k = 0; k < p; ++k)
-    for (unsigned l = 0; l < p; ++l)
-      out << "  M[" << k + 1 << "," << l + 1 << "] = " << print(eq.mass_matrix(k, l)) << "\n";
-  out << "forcing f:\n";
-  for (unsigned k = 0; k < p; ++k)
-    out << "  f[" << k + 1 << "] = " << print(eq.forcing(k, 0)) << "\n";
+  out << "\n" << detail::mass_and_forcing_text(eq.mass_matrix, eq.forcing, print);
   out << "\n" << detail::cost_text(eq.cost, eq.simplified, options);
   return out.str();
 }
@@ -81,10 +76,7 @@ std::string write_latex(const principles::SpeedEquations& eq) {
     lines.push_back(print(inertia_side(eq, k)) + " &= " + print(eq.forcing(k, 0)));
   std::ostringstream out;
   out << "% " << model.name << ": equations in the speeds by " << method_title(eq) << "\n";
-  out << "\\begin{align}\n";
-  for (std::size_t k = 0; k < lines.size(); ++k)
-    out << "  " << lines[k] << (k + 1 < lines.size() ? " \\\\" : "") << "\n";
-  out << "\\end{align}\n";
+  out << detail::align_block(lines);
   return out.str();
 }
 
@@ -104,17 +96,7 @@ std::string write_json(const principles::SpeedEquations& eq, const WriteOptions&
   for (unsigned j = 0; j < model.dof(); ++j)
     kinematic[model.coordinates[j].name] = print(coordinate_rate(eq, j));
   json["kinematic_equations"] = kinematic;
-  const auto p = static_cast<unsigned>(eq.size());
-  nlohmann::ordered_json mass = nlohmann::ordered_json::array(),
-                         forcing = nlohmann::ordered_json::array();
-  for (unsigned k = 0; k < p; ++k) {
-    nlohmann::ordered_json row = nlohmann::ordered_json::array();
-    for (unsigned l = 0; l < p; ++l) row.push_back(print(eq.mass_matrix(k, l)));
-    mass.push_back(row);
-    forcing.push_back(print(eq.forcing(k, 0)));
-  }
-  json["mass_matrix"] = mass;
-  json["forcing"] = forcing;
+  detail::mass_and_forcing_json(json, eq.mass_matrix, eq.forcing, print);
   json["simplified"] = eq.simplified;
   json["cost"] = detail::cost_json(eq.cost, options);
   return json.dump(2);

@@ -48,23 +48,6 @@ bool close(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-/// The symbols of expressions, collected over their DAGs.
-void collect_symbols(const ex& e, std::map<std::string, GiNaC::symbol>& out) {
-  std::unordered_set<const void*> seen;
-  std::vector<ex> keep, stack{e};
-  while (!stack.empty()) {
-    ex node = stack.back();
-    stack.pop_back();
-    if (!seen.insert(sym::node_key(node)).second) continue;
-    keep.push_back(node);
-    if (GiNaC::is_a<GiNaC::symbol>(node)) {
-      const auto& s = GiNaC::ex_to<GiNaC::symbol>(node);
-      out.emplace(s.get_name(), s);
-    }
-    for (std::size_t i = 0; i < node.nops(); ++i) stack.push_back(node.op(i));
-  }
-}
-
 class Checker {
  public:
   Checker(std::shared_ptr<const model::Model> model, const std::vector<GiNaC::symbol>& multipliers)
@@ -216,8 +199,7 @@ class Checker {
   /// Symbols the states do not give a value yet (inputs, unspecified prescribed functions):
   /// random, like the coordinates.
   void add_unknown_symbols(const ex& e) {
-    std::map<std::string, GiNaC::symbol> found;
-    collect_symbols(e, found);
+    const auto found = sym::symbols_by_name({e});
     std::mt19937 generator(static_cast<unsigned>(found.size()) + 7);
     std::uniform_real_distribution<double> value(-1.0, 1.0);
     for (const auto& [name, symbol] : found) {
@@ -282,8 +264,7 @@ class Checker {
   }
 
   Witness witness(std::size_t s, double claimed, double appell, const ex& difference) {
-    std::map<std::string, GiNaC::symbol> involved;
-    collect_symbols(difference, involved);
+    const auto involved = sym::symbols_by_name({difference});
     Witness w;
     for (const auto& symbol : order_) {
       if (involved.count(symbol.get_name()) == 0) continue;
@@ -331,8 +312,7 @@ class Checker {
       if (!claimed || close(*claimed, lambda)) continue;
       result.verdict = Verdict::Differs;
       Witness w;
-      std::map<std::string, GiNaC::symbol> involved;
-      collect_symbols(claim.value, involved);
+      const auto involved = sym::symbols_by_name({claim.value});
       for (const auto& symbol : order_)
         if (involved.count(symbol.get_name()) != 0 ||
             (symbol.get_name().rfind("ddot(", 0) != 0 && symbol.get_name() != "t" &&

@@ -20,20 +20,6 @@ namespace {
 constexpr double kRankTolerance = 1e-10;
 }  // namespace
 
-namespace {
-
-// Every symbol in the expressions, each shared node visited once. Visited nodes are kept alive
-// in `keep`: op(i) of a product may build a temporary whose address a later one could reuse.
-void collect_symbols(const GiNaC::ex& e, std::set<GiNaC::ex, GiNaC::ex_is_less>& symbols,
-                     std::unordered_set<const void*>& seen, GiNaC::exvector& keep) {
-  if (!seen.insert(sym::node_key(e)).second) return;
-  keep.push_back(e);
-  if (GiNaC::is_a<GiNaC::symbol>(e)) symbols.insert(e);
-  for (std::size_t i = 0; i < e.nops(); ++i) collect_symbols(e.op(i), symbols, seen, keep);
-}
-
-}  // namespace
-
 Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
                  const model::Values& values) {
   const model::BoundValues bound = model::bind(m, values);
@@ -55,10 +41,7 @@ Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
   // Whatever else appears: the coordinates' higher derivatives in equations of higher order (0
   // here), generalized speeds. Any other symbol has no value: never a silent 0 (equations written
   // through named intermediates are evaluated after principles::with_names_put_back).
-  std::set<GiNaC::ex, GiNaC::ex_is_less> symbols;
-  std::unordered_set<const void*> seen;
-  GiNaC::exvector keep;
-  for (const auto& e : layout.entries) collect_symbols(e, symbols, seen, keep);
+  sym::SymbolSet symbols = sym::symbols_in(layout.entries);
   for (const auto& v : layout.variables) symbols.erase(v);
   for (const auto& s : symbols) {
     const auto symbol = GiNaC::ex_to<GiNaC::symbol>(s);

@@ -82,6 +82,25 @@ void check_positive(double value, const char* option, const char* what) {
                             shortest(value));
 }
 
+void check_span_and_tolerances(const SimulationOptions& options) {
+  if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
+    throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",
+                            shortest(options.t_end));
+  check_positive(options.output_step, "output_step", "the output step");
+  // A span and step that ask for more rows than anyone reads (t_end 1e300, a step of 1e-10)
+  // would run and write without bound: refuse before integrating.
+  if (const double rows = (options.t_end - options.t_start) / options.output_step + 1;
+      !(rows <= static_cast<double>(options.max_rows)))
+    throw model::ModelError({"output_step", 0, 0},
+                            "t_end and the output step ask for " + shortest(rows) +
+                                " output rows, more than the limit of " +
+                                std::to_string(options.max_rows) +
+                                "; take a larger output step or raise the limit",
+                            shortest(options.output_step));
+  check_positive(options.rtol, "rtol", "the relative tolerance");
+  check_positive(options.atol, "atol", "the absolute tolerance");
+}
+
 void record_statistics(void* cvode, bool bdf, SimulationResult& result) {
   long steps = 0, rhs = 0, jacobian_rhs = 0;
   CVodeGetNumSteps(cvode, &steps);
@@ -89,22 +108,6 @@ void record_statistics(void* cvode, bool bdf, SimulationResult& result) {
   if (bdf) CVodeGetNumLinRhsEvals(cvode, &jacobian_rhs);
   result.steps = steps;
   result.rhs_evaluations = rhs + jacobian_rhs;
-}
-
-SymbolSet symbols_of(const GiNaC::exvector& roots) {
-  SymbolSet found;
-  std::unordered_set<const void*> seen;
-  GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
-  GiNaC::exvector pending(roots.begin(), roots.end());
-  while (!pending.empty()) {
-    ex e = pending.back();
-    pending.pop_back();
-    if (!seen.insert(sym::node_key(e)).second) continue;
-    alive.push_back(e);
-    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
-    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
-  }
-  return found;
 }
 
 namespace {

@@ -18,6 +18,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/sym/dag.hpp"
 
 namespace appell::num::detail {
 
@@ -95,15 +96,16 @@ std::string shortest(double value);
 /// Throws model::ModelError located at `option` unless `value` is positive and finite.
 void check_positive(double value, const char* option, const char* what);
 
+/// The span, output step and tolerances of `options`, as every integration checks them
+/// (model::ModelError at "t_end", "output_step", "rtol", "atol"): t_end a finite number after
+/// t_start, a positive step that asks for at most options.max_rows rows, positive tolerances.
+void check_span_and_tolerances(const SimulationOptions& options);
+
 /// The steps taken and right-hand sides evaluated so far (with BDF also those of the Jacobian's
 /// finite differences) into result.steps and result.rhs_evaluations.
 void record_statistics(void* cvode, bool bdf, SimulationResult& result);
 
-using SymbolSet = std::set<GiNaC::ex, GiNaC::ex_is_less>;
-
-/// Every symbol of the expressions, each shared node visited once: a chain's trees are
-/// exponentially larger than their DAGs, so GiNaC's own has() would walk far too much.
-SymbolSet symbols_of(const GiNaC::exvector& roots);
+using sym::SymbolSet;
 
 /// Why E = T + V need not be constant, or "" when it must be: a load that does work once every
 /// value is bound (`numbers`, model::BoundValues::substitution(); a force input left at 0 or a

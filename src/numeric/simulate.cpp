@@ -200,22 +200,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   const std::size_t n = m.dof();
   const auto size = static_cast<Eigen::Index>(n);
 
-  if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
-    throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",
-                            shortest(options.t_end));
-  check_positive(options.output_step, "output_step", "the output step");
-  // A span and step that ask for more rows than anyone reads (t_end 1e300, a step of 1e-10)
-  // would run and write without bound: refuse before integrating.
-  if (const double rows = (options.t_end - options.t_start) / options.output_step + 1;
-      !(rows <= static_cast<double>(options.max_rows)))
-    throw model::ModelError({"output_step", 0, 0},
-                            "t_end and the output step ask for " + shortest(rows) +
-                                " output rows, more than the limit of " +
-                                std::to_string(options.max_rows) +
-                                "; take a larger output step or raise the limit",
-                            shortest(options.output_step));
-  check_positive(options.rtol, "rtol", "the relative tolerance");
-  check_positive(options.atol, "atol", "the absolute tolerance");
+  check_span_and_tolerances(options);
   Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
   Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
   const bool constrained = !m.constraints.empty();
@@ -253,7 +238,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   GiNaC::exvector everything{sym::substitute(energies[0], numbers),
                              sym::substitute(energies[1], numbers)};
   for (const auto& e : equations.entries()) everything.push_back(sym::substitute(e, numbers));
-  const SymbolSet symbols = symbols_of(everything);
+  const SymbolSet symbols = sym::symbols_in(everything);
 
   std::vector<GiNaC::symbol> state_symbols{m.time_functions->time()};
   for (int order = 0; order <= 1; ++order)

@@ -94,20 +94,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   const auto n = static_cast<Eigen::Index>(m.dof());
   const auto p = static_cast<Eigen::Index>(m.speeds.size());
 
-  if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
-    throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",
-                            shortest(options.t_end));
-  check_positive(options.output_step, "output_step", "the output step");
-  if (const double rows = (options.t_end - options.t_start) / options.output_step + 1;
-      !(rows <= static_cast<double>(options.max_rows)))
-    throw model::ModelError({"output_step", 0, 0},
-                            "t_end and the output step ask for " + shortest(rows) +
-                                " output rows, more than the limit of " +
-                                std::to_string(options.max_rows) +
-                                "; take a larger output step or raise the limit",
-                            shortest(options.output_step));
-  check_positive(options.rtol, "rtol", "the relative tolerance");
-  check_positive(options.atol, "atol", "the absolute tolerance");
+  check_span_and_tolerances(options);
   const auto quaternions = quaternion_coordinates(m);
   if (!u0.empty() && !options.qd0.empty())
     throw model::ModelError({"u0", 0, 0},
@@ -151,7 +138,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
       for (const auto& e : everything)
         bound_expressions.push_back(sym::substitute(e, bound.substitution()));
       result.not_conservative_because =
-          non_conservative_reason(m, symbols_of(bound_expressions), bound.substitution());
+          non_conservative_reason(m, sym::symbols_in(bound_expressions), bound.substitution());
     }
   }
   result.conservative = result.not_conservative_because.empty();

@@ -673,34 +673,14 @@ class Recursions {
 
 // ---- the check against the equations as formed ----------------------------------------------
 
-// `alive` keeps every node visited alive, so that no key in `seen` is reused (sym::node_key).
-void collect_symbols(const ex& e, std::unordered_set<const void*>& seen, std::vector<ex>& alive,
-                     std::map<std::string, GiNaC::symbol>& out) {
-  std::vector<ex> stack{e};
-  while (!stack.empty()) {
-    const ex x = stack.back();
-    stack.pop_back();
-    if (!seen.insert(sym::node_key(x)).second) continue;
-    alive.push_back(x);
-    if (GiNaC::is_a<GiNaC::symbol>(x)) {
-      const auto& s = GiNaC::ex_to<GiNaC::symbol>(x);
-      out.emplace(s.get_name(), s);
-      continue;
-    }
-    for (std::size_t i = 0; i < x.nops(); ++i) stack.push_back(x.op(i));
-  }
-}
-
 // The recursions' M and f with the names put back, against the formed ones at two random
 // states of every symbol (parameters included): a wrong sign or a missing term shows.
 bool agrees(const Equations& formed, const Equations& written, const IntermediateForm& named) {
   const GiNaC::exvector expected = formed.entries(),
                         got = with_names_put_back(written, named).entries();
-  std::unordered_set<const void*> seen;
-  std::vector<ex> alive;
-  std::map<std::string, GiNaC::symbol> symbols;
-  for (const ex& e : expected) collect_symbols(e, seen, alive, symbols);
-  for (const ex& e : got) collect_symbols(e, seen, alive, symbols);
+  GiNaC::exvector all = expected;
+  all.insert(all.end(), got.begin(), got.end());
+  const auto symbols = sym::symbols_by_name(all);
   std::vector<GiNaC::symbol> variables;
   for (const auto& [name, s] : symbols) variables.push_back(s);
   const sym::Tape want(expected, variables), have(got, variables);

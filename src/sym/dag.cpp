@@ -12,6 +12,31 @@
 
 namespace appell::sym {
 
+SymbolSet symbols_in(const GiNaC::exvector& roots) {
+  SymbolSet found;
+  std::unordered_set<const void*> seen;
+  GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
+  GiNaC::exvector pending(roots.begin(), roots.end());
+  while (!pending.empty()) {
+    GiNaC::ex e = pending.back();
+    pending.pop_back();
+    if (!seen.insert(node_key(e)).second) continue;
+    alive.push_back(e);
+    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+    for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
+  }
+  return found;
+}
+
+std::map<std::string, GiNaC::symbol> symbols_by_name(const GiNaC::exvector& roots) {
+  std::map<std::string, GiNaC::symbol> out;
+  for (const GiNaC::ex& s : symbols_in(roots)) {
+    const auto& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+    out.emplace(symbol.get_name(), symbol);
+  }
+  return out;
+}
+
 std::size_t dag_size(const GiNaC::exvector& roots) {
   // Nodes are walked once each by address and counted once each by structure: which of two equal
   // subexpressions GiNaC shares depends on its address-seeded term order, the structure does not.

@@ -10,6 +10,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <set>
+#include <string>
 #include <unordered_map>
 
 namespace appell::sym {
@@ -23,6 +26,14 @@ inline const void* node_key(const GiNaC::ex& e) { return &GiNaC::ex_to<GiNaC::ba
 std::size_t dag_size(const GiNaC::exvector& roots);
 /// The same for one expression.
 inline std::size_t dag_size(const GiNaC::ex& e) { return dag_size(GiNaC::exvector{e}); }
+
+/// Symbols ordered by GiNaC's ex_is_less (for symbols: the order they were created in).
+using SymbolSet = std::set<GiNaC::ex, GiNaC::ex_is_less>;
+/// Every symbol of the expressions, each shared node visited once: a chain's trees are
+/// exponentially larger than their DAGs, so GiNaC's own has() would walk far too much.
+SymbolSet symbols_in(const GiNaC::exvector& roots);
+/// The same by name (for numbers drawn in an order that does not depend on creation order).
+std::map<std::string, GiNaC::symbol> symbols_by_name(const GiNaC::exvector& roots);
 
 /// Rebuilds `e` bottom-up, visiting each shared node once. `rule` is applied to every node first:
 /// if it returns true, the `replacement` it wrote replaces the node (and its children are not
