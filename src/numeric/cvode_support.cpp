@@ -4,7 +4,9 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <type_traits>
 #include <unordered_set>
@@ -27,6 +29,42 @@ void free_cvode(void* memory) { CVodeFree(&memory); }
 SUNContext new_context() {
   SUNContext context = nullptr;
   return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
+}
+
+void CvodeSolver::output_rows(const SimulationOptions& options, SimulationResult& result,
+                              const std::exception_ptr& failure,
+                              const std::function<void(double)>& at_row) const {
+  const double span = options.t_end - options.t_start;
+  for (long k = 1;; ++k) {
+    double target = options.t_start + static_cast<double>(k) * options.output_step;
+    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
+    if (last) target = options.t_end;
+    sunrealtype reached = options.t_start;
+    const int flag = CVode(cvode(), target, y(), &reached, CV_NORMAL);
+    if (flag < 0) {
+      record_statistics(cvode(), bdf(), result);
+      sunrealtype current = result.t_reached;
+      CVodeGetCurrentTime(cvode(), &current);
+      std::string reason;
+      if (failure) {
+        try {
+          std::rethrow_exception(failure);
+        } catch (const model::ComputationError& e) {
+          reason = e.what();  // anything else (bad_alloc, ...) propagates as it is
+        }
+      } else if (!message().empty()) {
+        reason = message();
+      } else {
+        char* name = CVodeGetReturnFlagName(flag);
+        reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
+        std::free(name);
+      }
+      throw SimulationError(current, reason, result);
+    }
+    at_row(reached);
+    if (last) break;
+  }
+  record_statistics(cvode(), bdf(), result);
 }
 
 void expect_success(int flag, const char* call) {

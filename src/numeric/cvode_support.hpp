@@ -12,6 +12,8 @@
 #include <sundials/sundials_nonlinearsolver.h>
 
 #include <Eigen/Dense>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -70,6 +72,15 @@ class CvodeSolver {
   bool bdf() const { return bdf_; }
   /// CVODE's last error message, "" when none.
   const std::string& message() const { return message_; }
+
+  /// Integrates to every output time t_start + k·output_step (not by accumulating the step, so
+  /// no rounding drift; the last at t_end exactly) and calls `at_row(t)` with the state there;
+  /// records the statistics in `result`. A failed step throws SimulationError at the time
+  /// reached, with the reason: `failure` (the right-hand side's ComputationError), else CVODE's
+  /// message, else its flag's name.
+  void output_rows(const SimulationOptions& options, SimulationResult& result,
+                   const std::exception_ptr& failure,
+                   const std::function<void(double)>& at_row) const;
 
  private:
   bool bdf_;

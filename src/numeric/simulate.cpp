@@ -342,35 +342,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   }
 
   emit_row(options.t_start);
-  const double span = options.t_end - options.t_start;
-  for (long k = 1;; ++k) {
-    // Output times as t_start + k·H rather than by accumulating H, so no rounding drift; the
-    // last row is at t_end exactly even when H does not divide the span.
-    double target = options.t_start + static_cast<double>(k) * options.output_step;
-    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
-    if (last) target = options.t_end;
-    sunrealtype reached = options.t_start;
-    const int flag = CVode(solver.cvode(), target, solver.y(), &reached, CV_NORMAL);
-    if (flag < 0) {
-      record_statistics(solver.cvode(), solver.bdf(), result);
-      sunrealtype current = result.t_reached;
-      CVodeGetCurrentTime(solver.cvode(), &current);
-      std::string reason;
-      if (rhs.failure) {
-        try {
-          std::rethrow_exception(rhs.failure);
-        } catch (const model::ComputationError& e) {
-          reason = e.what();  // anything else (bad_alloc, ...) propagates as it is
-        }
-      } else if (!solver.message().empty()) {
-        reason = solver.message();
-      } else {
-        char* name = CVodeGetReturnFlagName(flag);
-        reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
-        std::free(name);
-      }
-      throw SimulationError(current, reason, result);
-    }
+  solver.output_rows(options, result, rhs.failure, [&](double reached) {
     for (Eigen::Index j = 0; j < size; ++j) {
       q[j] = state[j];
       qd[j] = state[size + j];
@@ -383,9 +355,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
       manifold->project_velocities(reached, q, qd);
     }
     emit_row(reached);
-    if (last) break;
-  }
-  record_statistics(solver.cvode(), solver.bdf(), result);
+  });
   return result;
 }
 

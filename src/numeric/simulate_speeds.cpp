@@ -170,38 +170,11 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   y0 << q, u;
   const CvodeSolver solver(y0, right_hand_side, &rhs, options);
   const double* state = solver.state();
-  const bool bdf = solver.bdf();
 
   emit_row(options.t_start);
-  const double span = options.t_end - options.t_start;
-  for (long k = 1;; ++k) {
-    double target = options.t_start + static_cast<double>(k) * options.output_step;
-    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
-    if (last) target = options.t_end;
-    sunrealtype reached = options.t_start;
-    const int flag = CVode(solver.cvode(), target, solver.y(), &reached, CV_NORMAL);
-    if (flag < 0) {
-      record_statistics(solver.cvode(), bdf, result);
-      sunrealtype current = result.t_reached;
-      CVodeGetCurrentTime(solver.cvode(), &current);
-      std::string reason;
-      if (rhs.failure) {
-        try {
-          std::rethrow_exception(rhs.failure);
-        } catch (const model::ComputationError& e) {
-          reason = e.what();
-        }
-      } else if (!solver.message().empty()) {
-        reason = solver.message();
-      } else {
-        char* name = CVodeGetReturnFlagName(flag);
-        reason = std::string("CVODE failed with ") + (name ? name : std::to_string(flag));
-        std::free(name);
-      }
-      throw SimulationError(current, reason, result);
-    }
+  solver.output_rows(options, result, rhs.failure, [&](double reached) {
     for (Eigen::Index j = 0; j < n; ++j) q[j] = state[j];
-    for (Eigen::Index k2 = 0; k2 < p; ++k2) u[k2] = state[n + k2];
+    for (Eigen::Index k = 0; k < p; ++k) u[k] = state[n + k];
     // Rows between steps are CVODE's interpolant: normalized like a step.
     for (const auto& group : quaternions) {
       double norm2 = 0.0;
@@ -210,9 +183,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
         for (Eigen::Index j : group) q[j] /= std::sqrt(norm2);
     }
     emit_row(reached);
-    if (last) break;
-  }
-  record_statistics(solver.cvode(), bdf, result);
+  });
   return result;
 }
 
