@@ -65,6 +65,7 @@
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/linearization.hpp"
 #include "appell/numeric/momenta.hpp"
