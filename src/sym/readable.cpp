@@ -935,23 +935,42 @@ ex FourierForm::shortest(const ex& e, const Collect& collect) {
 
 }  // namespace
 
+// Both readable()s work within the default ReadableBudget too: an expression whose Fourier form
+// would explode (cos(phi)^100 multiplied out, (q1 + q2 + l)^1000) is returned as given, which is
+// still equal to it, rather than taking minutes or escaping as OverBudget (which is no
+// std::exception: it once ended the program through std::terminate).
 GiNaC::ex readable(const GiNaC::ex& e, const ReadableContext& context) {
-  FourierForm form({e}, context);
-  const Collector collector(context, form.placeholders());
-  return form.shortest(e, [&](const ex& x) { return collector.collect(x); });
+  try {
+    FourierForm form({e}, context);
+    const Collector collector(context, form.placeholders());
+    return form.shortest(e, [&](const ex& x) { return collector.collect(x); });
+  } catch (const OverBudget&) {
+    return e;
+  }
 }
 
 GiNaC::matrix readable(const GiNaC::matrix& m, const ReadableContext& context) {
   exvector entries;
   for (unsigned i = 0; i < m.rows(); ++i)
     for (unsigned j = 0; j < m.cols(); ++j) entries.push_back(m(i, j));
-  FourierForm form(entries, context);
-  const Collector collector(context, form.placeholders());
-  const auto collect = [&](const ex& x) { return collector.collect(x); };
-  GiNaC::matrix result(m.rows(), m.cols());
-  for (unsigned i = 0; i < m.rows(); ++i)
-    for (unsigned j = 0; j < m.cols(); ++j) result(i, j) = form.shortest(m(i, j), collect);
-  return result;
+  try {
+    FourierForm form(entries, context);
+    const Collector collector(context, form.placeholders());
+    const auto collect = [&](const ex& x) { return collector.collect(x); };
+    GiNaC::matrix result(m.rows(), m.cols());
+    for (unsigned i = 0; i < m.rows(); ++i)
+      for (unsigned j = 0; j < m.cols(); ++j) {
+        form.start_entry();
+        try {
+          result(i, j) = form.shortest(m(i, j), collect);
+        } catch (const OverBudget&) {
+          result(i, j) = m(i, j);
+        }
+      }
+    return result;
+  } catch (const OverBudget&) {
+    return m;
+  }
 }
 
 std::size_t BoundedReadable::count(EntryForm form) const {
