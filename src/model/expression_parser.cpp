@@ -133,6 +133,12 @@ constexpr long kLargestDecimalExponent = 1000;
 // docs/model-format.md, "Expressions").
 constexpr int kMaxNesting = 500;
 
+// Functions nested in functions cost far more than parentheses: each level multiplies what d/dt
+// forms twice over (sin(sin(...(q)))'s acceleration has a term per pair of levels), and GiNaC
+// compares such trees level by level. 400 nested sines took minutes to derive, 100 take 2 s and
+// 64 well under one; no model of a mechanism nests a dozen.
+constexpr int kMaxFunctionNesting = 64;
+
 class Parser {
  public:
   Parser(const std::string& text, ExpressionScope& scope, const TextLocator& locate,
@@ -421,7 +427,11 @@ class Parser {
       if (scope_.find(f) || f == "t" || f == "pi") fail(function, "not a function");
       fail(function, "unknown function in expression");
     }
+    if (++function_depth_ > kMaxFunctionNesting)
+      fail(function, "functions nested too deeply (more than " +
+                         std::to_string(kMaxFunctionNesting) + " inside one another)");
     const std::vector<ex> args = arguments(function);
+    --function_depth_;
     const std::size_t arity = unary != unary_functions().end() ? 1 : 2;
     if (args.size() != arity)
       fail(function, f + " takes " + std::to_string(arity) +
@@ -564,6 +574,7 @@ class Parser {
   std::vector<Token> tokens_;
   std::size_t position_ = 0;
   int depth_ = 0;
+  int function_depth_ = 0;  // of sin(...), atan2(...) and the like only
 };
 
 }  // namespace
