@@ -80,6 +80,7 @@
 #include "appell/numeric/verification.hpp"
 
 // codegen/: standalone C++ for M, f, forward and inverse dynamics
+#include "appell/codegen/comment_text.hpp"
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/codegen/generated_dynamics.hpp"
 #include "appell/codegen/loadable_source.hpp"
