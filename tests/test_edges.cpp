@@ -51,7 +51,8 @@ TEST(Edges, DeepNestingIsALocatedErrorNotAStackOverflow) {
 }
 
 TEST(Edges, ParametersThatOverflowAreLocated) {
-  for (const char* value : {"1e308*1e308", "1e999", "-1e999", "exp(1000)"}) {
+  // A literal a double cannot hold (1e999) is refused where it is written (test_field_checks).
+  for (const char* value : {"1e308*1e308", "exp(1000)", "1e300^2"}) {
     const auto e =
         error_of(std::string("name: m\nparameters:\n  a: ") + value + "\ncoordinates: [q]\n");
     EXPECT_EQ(e.where().line, 3) << value << ": " << e.what();

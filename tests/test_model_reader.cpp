@@ -160,7 +160,7 @@ TEST(ExpressionParser, WhatAnExpressionMayDependOn) {
                "only numbers and parameters");
   expect_error([&] { f.parse("a + q", model::Dependence::TimeAndParameters); }, 3, 14, "q",
                "only numbers, parameters and t");
-  expect_error([&] { f.parse("dot(p)", model::Dependence::TimeAndParameters); }, 3, 10, "dot",
+  expect_error([&] { f.parse("dot(p)", model::Dependence::TimeAndParameters); }, 3, 10, "dot(p)",
                "only numbers, parameters and t");
   EXPECT_TRUE(same(f.parse("omega*t", model::Dependence::TimeAndParameters),
                    f.omega * f.functions->time()));

@@ -30,6 +30,7 @@
 // model/: the Model value, its builder (the one validation), the expression language, values
 #include "appell/model/builder.hpp"
 #include "appell/model/claim.hpp"
+#include "appell/model/dependence.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/flexible.hpp"
 #include "appell/model/model.hpp"

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numbers>
@@ -143,6 +145,7 @@ class UrdfReader {
     parse_xml();
     index_elements();
     check_tree();
+    check_numbers();
     parse_with_urdfdom();
     UrdfModel out;
     out.source = source_;
@@ -307,6 +310,71 @@ class UrdfReader {
     }
   }
 
+  // -- numbers ---------------------------------------------------------------------------------
+
+  /// Every number appell reads from the file is finite and fits a double as written: urdfdom
+  /// reads "1e-400" as 0 and some of "nan", "inf", "1e400" as what they say, which would become
+  /// a massless link, a NaN inertia or an infinite offset. Checked on the text, before urdfdom,
+  /// so that the message names the element, the attribute and the link or joint.
+  void check_numbers() const {
+    for (const auto& name : link_order_) {
+      const TiXmlElement* link = links_.at(name);
+      if (const TiXmlElement* inertial = link->FirstChildElement("inertial")) {
+        check_numbers(inertial->FirstChildElement("origin"), {"xyz", "rpy"}, "link", name);
+        check_numbers(inertial->FirstChildElement("mass"), {"value"}, "link", name);
+        check_numbers(inertial->FirstChildElement("inertia"),
+                      {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, "link", name);
+      }
+      for (const TiXmlElement* visual = link->FirstChildElement("visual"); visual;
+           visual = visual->NextSiblingElement("visual")) {
+        check_numbers(visual->FirstChildElement("origin"), {"xyz", "rpy"}, "link", name);
+        if (const TiXmlElement* geometry = visual->FirstChildElement("geometry"))
+          for (const TiXmlElement* shape = geometry->FirstChildElement(); shape;
+               shape = shape->NextSiblingElement())
+            check_numbers(shape, {"size", "radius", "length", "scale"}, "link", name);
+      }
+    }
+    for (const auto& name : joint_order_) {
+      const TiXmlElement* joint = joints_.at(name);
+      check_numbers(joint->FirstChildElement("origin"), {"xyz", "rpy"}, "joint", name);
+      check_numbers(joint->FirstChildElement("axis"), {"xyz"}, "joint", name);
+      check_numbers(joint->FirstChildElement("limit"), {"lower", "upper", "effort", "velocity"},
+                    "joint", name);
+      check_numbers(joint->FirstChildElement("dynamics"), {"damping", "friction"}, "joint", name);
+    }
+  }
+
+  void check_numbers(const TiXmlElement* element, std::initializer_list<const char*> attributes,
+                     const char* owner, const std::string& name) const {
+    if (!element) return;
+    for (const char* attribute : attributes) {
+      const char* text = element->Attribute(attribute);
+      if (!text) continue;
+      std::istringstream words{std::string(text)};
+      for (std::string word; words >> word;) {
+        double value = 0.0;
+        // from_chars reads no leading '+', which urdfdom's stream does.
+        const char* first = word.data() + (word.size() > 1 && word[0] == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(first, word.data() + word.size(), value);
+        const bool number = ec != std::errc::invalid_argument && end == word.data() + word.size();
+        // 0 only when written so: a mantissa with a digit other than 0 read as 0 underflowed.
+        const bool zero_written = word.find_first_not_of("+-.0") >= word.find_first_of("eE");
+        if (number && ec == std::errc() && std::isfinite(value) &&
+            (value == 0.0 ? zero_written : std::abs(value) >= std::numeric_limits<double>::min()))
+          continue;
+        const std::string field = "<" + std::string(element->Value()) + " " + attribute + "> of " +
+                                  owner + " '" + name + "'";
+        fail(at(element),
+             !number ? field + " is not a number: '" + word + "'"
+             : ec == std::errc() && !std::isfinite(value)
+                 ? field + " must be finite, not '" + word + "'"
+                 : field + " is out of range for a double (it would become 0 or inf): '" + word +
+                       "'",
+             name);
+      }
+    }
+  }
+
   // -- urdfdom ---------------------------------------------------------------------------------
 
   void parse_with_urdfdom() {
@@ -317,7 +385,10 @@ class UrdfReader {
     } catch (const std::exception& e) {
       thrown = e.what();
     }
-    if (urdf_) return;
+    // urdfdom may log an error and still return a robot, with what it could not read left at 0
+    // (an <inertial> whose mass is "inf" comes back all zero: a massless link). An error is an
+    // error either way.
+    if (urdf_ && messages.errors.empty()) return;
     std::string message = thrown;
     for (const auto& m : messages.errors) message += (message.empty() ? "" : "; ") + m;
     if (message.empty()) message = "the file is not a valid URDF";

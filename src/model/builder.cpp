@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 
@@ -257,38 +258,52 @@ GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
         };
       }
     }
-    return parse_expression(e.text(), scope_, locate, allowed);
+    const ex parsed = parse_expression(e.text(), scope_, locate, allowed);
+    if (allowed != Dependence::Parameters) check_numbers(parsed, place(origin.where, item));
+    return parsed;
   }
-  // A GiNaC expression built in code: every symbol must be one of the builder's, and allowed here.
+  // A GiNaC expression built in code: every symbol must be one of the builder's, and allowed here
+  // by the same rule the parser applies to text (model::allows).
   const SourceLocation where = place(origin.where, item);
-  for (auto it = e.value().preorder_begin(); it != e.value().preorder_end(); ++it) {
-    if (!GiNaC::is_a<GiNaC::symbol>(*it)) continue;
-    const auto& s = GiNaC::ex_to<GiNaC::symbol>(*it);
-    if (s.is_equal(scope_.time())) {
-      if (allowed == Dependence::Parameters)
-        throw ModelError(where, not_allowed_message(allowed), "t");
-      continue;
-    }
-    bool is_parameter = false;
-    for (const auto& p : model_->parameters) is_parameter = is_parameter || p.symbol.is_equal(s);
-    if (is_parameter) continue;
-    if (auto function = model_->time_functions->lookup(s)) {
-      if (allowed != Dependence::Anything && allowed != Dependence::Loads)
-        throw ModelError(where, not_allowed_message(allowed), s.get_name());
-      if (model_->time_functions->kind(function->function) == sym::TimeFunctionKind::Speed &&
-          (allowed != Dependence::Loads || function->order != 0))
-        throw ModelError(where,
-                         "a generalized speed is allowed only in the value of a force, torque or "
-                         "generalized load",
-                         s.get_name());
-      continue;
-    }
-    throw ModelError(where,
-                     "unknown symbol in expression: use the symbols the builder returned "
-                     "(parameter(), coordinate(), input(), time(), derivative())",
-                     s.get_name());
+  if (const auto use = first_not_allowed(e.value(), *model_, allowed)) {
+    if (use->kind == SymbolKind::Unknown)
+      throw ModelError(where,
+                       "unknown symbol in expression: use the symbols the builder returned "
+                       "(parameter(), coordinate(), input(), time(), derivative())",
+                       use->name);
+    throw ModelError(where, not_allowed_message(allowed, use->kind, use->name), use->name);
   }
+  if (allowed != Dependence::Parameters) check_numbers(e.value(), where);
   return e.value();
+}
+
+// Literals are checked as the parser reads them; what exact arithmetic makes of them (1e200 *
+// 1e200, a GiNaC number built in code) must fit a double too, or every evaluation would see 0 or
+// inf where the equations print a number. Fields of numbers and parameters only are not walked:
+// their callers evaluate them at the defaults and refuse a value that is not a finite real with
+// the field's own message (a parameter, a mass, a size).
+void ModelBuilder::check_numbers(const ex& e, const SourceLocation& where) const {
+  std::unordered_set<const void*> seen;
+  std::vector<ex> alive;  // op(i) may be a temporary: kept, so that its address stays unique
+  std::vector<ex> stack{e};
+  while (!stack.empty()) {
+    const ex node = stack.back();
+    stack.pop_back();
+    if (!seen.insert(sym::node_key(node)).second) continue;
+    alive.push_back(node);
+    if (GiNaC::is_a<GiNaC::numeric>(node)) {
+      if (!fits_double(GiNaC::ex_to<GiNaC::numeric>(node))) {
+        std::ostringstream number;
+        number << GiNaC::evalf(node);
+        throw ModelError(where,
+                         "number out of range: a double holds 0 and magnitudes from 2.2e-308 to "
+                         "1.8e308, and this number would become 0 or inf",
+                         number.str());
+      }
+      continue;
+    }
+    for (std::size_t k = 0; k < node.nops(); ++k) stack.push_back(node.op(k));
+  }
 }
 
 Vector3 ModelBuilder::vector3(const Expr3& v, Dependence allowed, const std::string& item) const {
@@ -441,9 +456,10 @@ ModelBuilder& ModelBuilder::frame(const Name& name, const FrameSpec& spec) {
   f.name = name.text;
   f.where = place(name.where, item);
   f.parent = spec.parent.text;
-  f.translation = vector3(spec.translation, Dependence::Anything, item + ".translation");
+  f.translation = vector3(spec.translation, Dependence::Positions, item + ".translation");
   std::vector<ex> quaternion;
-  f.rotation = rotation(spec.rotation, name.text, item + ".rotation", &quaternion);
+  f.rotation =
+      rotation(spec.rotation, name.text, item + ".rotation", Dependence::Positions, &quaternion);
   frame_speeds(f, spec, item, quaternion);
   written_frames_.push_back(std::move(f));
   written_parent_where_.push_back(place(spec.parent.where, item + ".parent"));
@@ -486,7 +502,7 @@ void ModelBuilder::frame_speeds(const Frame& f, const FrameSpec& spec, const std
 }
 
 std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std::string& frame,
-                                                   const std::string& item,
+                                                   const std::string& item, Dependence allowed,
                                                    std::vector<ex>* quaternion) {
   std::vector<RotationFactor> factors;
   for (const auto& part : r.parts()) {
@@ -501,8 +517,14 @@ std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std:
                      : TextLocator([item](std::size_t offset) {
                          return SourceLocation{item + ", character " + std::to_string(offset + 1)};
                        });
-      const auto parsed = quaternion ? parse_rotation(part.text, scope_, locate, *quaternion)
-                                     : parse_rotation(part.text, scope_, locate);
+      const auto parsed = quaternion
+                              ? parse_rotation(part.text, scope_, locate, *quaternion, allowed)
+                              : parse_rotation(part.text, scope_, locate, allowed);
+      for (const auto& factor : parsed) {
+        check_numbers(factor.angle, place(r.origin().where, item));
+        for (unsigned k = 0; k < factor.matrix.nops(); ++k)
+          check_numbers(factor.matrix.op(k), place(r.origin().where, item));
+      }
       factors.insert(factors.end(), parsed.begin(), parsed.end());
       continue;
     }
@@ -510,7 +532,7 @@ std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std:
       Vector3 axis;
       for (std::size_t k = 0; k < 3; ++k)
         axis[k] = expression(part.values[k], Dependence::Parameters, item + ".axis");
-      const ex angle = expression(part.values[3], Dependence::Anything, item + ".angle");
+      const ex angle = expression(part.values[3], allowed, item + ".angle");
       const auto unit = normalized_axis(axis);
       if (!unit) fail(r.origin().where, item, "rotation axis must not be zero", frame);
       RotationFactor factor;
@@ -521,8 +543,7 @@ std::vector<RotationFactor> ModelBuilder::rotation(const Rotation& r, const std:
       continue;
     }
     GiNaC::matrix m(3, 3);
-    for (unsigned k = 0; k < 9; ++k)
-      m(k / 3, k % 3) = expression(part.values[k], Dependence::Anything, item);
+    for (unsigned k = 0; k < 9; ++k) m(k / 3, k % 3) = expression(part.values[k], allowed, item);
     if (auto numbers = numeric_matrix(m); numbers && !is_rotation(*numbers))
       fail(r.origin().where, item,
            "rotation is not a rotation matrix (orthonormal with determinant +1)", frame);
@@ -640,7 +661,7 @@ ModelBuilder& ModelBuilder::body(const Name& name, const BodySpec& spec) {
   b.where = place(name.where, item);
   b.frame = frame_name(spec.frame, item + ".frame");
   b.mass = mass(spec.mass, name.text, item + ".mass");
-  b.com = vector3(spec.com, Dependence::Anything, item + ".com");
+  b.com = vector3(spec.com, Dependence::Positions, item + ".com");
   b.inertia = inertia(spec.inertia, b.mass, item + ".inertia");
   check_inertia(b.inertia, spec.inertia.origin().where, name.text, item + ".inertia");
   body_index_[name.text] = model_->bodies.size();
@@ -654,6 +675,27 @@ GiNaC::matrix ModelBuilder::inertia(const Inertia& in, const ex& mass,
   std::vector<ex> v;
   for (const auto& value : in.values())
     v.push_back(expression(value, Dependence::Parameters, item));
+  // A shape's sizes are lengths: they enter squared, so a negative one would give the inertia of
+  // its opposite without a word. A box may be flat (a plate: one edge 0); the other shapes have
+  // their own flat forms (a disk, a rod) and need every size positive.
+  static const std::map<Inertia::Kind, std::vector<const char*>> sizes = {
+      {Inertia::Kind::Rod, {"rod.length"}},
+      {Inertia::Kind::Disk, {"disk.radius"}},
+      {Inertia::Kind::Cylinder, {"cylinder.radius", "cylinder.length"}},
+      {Inertia::Kind::Box, {"box.size[0]", "box.size[1]", "box.size[2]"}},
+      {Inertia::Kind::Sphere, {"sphere.radius"}}};
+  if (const auto shape = sizes.find(in.kind()); shape != sizes.end())
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      const std::string key = shape->second[k];
+      const auto size = at_defaults(v[k]);
+      const bool flat_allowed = in.kind() == Inertia::Kind::Box;
+      if (!size || *size < 0.0 || (*size == 0.0 && !flat_allowed))
+        fail(in.values()[k].origin().known() ? in.values()[k].origin().where : in.origin().where,
+             item + "." + key,
+             std::string(flat_allowed ? "a box's edges must be >= 0" : "a size must be positive") +
+                 (size ? "; got " + format_number(*size) : ": not a real number"),
+             key);
+    }
   auto axisymmetric = [&](const ex& axial, const ex& transverse) {
     const Name& axis = *in.axis();
     if (axis.text != "x" && axis.text != "y" && axis.text != "z")
@@ -704,15 +746,14 @@ GiNaC::matrix ModelBuilder::inertia(const Inertia& in, const ex& mass,
 // from the axes). Checked at the parameters' defaults, where the numbers are known.
 void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
                                  const std::string& body, const std::string& item) const {
-  GiNaC::matrix at(3, 3);
-  for (unsigned k = 0; k < 9; ++k)
-    at(k / 3, k % 3) = sym::substitute(inertia(k / 3, k % 3), defaults_);
-  const auto numbers = numeric_matrix(at);
-  if (!numbers) return;  // depends on something without a default: left to the user's values
-  const auto& I = *numbers;
+  // Numbers and parameters only (Dependence::Parameters), so every entry has a value at the
+  // defaults; one that is not a finite real (sqrt(-1), 1e200^2) is no inertia at all.
   Eigen::Matrix3d tensor;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) tensor(i, j) = I[i][j];
+  for (unsigned k = 0; k < 9; ++k) {
+    const auto entry = at_defaults(inertia(k / 3, k % 3));
+    if (!entry) fail(where, item, "inertia is not a real number", body);
+    tensor(static_cast<int>(k / 3), static_cast<int>(k % 3)) = *entry;
+  }
   if (const auto defect = detail::inertia_defect(tensor)) fail(where, item, *defect, body);
 }
 
@@ -724,7 +765,7 @@ ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec)
   p.where = place(name.where, item);
   p.frame = frame_name(spec.frame, item + ".frame");
   p.mass = mass(spec.mass, name.text, item + ".mass");
-  p.position = vector3(spec.position, Dependence::Anything, item + ".position");
+  p.position = vector3(spec.position, Dependence::Positions, item + ".position");
   model_->particles.push_back(std::move(p));
   return *this;
 }
@@ -736,7 +777,7 @@ ModelBuilder& ModelBuilder::visual(const VisualSpec& spec, const SourceLocation&
   v.where = place(where, item);
   v.frame = frame_name(spec.frame, item + ".frame");
   v.translation = vector3(spec.translation, Dependence::Parameters, item + ".translation");
-  v.rotation = rotation(spec.rotation, v.frame, item + ".rotation");
+  v.rotation = rotation(spec.rotation, v.frame, item + ".rotation", Dependence::Parameters);
   for (const auto& factor : v.rotation)
     if (factor.kind == RotationFactor::Kind::Axis && !at_defaults(factor.angle))
       fail(spec.rotation.origin().where, item + ".rotation",
@@ -787,7 +828,7 @@ PointRef ModelBuilder::attachment(const Name& name, const std::string& item) {
 
 PointRef ModelBuilder::point(const PointSpec& p, const std::string& item) {
   PointRef ref = attachment(p.on, item);
-  ref.point = vector3(p.point, Dependence::Anything, item);
+  ref.point = vector3(p.point, Dependence::Positions, item);
   return ref;
 }
 
@@ -797,7 +838,7 @@ ModelBuilder& ModelBuilder::force(const ForceSpec& spec, const SourceLocation& w
   ForceLoad f;
   f.force = vector3(spec.force, Dependence::Loads, item + ".force");
   f.at = attachment(spec.on, item + ".on");
-  if (spec.at) f.at.point = vector3(*spec.at, Dependence::Anything, item + ".at");
+  if (spec.at) f.at.point = vector3(*spec.at, Dependence::Positions, item + ".at");
   if (spec.in) f.in = frame_name(*spec.in, item + ".in");
   model_->loads.push_back(Load{f, place(where, item), {}});
   return *this;
@@ -820,8 +861,13 @@ ModelBuilder& ModelBuilder::spring(const SpringSpec& spec, const SourceLocation&
   SpringLoad s;
   s.from = point(spec.from, item + ".from");
   s.to = point(spec.to, item + ".to");
-  s.stiffness = expression(spec.stiffness, Dependence::Anything, item + ".stiffness");
-  s.rest_length = expression(spec.rest_length, Dependence::Anything, item + ".rest_length");
+  s.stiffness = expression(spec.stiffness, Dependence::Potentials, item + ".stiffness");
+  s.rest_length = expression(spec.rest_length, Dependence::Potentials, item + ".rest_length");
+  // A length: never negative (the potential ½ k (d − L0)² would then pull the points through
+  // each other to d = |L0|). Checked where it is a number, at the parameters' defaults.
+  if (const auto length = at_defaults(s.rest_length); length && *length < 0.0)
+    fail(spec.rest_length.origin().where, item + ".rest_length",
+         "a spring's rest length must be >= 0; got " + format_number(*length), "rest_length");
   model_->loads.push_back(Load{s, place(where, item), {}});
   return *this;
 }
@@ -832,7 +878,7 @@ ModelBuilder& ModelBuilder::damper(const DamperSpec& spec, const SourceLocation&
   DamperLoad d;
   d.from = point(spec.from, item + ".from");
   d.to = point(spec.to, item + ".to");
-  d.coefficient = expression(spec.coefficient, Dependence::Anything, item + ".coefficient");
+  d.coefficient = expression(spec.coefficient, Dependence::Damping, item + ".coefficient");
   model_->loads.push_back(Load{d, place(where, item), {}});
   return *this;
 }
@@ -856,7 +902,7 @@ ModelBuilder& ModelBuilder::generalized_force(const Name& coordinate, const Expr
 ModelBuilder& ModelBuilder::potential(const Expr& potential, const SourceLocation& where) {
   check_usable();
   const std::string item = next_load_item();
-  PotentialLoad p{expression(potential, Dependence::Anything, item + ".potential")};
+  PotentialLoad p{expression(potential, Dependence::Potentials, item + ".potential")};
   model_->loads.push_back(Load{p, place(where, item), {}});
   return *this;
 }

@@ -139,6 +139,10 @@ constexpr int kMaxNesting = 500;
 // 64 well under one; no model of a mechanism nests a dozen.
 constexpr int kMaxFunctionNesting = 64;
 
+constexpr const char* kOutOfDoubleRange =
+    "number out of range: a double holds 0 and magnitudes from 2.2e-308 to 1.8e308, and this "
+    "number would become 0 or inf";
+
 class Parser {
  public:
   Parser(const std::string& text, ExpressionScope& scope, const TextLocator& locate,
@@ -384,30 +388,44 @@ class Parser {
     if (exponent > kLargestDecimalExponent || exponent < -kLargestDecimalExponent)
       fail(t, "number out of range");
     const GiNaC::numeric scale = GiNaC::numeric(10).power(GiNaC::numeric(std::abs(exponent)));
-    return exponent >= 0 ? mantissa.mul(scale) : mantissa.div(scale);
+    const GiNaC::numeric value = exponent >= 0 ? mantissa.mul(scale) : mantissa.div(scale);
+    // Exact here, but every evaluation is in doubles: 1e-400 would be 0 there, 1e400 inf.
+    if (!fits_double(value)) fail(t, kOutOfDoubleRange);
+    return value;
   }
 
-  bool allows(Dependence needed) const {
-    return static_cast<int>(allowed_) >= static_cast<int>(needed);
+  // What a name (or dot/ddot of one) stands for, as model::allows judges it.
+  static SymbolKind kind_of(ExpressionScope::Category category, int order) {
+    switch (category) {
+      case ExpressionScope::Category::Parameter:
+        return SymbolKind::Parameter;
+      case ExpressionScope::Category::Coordinate:
+        return order == 0   ? SymbolKind::Coordinate
+               : order == 1 ? SymbolKind::Velocity
+                            : SymbolKind::Acceleration;
+      case ExpressionScope::Category::Prescribed:
+        return SymbolKind::Prescribed;
+      case ExpressionScope::Category::Input:
+        return SymbolKind::Input;
+      case ExpressionScope::Category::Speed:
+        return order == 0 ? SymbolKind::Speed : SymbolKind::Acceleration;
+    }
+    return SymbolKind::Unknown;
   }
 
-  [[noreturn]] void not_allowed_here(const Token& t) const {
-    fail(t, not_allowed_message(allowed_));
+  // `written` is the name as the message shows it: q, dot(q), t.
+  void check_allowed(const Token& at, SymbolKind kind, const std::string& written) const {
+    if (!allows(allowed_, kind)) fail(at, not_allowed_message(allowed_, kind, written), written);
   }
 
   ex name(const Token& t) const {
     if (t.text == "pi") return GiNaC::Pi;
     if (t.text == "t") {
-      if (!allows(Dependence::TimeAndParameters)) not_allowed_here(t);
+      check_allowed(t, SymbolKind::Time, t.text);
       return scope_.time();
     }
     if (const auto* entry = scope_.find(t.text)) {
-      if (entry->category != ExpressionScope::Category::Parameter && !allows(Dependence::Anything))
-        not_allowed_here(t);
-      if (entry->category == ExpressionScope::Category::Speed && !allows(Dependence::Loads))
-        fail(t,
-             "a generalized speed's name is allowed only in the value of a force, torque or "
-             "generalized load");
+      check_allowed(t, kind_of(entry->category, 0), t.text);
       return entry->value;
     }
     if (unary_functions().count(t.text) || t.text == "atan2" || t.text == "dot" || t.text == "ddot")
@@ -459,7 +477,6 @@ class Parser {
   }
 
   ex time_derivative(const Token& function, int order) {
-    if (!allows(Dependence::Anything)) not_allowed_here(function);
     expect("(", "after " + function.text);
     const Token& argument = peek();
     if (argument.kind != Token::Kind::Name)
@@ -477,6 +494,8 @@ class Parser {
                          "() takes the name of a coordinate, prescribed function or input, not a "
                          "generalized speed (a load may use the speed itself)");
     expect(")", "to close " + function.text + "(");
+    check_allowed(function, kind_of(entry->category, order),
+                  function.text + "(" + argument.text + ")");
     return scope_.derivative(argument.text, order);
   }
 
@@ -579,9 +598,15 @@ class Parser {
 
 }  // namespace
 
-std::string not_allowed_message(Dependence allowed) {
-  return allowed == Dependence::Parameters ? "only numbers and parameters are allowed here"
-                                           : "only numbers, parameters and t are allowed here";
+bool fits_double(const GiNaC::numeric& value) {
+  if (!value.is_real() || value.is_zero()) return true;
+  // The smallest normal double, 2^-1022, and the first magnitude that rounds to inf,
+  // 2^1024 - 2^970 (the largest double plus half its last place), both exact.
+  static const GiNaC::numeric smallest = GiNaC::numeric(2).power(-1022);
+  static const GiNaC::numeric overflow =
+      GiNaC::numeric(2).power(1024) - GiNaC::numeric(2).power(970);
+  const GiNaC::numeric magnitude = GiNaC::abs(value);
+  return magnitude >= smallest && magnitude < overflow;
 }
 
 std::optional<Vector3> normalized_axis(const Vector3& axis) {
@@ -600,14 +625,14 @@ GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
 }
 
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
-                                           const TextLocator& locate) {
-  return Parser(text, scope, locate, Dependence::Anything).whole_rotation();
+                                           const TextLocator& locate, Dependence allowed) {
+  return Parser(text, scope, locate, allowed).whole_rotation();
 }
 
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate,
-                                           std::vector<GiNaC::ex>& quaternion) {
-  Parser parser(text, scope, locate, Dependence::Anything);
+                                           std::vector<GiNaC::ex>& quaternion, Dependence allowed) {
+  Parser parser(text, scope, locate, allowed);
   parser.quaternions_allowed_ = true;
   auto factors = parser.whole_rotation();
   quaternion = parser.quaternion_;

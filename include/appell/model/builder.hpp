@@ -157,8 +157,9 @@ class Inertia {
   /// Homogeneous shapes, their axis "x", "y" or "z": a thin rod (m L²/12 transverse), a thin
   /// disk (m r²/2 axial, m r²/4 transverse), a solid cylinder (m r²/2 axial, m (3r² + L²)/12
   /// transverse), a box of edges a, b, c along x, y, z (Ixx = m (b² + c²)/12 ...), a solid sphere
-  /// (2/5 m r²); m is the body's mass. Lengths and radii may use numbers and parameters only; an
-  /// axis other than "x", "y", "z" is a ModelError when the builder receives it.
+  /// (2/5 m r²); m is the body's mass. Lengths and radii may use numbers and parameters only and
+  /// must be positive at their defaults (a box's edges >= 0: a plate); an axis other than "x",
+  /// "y", "z" is a ModelError when the builder receives it.
   static Inertia rod(const Expr& length, const Name& axis);
   static Inertia disk(const Expr& radius, const Name& axis);
   static Inertia cylinder(const Expr& radius, const Expr& length, const Name& axis);
@@ -216,7 +217,8 @@ struct PointSpec {
 };
 
 /// A force (N) at a point: at the centre of mass of body `on`, or the origin of frame `on`, unless
-/// `at` is given. Components may depend on anything an expression may (q, q̇, t, inputs).
+/// `at` is given. Components may depend on q, q̇, t, inputs, prescribed functions and speeds'
+/// names, never on accelerations (Dependence::Loads); `at` as a position.
 struct ForceSpec {
   Expr3 force{0, 0, 0};
   Name on = "world";          // a frame or a body (acting at its centre of mass by default)
@@ -231,15 +233,17 @@ struct TorqueSpec {
   std::optional<Name> in{};  // frame of the components (default world)
 };
 
-/// A linear spring between two points: stiffness k (N/m), rest length L0 (m); potential
-/// ½ k (d − L0)², d the distance of the points.
+/// A linear spring between two points: stiffness k (N/m), rest length L0 (m, >= 0 where it is a
+/// number at the parameters' defaults); potential ½ k (d − L0)², d the distance of the points.
+/// Both may depend on what a potential may (Dependence::Potentials), never on velocities.
 struct SpringSpec {
   PointSpec from{}, to{};
   Expr stiffness = 0;
   Expr rest_length = 0;
 };
 
-/// A linear damper between two points: force c ḋ (c in N·s/m) along the line joining them.
+/// A linear damper between two points: force c ḋ (c in N·s/m) along the line joining them; c
+/// may depend on velocities, never on accelerations (Dependence::Damping).
 struct DamperSpec {
   PointSpec from{}, to{};
   Expr coefficient = 0;
@@ -332,9 +336,11 @@ struct FlexibleSpec {
 /// the functions of the language) and not used before by any parameter, coordinate, prescribed
 /// function, input, frame, body or particle (constraints and flexible bodies have their own
 /// names); an expression may use only the names added before it, and only what its place allows
-/// (Dependence: numbers and parameters for masses, inertias, initial values and axes; also t for
-/// prescribed functions and gravity; anything elsewhere). Any adding call after build() throws
-/// ModelError.
+/// (model::Dependence, dependence.hpp: numbers and parameters for masses, inertias, initial values
+/// and axes; also t for prescribed functions and gravity; also coordinates, prescribed functions
+/// and inputs for positions, rotations, potentials and springs; also velocities for dampers and
+/// loads, and speeds' names for loads; accelerations nowhere), and only numbers a double holds
+/// (fits_double). Any adding call after build() throws ModelError.
 class ModelBuilder {
  public:
   /// `source` is the file a reader read the model from ("" in code): relative mesh paths are
@@ -469,8 +475,9 @@ class ModelBuilder {
   GiNaC::ex positive(const Expr& e, const std::string& key, const std::string& item) const;
   GiNaC::ex non_negative(const Expr& e, const std::string& key, const std::string& item) const;
   std::vector<RotationFactor> rotation(const Rotation& r, const std::string& frame,
-                                       const std::string& item,
+                                       const std::string& item, Dependence allowed,
                                        std::vector<GiNaC::ex>* quaternion = nullptr);
+  void check_numbers(const GiNaC::ex& e, const SourceLocation& where) const;
   GiNaC::matrix inertia(const Inertia& in, const GiNaC::ex& mass, const std::string& item) const;
   void check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
                      const std::string& body, const std::string& item) const;

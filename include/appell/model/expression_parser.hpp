@@ -24,20 +24,13 @@
 #include <string>
 #include <vector>
 
+#include "appell/model/dependence.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
 
 namespace appell::model {
-
-/// What an expression may depend on at a given place of a model file.
-enum class Dependence {
-  Parameters,         // numbers, pi and parameters: parameter values, masses, inertia, axes
-  TimeAndParameters,  // the same and t: prescribed functions, gravity
-  Anything,           // also coordinates, prescribed functions, inputs, dot() and ddot()
-  Loads,  // also the names of generalized speeds: the value of a force, torque or generalized load
-};
 
 /// The names an expression can refer to. The model reader fills it while reading, so that a
 /// parameter's value can only use the parameters defined before it.
@@ -96,26 +89,33 @@ TextLocator locate_on_one_line(SourceLocation start);
 /// Parses one expression of the language (the grammar above; numbers exact, names looked up in
 /// `scope`, dot(x)/ddot(x) of a coordinate, prescribed function or input). Throws ModelError at
 /// the offending character (located by `locate`): an unknown name, a name not allowed by
-/// `allowed`, a syntax error, a function with the wrong number of arguments, a number out of
-/// range (beyond 10^±1000), nesting deeper than 500 levels, or an undefined value such as 1/0.
+/// `allowed` (model::allows: dot(q) in a position, ddot(q) in a load ...), a syntax error, a
+/// function with the wrong number of arguments, a number a double cannot hold (a literal not 0
+/// whose magnitude is below 2.2e-308 or above 1.8e308, such as 1e-400 or 1e400, which would
+/// become 0 or inf), nesting deeper than 500 levels, or an undefined value such as 1/0.
 GiNaC::ex parse_expression(const std::string& text, ExpressionScope& scope,
                            const TextLocator& locate, Dependence allowed = Dependence::Anything);
 
 /// Parses a frame rotation `rot_z(a)*rot_x(b)*...` into its factors, in order (R_parent_child is
-/// their product in that order). Angles may use anything an expression may; axes of rot(...)
-/// only numbers and parameters; they are normalised, and a zero axis is an error. Throws
-/// ModelError as parse_expression does.
+/// their product in that order). Angles may use what `allowed` allows (a frame's: coordinates,
+/// prescribed functions, inputs, parameters and t); axes of rot(...) only numbers and
+/// parameters; they are normalised, and a zero axis is an error. Throws ModelError as
+/// parse_expression does.
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
-                                           const TextLocator& locate);
+                                           const TextLocator& locate,
+                                           Dependence allowed = Dependence::Positions);
 /// The same, also accepting rot_quat(e0, e1, e2, e3) (four distinct coordinates; the last
 /// factor only), whose coordinates' symbols it puts in `quaternion` (left empty without one).
 std::vector<RotationFactor> parse_rotation(const std::string& text, ExpressionScope& scope,
                                            const TextLocator& locate,
-                                           std::vector<GiNaC::ex>& quaternion);
+                                           std::vector<GiNaC::ex>& quaternion,
+                                           Dependence allowed = Dependence::Positions);
 
-/// What an expression written where `allowed` holds may use, as the message of an error at a
-/// name it may not use ("only numbers and parameters are allowed here").
-std::string not_allowed_message(Dependence allowed);
+/// Whether a number of a model fits a double: 0, or a magnitude from the smallest normal double
+/// (2^-1022, about 2.2e-308) up to what rounds to the largest (about 1.8e308). The parser refuses a
+/// literal that does not (1e-400 would be 0 in every evaluation, 1e400 inf), and so does the
+/// builder for a number in an expression built in code.
+bool fits_double(const GiNaC::numeric& value);
 
 /// A rotation axis divided by its length (kept as written when that is 1); nullopt for a zero axis.
 std::optional<Vector3> normalized_axis(const Vector3& axis);
