@@ -22,6 +22,7 @@
 #include "appell/io/urdf_reader.hpp"
 #include "appell/principles/derive.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
 
 using namespace appell;
 namespace fs = std::filesystem;
@@ -166,18 +167,7 @@ bool have_compilers() {
          std::system("c++ --version >/dev/null 2>&1") == 0;
 }
 
-class CodegenInjection : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("appell-injection-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using CodegenInjection = test_support::ScratchDirTest;
 
 }  // namespace
 

@@ -11,31 +11,14 @@
 
 #include "appell/sym/readable.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
 
 using namespace appell;
 namespace fs = std::filesystem;
 
 namespace {
 
-class SymbolicBounds : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("appell-bounds-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << text;
-    return path.string();
-  }
-
-  fs::path dir_;
-};
+using SymbolicBounds = test_support::ScratchDirTest;
 
 std::string repeated_cosine_model() {
   std::string position;
