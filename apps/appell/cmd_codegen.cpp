@@ -1,11 +1,11 @@
 // appell codegen: the equations as one self-contained C++17 (or C99) header
 // (codegen::generate_code).
-#include <fstream>
 #include <iostream>
 
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
+#include "output_paths.hpp"
 
 namespace appell::cli {
 
@@ -28,6 +28,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   const principles::Method method = method_option(o.method);
   const auto values = parse_assignments(o.set);
   auto model = read_model(o.model, o.urdf);
+  check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
   reject_constraints(*model, "codegen");
   const auto equations = principles::derive(model, method);
   const std::string header = codegen::generate_code(
@@ -35,11 +36,7 @@ int run_codegen(const CodegenCommandOptions& o) {
       codegen::CodegenOptions{o.namespace_name, values,
                               o.language == "c" ? codegen::Language::C : codegen::Language::Cpp});
 
-  std::ofstream file(o.out, std::ios::binary);
-  if (!file) throw usage_error("--out", "cannot write the file", o.out);
-  file << header;
-  file.close();
-  if (!file) throw usage_error("--out", "cannot write the file", o.out);
+  write_output("--out", o.out, header);
   std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, "
             << principles::method_name(method) << ")\n";
   return 0;

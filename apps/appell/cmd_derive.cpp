@@ -88,8 +88,9 @@ void add_derive_command(CLI::App& app, Commands& commands) {
               "F_2y, J_1zz, ...), otherwise common subexpressions (z1 = cos(q1), ...)");
   d->add_option("--intermediates-above", o->intermediates_above,
                 "switch to named intermediates by itself when the equations as formed have more "
-                "than NODES distinct nodes (default 1500; 0: never)")
-      ->type_name("NODES");
+                "than NODES distinct nodes (default 1500; 0: never; at most 1e12)")
+      ->type_name("NODES")
+      ->check(CLI::Range(0.0, 1e12));
   commands.push_back({d, [o] { return run_derive(*o); }});
 }
 

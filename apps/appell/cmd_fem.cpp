@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -17,9 +17,12 @@
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/vtk_writer.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/report/flexible_report.hpp"
+#include "appell/sym/cancellation.hpp"
 #include "cli_support.hpp"
 #include "fem_derive_output.hpp"
+#include "output_paths.hpp"
 
 namespace appell::cli {
 
@@ -63,7 +66,7 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
   const fem::ModalResult result = fem::modal_analysis(body, frame, options);
 
   if (!o.vtu.empty()) {
-    std::filesystem::create_directories(o.vtu);
+    make_output_folder("--vtu", o.vtu);
     std::vector<std::pair<double, std::string>> steps;
     for (Eigen::Index i = 0; i < result.shapes.cols(); ++i) {
       const std::string file = body.spec->name + "_mode_" + std::to_string(i + 1) + ".vtu";
@@ -116,11 +119,7 @@ int run_modes(const FemCommandOptions& o, std::shared_ptr<const model::Model> mo
 
 // The page of `appell fem --response --report FILE` (report::write_flexible_html).
 void write_flexible_report(const std::string& path, const report::FlexibleReport& contents) {
-  const std::string html = report::write_flexible_html(contents);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw usage_error("--report", "cannot write the file", path);
-  out << html;
-  if (!out.flush()) throw usage_error("--report", "cannot write the file", path);
+  write_output("--report", path, report::write_flexible_html(contents));
   std::cout << "report written to " << path << "\n";
 }
 
@@ -164,20 +163,39 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
     recording.emplace(body, nodes, options);
   }
 
-  std::ofstream file;
-  if (!o.csv.empty()) {
-    file.open(o.csv);
-    if (!file) throw usage_error("--csv", "cannot write the file", o.csv);
-  }
-  std::ostream& out = o.csv.empty() ? std::cout : file;
+  std::optional<io::OutputFile> file;
+  if (!o.csv.empty()) file.emplace(open_output("--csv", o.csv));
+  std::ostream& out = file ? file->stream() : std::cout;
+  // A row the output refuses (a full disk) stops the run there, naming the file.
+  auto check_rows = [&] {
+    if (file)
+      file->check();
+    else if (!out)
+      throw model::ComputationError("could not write standard output");
+  };
   out << io::response_csv_header(body, nodes) << "\n";
-  if (!o.vtu.empty()) std::filesystem::create_directories(o.vtu);
+  if (!o.vtu.empty()) make_output_folder("--vtu", o.vtu);
   std::vector<std::pair<double, std::string>> series;
   long index = 0;
+  // A failure or a signal ("interrupted at t = T"): the rows reached stay, marked as a simulate
+  // CSV is when its run stops early, and the page says INCOMPLETE.
+  auto stopped = [&](const std::string& why) {
+    // The page is still made after a signal: what it computes must not see the signal again.
+    const sym::CancellationScope finish_the_page([] { return false; });
+    io::write_incomplete_mark(out, why);
+    out.flush();
+    if (file) file->close();
+    if (recording) {
+      recording->fail(why);
+      report::add_response(*page, std::move(*recording), &*motion);
+      write_flexible_report(o.report, *page);
+    }
+  };
   fem::ResponseResult result;
   try {
     result = fem::elastic_response(body, *motion, options, [&](const fem::ResponseStep& s) {
       io::write_response_csv_row(out, body, nodes, s);
+      check_rows();
       if (recording) recording->add(s);
       if (!o.vtu.empty() && index % o.vtu_every == 0) {
         const std::string name =
@@ -188,16 +206,13 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
       ++index;
     });
   } catch (const model::ComputationError& e) {
-    // The rows reached stay, marked as a simulate CSV is when its run stops early.
-    io::write_incomplete_mark(out, e.what());
-    out.flush();
-    if (recording) {
-      recording->fail(e.what());
-      report::add_response(*page, std::move(*recording), &*motion);
-      write_flexible_report(o.report, *page);
-    }
+    stopped(e.what());
+    throw;
+  } catch (const num::Interrupted& e) {
+    stopped(e.what());
     throw;
   }
+  if (file) file->close();
   if (!o.vtu.empty())
     io::write_pvd((std::filesystem::path(o.vtu) / (body.spec->name + ".pvd")).string(), series);
   std::cerr << "appell fem: " << result.steps << " Newmark steps, " << result.factorizations
@@ -219,6 +234,8 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
 
 int run_fem(const FemCommandOptions& o) {
   auto model = io::read_model_file(o.model);
+  check_output_paths(model_inputs("MODEL", *model),
+                     {{"--csv", o.csv}, {"--report", o.report}, {"--vtu", o.vtu}});
   const std::size_t index = body_index(*model, o.body);
   if (o.derive_element) {
     // The body's own element kind, unless --element names another (bar: seed 002's Table 1).
@@ -242,6 +259,8 @@ int run_fem(const FemCommandOptions& o) {
     throw usage_error("--max-elements", "expected a whole number from 1 to 1e12", o.max_elements);
   if (!o.report.empty() && !o.response)
     throw usage_error("--report", "is written for the elastic response: add --response", o.report);
+  // Before the (slower) assembly: --vtu must be a folder.
+  if (!o.vtu.empty()) make_output_folder("--vtu", o.vtu);
   const auto body = std::make_shared<const fem::FlexibleBodyInstance>(
       fem::build_flexible_body(*model, index, values, std::size_t(max_elements)));
   const double assembly_seconds = seconds_since(start);
@@ -258,7 +277,8 @@ void add_fem_command(CLI::App& app, Commands& commands) {
   s->add_option("MODEL", o->model, "model file (YAML) with a `flexible:` list")->required();
   s->add_option("--body", o->body, "which flexible body (default: the first)");
   add_timing_flag(*s);
-  s->add_option("--modes", o->modes, "number of natural frequencies (default 6)");
+  s->add_option("--modes", o->modes, "number of natural frequencies (default 6, at most 1000)")
+      ->check(CLI::Range(1, 1000));
   s->add_option("--at-time", o->at_time,
                 "rigid state of the floating frame at this time (default 0)");
   s->add_flag("--no-stiffening", o->no_stiffening,
@@ -275,7 +295,8 @@ void add_fem_command(CLI::App& app, Commands& commands) {
                 "with --response: also an HTML report (the mesh animated, coloured by |u|, "
                 "frequencies, plots): FILE.html");
   s->add_option("--vtu", o->vtu, "write VTK .vtu files and a .pvd series into this folder");
-  s->add_option("--vtu-every", o->vtu_every, "write every K-th response step (default 10)");
+  s->add_option("--vtu-every", o->vtu_every, "write every K-th response step (default 10)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   s->add_flag("--derive-element", o->derive_element,
               "derive the element equations symbolically by Lagrange and Gibbs-Appell");
   s->add_option("--method", o->method, "with --derive-element: lagrange or gibbs-appell");

@@ -3,6 +3,7 @@
 
 #include "appell/io/urdf_import.hpp"
 #include "cli_support.hpp"
+#include "output_paths.hpp"
 
 namespace appell::cli {
 
@@ -14,6 +15,7 @@ struct ImportOptions {
 };
 
 int run_import(const ImportOptions& o) {
+  check_output_paths({{"URDF", o.urdf}}, {{"--out", o.out}});
   const io::UrdfImport imported = io::import_urdf(o.urdf, urdf_options(o.flags));
   for (const auto& warning : imported.warnings) std::cerr << "warning: " << warning << "\n";
   if (o.out.empty()) {

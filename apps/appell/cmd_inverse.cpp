@@ -1,6 +1,5 @@
 // appell inverse: the generalized driving forces Q = M q̈ − f along a prescribed motion, as CSV.
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -9,10 +8,12 @@
 #include <sstream>
 
 #include "appell/io/csv_writer.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
+#include "output_paths.hpp"
 
 namespace appell::cli {
 
@@ -49,6 +50,11 @@ int run_inverse(const InverseOptions& o) {
                       "not used with --from-csv (the file's rows give the times)");
 
   const auto model = read_model(o.model, o.urdf);
+  {
+    auto inputs = model_inputs("MODEL", *model);
+    inputs.push_back({"--from-csv", o.from_csv});
+    check_output_paths(inputs, {{"--out", o.out}});
+  }
   principles::require_coordinates(*model);  // before the trajectory names its coordinates
 
   reject_constraints(*model, "inverse");
@@ -82,19 +88,25 @@ int run_inverse(const InverseOptions& o) {
   const num::InverseDynamics inverse(
       compiled_dynamics(equations, values, o.no_jit, "inverse").evaluator);
 
-  std::ofstream out(o.out);
-  if (!out) throw usage_error("--out", "cannot write file", o.out);
+  io::OutputFile out = open_output("--out", o.out);
   try {
+    // Stops at a row the file refuses (a full disk): out.close() names the file.
     if (trajectory)
-      io::write_driving_forces_csv(out, *model, inverse, *trajectory, rows, step);
+      io::write_driving_forces_csv(out.stream(), *model, inverse, *trajectory, rows, step);
     else
-      io::write_driving_forces_csv(out, *model, inverse, samples);
+      io::write_driving_forces_csv(out.stream(), *model, inverse, samples);
   } catch (const io::IncompleteCsvError& e) {
+    out.close();
     throw model::ComputationError(std::string(e.what()) + " (" + std::to_string(e.rows_written()) +
                                   " rows written to " + o.out + ")");
+  } catch (const num::Interrupted& e) {
+    // The rows so far and `# incomplete: interrupted at t = T` are in the file: keep them.
+    out.close();
+    std::cout << "appell inverse: INCOMPLETE (" << e.what() << "): rows written to " << o.out
+              << "\n";
+    throw;
   }
-  out.flush();
-  if (!out) throw model::ComputationError("writing " + o.out + " failed");
+  out.close();
   std::cout << "appell inverse: " << rows << " rows of driving forces (" << model->dof()
             << " coordinates, " << principles::method_name(equations.method) << ") written to "
             << o.out << "\n";

@@ -1,13 +1,14 @@
 // appell report: one self-contained HTML page of a model — its equations typeset, the verify
 // table, plots of a simulation and a 3-D animation (report/). Exit 1 when a part failed (the page
 // is still written, marked incomplete with the reason).
-#include <fstream>
 #include <iostream>
 #include <limits>
 
+#include "appell/numeric/interruption.hpp"
 #include "appell/report/html_writer.hpp"
 #include "appell/report/report.hpp"
 #include "cli_support.hpp"
+#include "output_paths.hpp"
 #include "simulation_flags.hpp"
 
 namespace appell::cli {
@@ -38,6 +39,7 @@ int run_report(const ReportCommandOptions& o) {
   else if (o.verify != "auto")
     throw usage_error("--verify", "expected auto, full, numeric or none", o.verify);
   auto model = read_model(o.model, o.urdf);
+  check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
   options.simulation = simulation_options(*model, o.simulation);
   if (!o.simulation.u0.empty()) {
     if (!model->has_speeds())
@@ -54,6 +56,9 @@ int run_report(const ReportCommandOptions& o) {
   write_report_file(o.out, contents);
   std::cout << "report of " << model->name << " written to " << o.out << "\n";
   for (const auto& reason : contents.incomplete) std::cout << "  INCOMPLETE: " << reason << "\n";
+  // A signal stopped the simulation: the page says so; the exit status too (128 + signal).
+  if (const int signal = num::interruption_signal(); signal != 0)
+    throw num::Interrupted(signal, "interrupted");
   if (!contents.complete()) {
     std::cerr << "appell: computation failed: the report is incomplete: "
               << contents.incomplete.front() << "\n";

@@ -2,7 +2,8 @@
 //
 // The CSV is opened when the first row arrives, so that a bad option never leaves a file behind.
 // When the integration stops early, the rows reached stay in the file and a last comment line
-// `# incomplete: <why>` marks it; the command then exits 1.
+// `# incomplete: <why>` marks it; the command then exits 1. SIGINT or SIGTERM stops it the same
+// way (`# incomplete: interrupted at t = T`, T the last row's time), then exits 130 or 143.
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include "appell/report/report.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
+#include "output_paths.hpp"
 #include "simulate_speeds_command.hpp"
 #include "simulation_flags.hpp"
 
@@ -112,6 +114,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
 
 int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
+  check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}, {"--report", o.report}});
   if (model->has_speeds()) return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report);
   if (!o.flags.u0.empty())
     throw usage_error("--u0", "the model has no generalized speeds (speeds:, rot_quat)",
@@ -192,7 +195,7 @@ int run_simulate(const SimulateOptions& o) {
       recording->fail(e);
       write_simulation_report(model, *recording, o.report);
     }
-    throw;  // main reports it and exits 1
+    throw;  // main reports it and exits 1 (128 + the signal when one stopped the run)
   }
 }
 

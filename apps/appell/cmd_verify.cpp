@@ -75,7 +75,10 @@ void add_verify_command(CLI::App& app, Commands& commands) {
   v->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*v, o->urdf);
   add_timing_flag(*v);
-  v->add_option("--states", o->states, "random states of the numeric check (default 20)");
+  // A count read into std::size_t would take -1 as 2^64 - 1: the range is checked on the text.
+  v->add_option("--states", o->states,
+                "random states of the numeric check (default 20, at most 100000)")
+      ->check(CLI::Range(1, 100000));
   v->add_option("--tolerance", o->tolerance, "largest relative difference allowed (1e-12)");
   commands.push_back({v, [o] { return run_verify(*o); }});
 }

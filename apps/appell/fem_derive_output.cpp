@@ -224,13 +224,21 @@ int print_equations(const fem::ElementChain& chain, const fem::ElementDerivation
 }  // namespace
 
 std::vector<int> parse_element_counts(const std::string& text) {
+  // The symbolic derivation grows faster than N^2 (a bar chain of 40 elements takes seconds, of
+  // 200 minutes): the limits keep a sweep within a minute or so.
   std::vector<int> counts;
   for (double v : parse_list("--elements", text)) {
-    if (v < 1 || v != std::floor(v) || v > 100000)
-      throw usage_error("--elements", "element counts are whole numbers from 1", text);
+    if (v < 1 || v != std::floor(v) || v > max_derived_elements)
+      throw usage_error(
+          "--elements",
+          "element counts are whole numbers from 1 to " + std::to_string(max_derived_elements),
+          text);
     counts.push_back(int(v));
   }
   if (counts.empty()) throw usage_error("--elements", "no element count", text);
+  if (counts.size() > max_element_counts)
+    throw usage_error("--elements",
+                      "at most " + std::to_string(max_element_counts) + " element counts", text);
   return counts;
 }
 

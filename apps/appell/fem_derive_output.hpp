@@ -21,7 +21,12 @@ struct DeriveElementRequest {
   bool json = false;
 };
 
-/// --elements "N" or "N1,N2,...": whole numbers ≥ 1, else usage_error (exit 2).
+/// The largest chain --elements may ask for, and the most counts in one sweep.
+constexpr int max_derived_elements = 50;
+constexpr std::size_t max_element_counts = 10;
+
+/// --elements "N" or "N1,N2,...": at most max_element_counts whole numbers from 1 to
+/// max_derived_elements, else usage_error (exit 2).
 std::vector<int> parse_element_counts(const std::string& text);
 /// --method lagrange|gibbs-appell, else usage_error.
 fem::Route route_option(const std::string& name);

@@ -1,11 +1,54 @@
 // appell: the command line. Parses arguments, calls the library, prints. Nothing else.
 //
-// Exit codes: 0 success; 1 a computation failed (singular mass matrix, ...); 2 bad input or
-// usage, reported as FILE:LINE:COLUMN: message (name).
+// Exit codes: 0 success; 1 a computation failed (singular mass matrix, a full disk, ...); 2 bad
+// input or usage, reported as FILE:LINE:COLUMN: message (name); 128 + the signal (130, 143)
+// when SIGINT or SIGTERM stopped it (what was written so far ends with whole rows and a mark).
+#include <cstdio>
 #include <iostream>
 
 #include "appell/appell.hpp"  // APPELL_VERSION_STRING
+#include "appell/io/output_file.hpp"
+#include "appell/numeric/interruption.hpp"
+#include "appell/sym/cancellation.hpp"
 #include "cli_support.hpp"
+
+namespace {
+
+// The command that was running when a signal came stopped for it, whatever it threw.
+int interrupted(int signal) {
+  std::cerr << "appell: interrupted (" << appell::num::signal_name(signal) << ")\n";
+  return 128 + signal;
+}
+
+int run_command(const appell::cli::Commands& commands) {
+  using namespace appell;
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const num::Interrupted& err) {
+    return interrupted(err.signal());
+  } catch (const model::ModelError& err) {
+    if (const int signal = num::interruption_signal()) return interrupted(signal);
+    std::cerr << err.what() << "\n";
+    return 2;
+  } catch (const model::ComputationError& err) {
+    if (const int signal = num::interruption_signal()) return interrupted(signal);
+    std::cerr << "appell: computation failed: " << err.what() << "\n";
+    return 1;
+  } catch (const std::length_error& err) {
+    // The writers refuse to print an unsimplified expression of hundreds of megabytes.
+    std::cerr << "appell: output too large: " << err.what() << "\n";
+    return 1;
+  } catch (const std::exception& err) {
+    // sym::Cancelled when a signal stopped a derivation (the scope in main).
+    if (const int signal = num::interruption_signal()) return interrupted(signal);
+    std::cerr << "appell: internal error: " << err.what() << "\n";
+    return 1;
+  }
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace appell;
@@ -45,22 +88,19 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // SIGINT and SIGTERM are requests to stop: the integration loops end their files with whole
+  // rows and a mark; derivations and simplifications stop through sym's cancellation polls.
+  num::install_interruption_handlers();
+  const sym::CancellationScope stop_on_signal([] { return num::interruption_signal() != 0; });
+  int code = run_command(commands);
+  // Standard output is an output like any file: what a full disk or a closed pipe lost fails.
   try {
-    for (const auto& command : commands)
-      if (command.app->parsed()) return command.run();
-  } catch (const model::ModelError& err) {
-    std::cerr << err.what() << "\n";
-    return 2;
+    io::check_written(std::cout, "standard output");
+    // What printf wrote (verify's table) fails on stdout's FILE, which the flush above may miss.
+    if (std::ferror(stdout)) throw model::ComputationError("could not write standard output");
   } catch (const model::ComputationError& err) {
-    std::cerr << "appell: computation failed: " << err.what() << "\n";
-    return 1;
-  } catch (const std::length_error& err) {
-    // The writers refuse to print an unsimplified expression of hundreds of megabytes.
-    std::cerr << "appell: output too large: " << err.what() << "\n";
-    return 1;
-  } catch (const std::exception& err) {
-    std::cerr << "appell: internal error: " << err.what() << "\n";
-    return 1;
+    std::cerr << "appell: " << err.what() << "\n";
+    if (code == 0) code = 1;
   }
-  return 2;
+  return code;
 }

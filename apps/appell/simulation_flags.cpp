@@ -1,12 +1,13 @@
 #include "simulation_flags.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <utility>
 
 #include "appell/report/html_writer.hpp"
 #include "appell/report/report.hpp"
+#include "appell/sym/cancellation.hpp"
+#include "output_paths.hpp"
 
 namespace appell::cli {
 
@@ -57,11 +58,7 @@ model::ModelError at_simulation_option(const model::ModelError& error) {
 
 void write_report_file(const std::string& path, const report::Report& contents,
                        const std::string& option) {
-  const std::string html = report::write_html(contents);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw usage_error(option, "cannot write the file", path);
-  out << html;
-  if (!out.flush()) throw usage_error(option, "cannot write the file", path);
+  write_output(option, path, report::write_html(contents));
 }
 
 void print_energy(const num::SimulationResult& r) {
@@ -77,6 +74,9 @@ void print_energy(const num::SimulationResult& r) {
 
 void write_simulation_report(std::shared_ptr<const model::Model> model,
                              report::SimulationRecording recording, const std::string& path) {
+  // The page of a run a signal stopped is still made: the signal has done its work (the run
+  // ended after a whole row); the derivations the page needs must not see it again.
+  const sym::CancellationScope finish_the_page([] { return false; });
   report::ReportOptions options;
   options.simulation = recording.options();
   write_report_file(path, report::make_report(model, options, std::move(recording)), "--report");

@@ -34,7 +34,8 @@ num::SimulationOptions simulation_options(const model::Model& model, const Simul
 /// the flag that gave the value (at_option).
 model::ModelError at_simulation_option(const model::ModelError& error);
 
-/// Writes report::write_html(contents) to `path` (usage_error at --out when it cannot).
+/// Writes report::write_html(contents) to `path` (write_output: usage_error at `option` when it
+/// cannot be opened, ComputationError naming it when a write fails).
 void write_report_file(const std::string& path, const report::Report& contents,
                        const std::string& option = "--out");
 

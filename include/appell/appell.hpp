@@ -115,6 +115,7 @@
 #include "appell/io/minimal_form_writer.hpp"
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
+#include "appell/io/output_file.hpp"
 #include "appell/io/speed_form_writer.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/io/urdf_import.hpp"

@@ -8,6 +8,7 @@
 
 #include "appell/fem/moving_frame.hpp"
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "sparse_solvers.hpp"
 
 namespace appell::fem {
@@ -93,6 +94,7 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
     }
     return force;
   };
+  double delivered = 0.0;  // the time of the last step handed to on_step
   auto scatter = [&](double t, const BodyLoads& loads) {
     for (std::size_t i = 0; i < body.free_dofs.size(); ++i) {
       u(body.free_dofs[i]) = uf(Eigen::Index(i));
@@ -104,6 +106,7 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
       v(dof) = loads.velocity(dof);
       a(dof) = loads.acceleration(dof);
     }
+    delivered = t;
     on_step(ResponseStep{t, u, v, a});
   };
 
@@ -136,6 +139,8 @@ ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMot
   SparseMatrix cf, kf, effective;
   const long steps = std::lround(std::ceil(options.t_end / h - 1e-9));
   for (long step = 1; step <= steps; ++step) {
+    if (const int signal = num::interruption_signal(); signal != 0)
+      throw num::Interrupted(signal, num::interrupted_at(delivered));
     const double t = std::min(options.t_end, double(step) * h);
     const double dt = t - double(step - 1) * h;
     frame = motion.at(t);

@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "appell/numeric/interruption.hpp"
+
 namespace appell::io {
 
 namespace {
@@ -89,10 +91,9 @@ SimulationCsvFile::SimulationCsvFile(std::string path, const model::Model& model
 }
 
 void SimulationCsvFile::open() {
-  if (out_.is_open()) return;
-  out_.open(path_);
-  if (!out_) throw model::ModelError(model::SourceLocation{path_, 0, 0}, "cannot write the file");
-  out_ << header_ << '\n';
+  if (file_) return;
+  file_.emplace(path_);
+  file_->stream() << header_ << '\n';
 }
 
 void SimulationCsvFile::row(const num::SimulationRow& r) { write(r, nullptr); }
@@ -103,40 +104,41 @@ void SimulationCsvFile::row(const num::SimulationRow& r, const Eigen::VectorXd& 
 
 void SimulationCsvFile::write(const num::SimulationRow& r, const Eigen::VectorXd* speeds) {
   open();
-  auto own_columns = [&](std::ostream& out) {
+  std::ostream& out = file_->stream();
+  auto own_columns = [&](std::ostream& to) {
     if (speeds)
-      write_simulation_csv_row(out, r, *speeds);
+      write_simulation_csv_row(to, r, *speeds);
     else
-      write_simulation_csv_row(out, r);
+      write_simulation_csv_row(to, r);
   };
   if (extra_.empty()) {
-    own_columns(out_);
+    own_columns(out);
   } else {
     std::ostringstream line;
     own_columns(line);
     std::string text = line.str();
     text.pop_back();  // the '\n' ending the simulation's own columns
-    out_ << text << std::setprecision(kDigits);
+    out << text << std::setprecision(kDigits);
     for (const auto& columns : extra_) {
       extra_values_.clear();
       columns.values(r, extra_values_);
-      for (const double v : extra_values_) out_ << ',' << (v == 0.0 ? 0.0 : v);  // no -0
+      for (const double v : extra_values_) out << ',' << (v == 0.0 ? 0.0 : v);  // no -0
     }
-    out_ << '\n';
+    out << '\n';
   }
   ++rows_;
+  file_->check();
 }
 
 void SimulationCsvFile::mark_incomplete(const std::string& reason) {
   open();
-  write_incomplete_mark(out_, reason);
-  out_.flush();
+  write_incomplete_mark(file_->stream(), reason);
+  file_->stream().flush();
+  file_->check();
 }
 
 void SimulationCsvFile::close() {
-  if (!out_.is_open()) return;
-  out_.close();
-  if (!out_) throw model::ComputationError("could not write " + path_);
+  if (file_) file_->close();
 }
 
 // ----- inverse dynamics -----------------------------------------------------------------------
@@ -164,6 +166,14 @@ std::size_t write_driving_forces_csv(
     out << s.t;
     for (Eigen::Index j = 0; j < Q.size(); ++j) out << "," << Q[j];
     out << "\n";
+    if (!out) return k;  // the caller's check of the stream names the file
+    if (const int signal = num::interruption_signal(); signal != 0 && k + 1 < count) {
+      std::ostringstream what;
+      what << std::setprecision(kDigits) << "interrupted at t = " << s.t;
+      write_incomplete_mark(out, what.str());
+      out.flush();
+      throw num::Interrupted(signal, what.str());
+    }
   }
   return count;
 }

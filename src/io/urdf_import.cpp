@@ -1,11 +1,12 @@
 #include "appell/io/urdf_import.hpp"
 
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "appell/io/model_file.hpp"
+#include "appell/io/output_file.hpp"
 
 namespace appell::io {
 
@@ -164,9 +165,14 @@ void write_model_file(const std::string& text, const std::string& path, const st
   if (!source.empty() && std::filesystem::exists(path, error) &&
       std::filesystem::equivalent(path, source, error))
     throw model::ModelError(output, "the output would replace the file read", path);
-  std::ofstream file(path, std::ios::binary);
-  if (file) file << text;
-  if (!file) throw model::ModelError(output, "cannot write the file", path);
+  std::optional<OutputFile> file;
+  try {
+    file.emplace(path);
+  } catch (const model::ModelError&) {
+    throw model::ModelError(output, "cannot write the file", path);
+  }
+  file->stream() << text;
+  file->close();  // a full disk: ComputationError naming the path
 }
 
 }  // namespace appell::io

@@ -3,11 +3,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "appell/io/markup_escape.hpp"
+#include "appell/io/output_file.hpp"
 #include "appell/model/source_location.hpp"
 
 namespace appell::io {
@@ -47,11 +47,12 @@ int vtk_cell_type(fem::ElementType type) {
 }
 
 void save(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw model::ComputationError("cannot open '" + path + "' for writing");
-  file.write(text.data(), std::streamsize(text.size()));
-  file.close();
-  if (!file) throw model::ComputationError("cannot write '" + path + "'");
+  try {
+    write_file(path, text);
+  } catch (const model::ModelError& e) {
+    // These files go into a folder of many: not opening one is a failure of the run, not input.
+    throw model::ComputationError(e.what());
+  }
 }
 
 }  // namespace

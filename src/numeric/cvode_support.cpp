@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "appell/numeric/interruption.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 
@@ -36,6 +37,11 @@ void CvodeSolver::output_rows(const SimulationOptions& options, SimulationResult
                               const std::function<void(double)>& at_row) const {
   const double span = options.t_end - options.t_start;
   for (long k = 1;; ++k) {
+    // A signal (SIGINT, SIGTERM) ends the run after the last whole row, as a failure would.
+    if (const int signal = interruption_signal(); signal != 0) {
+      record_statistics(cvode(), bdf(), result);
+      throw SimulationError::interrupted(signal, result);
+    }
     double target = options.t_start + static_cast<double>(k) * options.output_step;
     const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
     if (last) target = options.t_end;
@@ -43,6 +49,10 @@ void CvodeSolver::output_rows(const SimulationOptions& options, SimulationResult
     const int flag = CVode(cvode(), target, y(), &reached, CV_NORMAL);
     if (flag < 0) {
       record_statistics(cvode(), bdf(), result);
+      // The right-hand side refuses to go on once a signal came: the run was interrupted after
+      // its last row, whatever else CVODE says.
+      if (const int signal = interruption_signal(); signal != 0)
+        throw SimulationError::interrupted(signal, result);
       sunrealtype current = result.t_reached;
       CVodeGetCurrentTime(cvode(), &current);
       std::string reason;

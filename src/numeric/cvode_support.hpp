@@ -77,7 +77,8 @@ class CvodeSolver {
   /// no rounding drift; the last at t_end exactly) and calls `at_row(t)` with the state there;
   /// records the statistics in `result`. A failed step throws SimulationError at the time
   /// reached, with the reason: `failure` (the right-hand side's ComputationError), else CVODE's
-  /// message, else its flag's name.
+  /// message, else its flag's name. A signal (num::interruption_signal()) seen before a step or
+  /// making it fail throws SimulationError::interrupted at the last row delivered.
   void output_rows(const SimulationOptions& options, SimulationResult& result,
                    const std::exception_ptr& failure,
                    const std::function<void(double)>& at_row) const;

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <charconv>
 #include <csignal>
 
 namespace appell::num {
@@ -42,6 +43,18 @@ void clear_interruption() noexcept { received_signal = 0; }
 
 void throw_if_interrupted(const std::string& what) {
   if (const int signal = interruption_signal(); signal != 0) throw Interrupted(signal, what);
+}
+
+std::string interrupted_at(double t) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, t).ptr;
+  return "interrupted at t = " + std::string(buffer, end);
+}
+
+std::string signal_name(int signal) {
+  if (signal == SIGINT) return "SIGINT";
+  if (signal == SIGTERM) return "SIGTERM";
+  return "signal " + std::to_string(signal);
 }
 
 }  // namespace appell::num

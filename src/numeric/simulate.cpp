@@ -24,6 +24,7 @@
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
@@ -60,10 +61,23 @@ std::string stopped_message(double t, const std::string& reason) {
 }  // namespace
 
 SimulationError::SimulationError(double time_reached, std::string reason, SimulationResult partial)
-    : model::ComputationError(stopped_message(time_reached, reason)),
+    : SimulationError(stopped_message(time_reached, reason), time_reached, reason,
+                      std::move(partial), 0) {}
+
+SimulationError::SimulationError(std::string what, double time_reached, std::string reason,
+                                 SimulationResult partial, int signal)
+    : model::ComputationError(what),
       time_reached_(time_reached),
       reason_(std::move(reason)),
-      partial_(std::move(partial)) {}
+      partial_(std::move(partial)),
+      signal_(signal) {}
+
+SimulationError SimulationError::interrupted(int signal, SimulationResult partial) {
+  const double t = partial.t_reached;
+  const std::string what = interrupted_at(t);
+  return SimulationError(what, t, "interrupted (" + signal_name(signal) + ")", std::move(partial),
+                         signal);
+}
 
 GiNaC::ex parse_time_function(const model::Model& model, const std::string& text) {
   model::ExpressionScope scope(model.time_functions);
@@ -115,6 +129,8 @@ struct RightHandSide {
 
 int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   auto& rhs = *static_cast<RightHandSide*>(data);
+  // A signal ends CVode() at once rather than at the next output time (output_rows says why).
+  if (interruption_signal() != 0) return -1;
   try {
     sym::poll_cancellation();  // a Cancelled is kept and rethrown as it is, like bad_alloc
     rhs.load(N_VGetArrayPointer(y));

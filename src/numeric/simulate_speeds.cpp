@@ -20,6 +20,7 @@
 
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/sym/cancellation.hpp"
@@ -64,6 +65,8 @@ struct RightHandSide {
 
 int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   auto& rhs = *static_cast<RightHandSide*>(data);
+  // A signal ends CVode() at once rather than at the next output time (output_rows says why).
+  if (interruption_signal() != 0) return -1;
   try {
     sym::poll_cancellation();
     rhs.load(N_VGetArrayPointer(y));

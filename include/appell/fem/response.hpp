@@ -46,7 +46,9 @@ int farthest_node(const Mesh& mesh);
 /// nodes"), naming the first entry that is not a whole number in [0, N).
 std::vector<int> response_nodes(const Mesh& mesh, const std::vector<double>& listed);
 
-/// Throws model::ComputationError when the effective matrix is singular.
+/// Throws model::ComputationError when the effective matrix is singular. A signal
+/// (num::interruption_signal(), polled before each step) throws num::Interrupted whose what() is
+/// num::interrupted_at(the last step's t), after the steps so far were delivered.
 ResponseResult elastic_response(const FlexibleBodyInstance& body, const FrameMotion& motion,
                                 const ResponseOptions& options,
                                 const std::function<void(const ResponseStep&)>& on_step);

@@ -10,15 +10,16 @@
 
 #include <Eigen/Dense>
 #include <cstddef>
-#include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "appell/fem/flexible_body.hpp"
 #include "appell/fem/response.hpp"
+#include "appell/io/output_file.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
@@ -68,8 +69,9 @@ ExtraColumns reaction_columns(std::shared_ptr<const num::CompiledReactions> reac
 ///
 /// The file is created (truncated) only when the first row or the incomplete mark arrives, so
 /// that options num::simulate rejects before integrating leave no file behind. Opening fails with
-/// model::ModelError located at the path ("cannot write the file"); close() throws
-/// model::ComputationError ("could not write PATH") when writing failed.
+/// model::ModelError located at the path ("cannot write the file"); a row or close() throws
+/// model::ComputationError ("could not write PATH") once a write failed (a full disk stops the
+/// run at the row the file refused, not at its end: OutputFile).
 class SimulationCsvFile {
  public:
   SimulationCsvFile(std::string path, const model::Model& model);
@@ -81,7 +83,8 @@ class SimulationCsvFile {
   /// The same for a model with generalized speeds: `speeds` in place of q̇ (the extra columns
   /// still see the row's q̇).
   void row(const num::SimulationRow& row, const Eigen::VectorXd& speeds);
-  /// The header if no row came, then `# incomplete: REASON`, flushed.
+  /// The header if no row came, then `# incomplete: REASON`, flushed (every row before it is
+  /// whole: rows are written one at a time and the stream is flushed here).
   void mark_incomplete(const std::string& reason);
   /// Closes the file if it was opened.
   void close();
@@ -96,7 +99,7 @@ class SimulationCsvFile {
   std::string path_, header_;
   std::vector<ExtraColumns> extra_;
   std::vector<double> extra_values_;
-  std::ofstream out_;
+  std::optional<OutputFile> file_;
   std::size_t rows_ = 0;
 };
 
@@ -120,8 +123,12 @@ class IncompleteCsvError : public model::ComputationError {
 /// Writes the header, then for k = 0 .. count − 1 the row t, Q = M q̈ − f at `sample(k)`
 /// (17 significant digits). When a sample's q, q̇, q̈ or its forces are not all finite, writes
 /// `# incomplete: the motion or the driving forces are not finite at t = T` and throws
-/// IncompleteCsvError with that reason and the rows written before it. `model` is the model of
-/// `inverse`'s equations (its coordinate names head the columns). Returns `count`.
+/// IncompleteCsvError with that reason and the rows written before it. When a signal was
+/// recorded (num::interruption_signal(), polled after each row but the last), writes
+/// `# incomplete: interrupted at t = T` with T the last row's time and throws num::Interrupted
+/// with that text. Stops writing at the first row `out` refuses (a full disk: the caller's check
+/// of the stream reports it). `model` is the model of `inverse`'s equations (its coordinate
+/// names head the columns). Returns the rows written (`count` unless `out` failed).
 std::size_t write_driving_forces_csv(
     std::ostream& out, const model::Model& model, const num::InverseDynamics& inverse,
     std::size_t count, const std::function<num::TrajectorySample(std::size_t)>& sample);

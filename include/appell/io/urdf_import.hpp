@@ -30,8 +30,9 @@ struct UrdfImport {
 UrdfImport import_urdf(const std::string& path, const UrdfOptions& options = {});
 
 /// Writes `text` to the file at `path` (replaced if it exists). Throws model::ModelError located
-/// at "output" naming `path` if it cannot be written, and if `path` is the file `source` (an
-/// import must not overwrite its URDF).
+/// at "output" naming `path` if it cannot be opened for writing, and if `path` is the file
+/// `source` (an import must not overwrite its URDF); model::ComputationError naming `path` when
+/// a write fails (a full disk: io::OutputFile).
 void write_model_file(const std::string& text, const std::string& path,
                       const std::string& source = "");
 

@@ -38,4 +38,12 @@ class Interrupted : public std::runtime_error {
 /// Throws Interrupted(signal, what) when a signal was recorded; otherwise does nothing.
 void throw_if_interrupted(const std::string& what);
 
+/// "interrupted at t = T": the mark of an output a signal cut short, T the time of its last whole
+/// row in the shortest form that reads back as the same double (so a reader can match it to the
+/// row's 17 digits exactly).
+std::string interrupted_at(double t);
+
+/// "SIGINT", "SIGTERM", else "signal N".
+std::string signal_name(int signal);
+
 }  // namespace appell::num

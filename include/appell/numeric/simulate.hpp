@@ -108,17 +108,29 @@ struct SimulationResult {
 /// The integration stopped before t_end (integrator failure, singular mass matrix, ...). The rows
 /// up to time_reached() were delivered; partial() holds the statistics up to there. what() is
 /// "integration stopped at t = T: REASON".
+///
+/// Also how a run stops on SIGINT or SIGTERM (num::interruption_signal(), polled between output
+/// rows and in the right-hand side): then signal() is the signal, time_reached() the time of the
+/// last row delivered, and what() is num::interrupted_at(that time), "interrupted at t = T", so a
+/// caller that marks its output with what() marks it the same way for both.
 class SimulationError : public model::ComputationError {
  public:
   SimulationError(double time_reached, std::string reason, SimulationResult partial);
+  /// The run stopped for `signal` after the row at partial.t_reached.
+  static SimulationError interrupted(int signal, SimulationResult partial);
   double time_reached() const { return time_reached_; }
   const std::string& reason() const { return reason_; }
   const SimulationResult& partial() const { return partial_; }
+  /// SIGINT or SIGTERM when a signal stopped the run; 0 when it failed.
+  int signal() const { return signal_; }
 
  private:
+  SimulationError(std::string what, double time_reached, std::string reason,
+                  SimulationResult partial, int signal);
   double time_reached_;
   std::string reason_;
   SimulationResult partial_;
+  int signal_ = 0;
 };
 
 /// Parses an expression of t and the model's parameters (what drives an input: Values::drive).
