@@ -5,6 +5,7 @@
 // when SIGINT or SIGTERM stopped it (what was written so far ends with whole rows and a mark).
 #include <cstdio>
 #include <iostream>
+#include <new>
 
 #include "appell/appell.hpp"  // APPELL_VERSION_STRING
 #include "appell/io/output_file.hpp"
@@ -39,10 +40,21 @@ int run_command(const appell::cli::Commands& commands) {
     // The writers refuse to print an unsimplified expression of hundreds of megabytes.
     std::cerr << "appell: output too large: " << err.what() << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    // A model too large for this machine's memory (a chain of hundreds of links formed
+    // symbolically) is a computation that failed, not a bug.
+    std::cerr << "appell: computation failed: out of memory\n";
+    return 1;
   } catch (const std::exception& err) {
     // sym::Cancelled when a signal stopped a derivation (the scope in main).
     if (const int signal = num::interruption_signal()) return interrupted(signal);
     std::cerr << "appell: internal error: " << err.what() << "\n";
+    return 1;
+  } catch (...) {
+    // Nothing may end the program through std::terminate (exit 134 and no reason): a library
+    // that throws something else than a std::exception is still reported.
+    if (const int signal = num::interruption_signal()) return interrupted(signal);
+    std::cerr << "appell: internal error: an exception that is not a std::exception\n";
     return 1;
   }
   return 2;
