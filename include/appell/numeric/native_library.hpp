@@ -3,14 +3,25 @@
 //
 // The shared object is named by a key, the SHA-256 of the source, the compiler's identity (its
 // resolved path and its `--version` output) and the flags, so the same source compiled by the
-// same compiler is compiled once per machine and loaded from the cache afterwards. It is written
-// to a temporary file and renamed into place (rename is atomic within a directory): two
-// processes compiling the same key at once both succeed and nobody ever loads a half-written
-// file. The compiled unit carries its key (a function `appell_native_key`); a cached file that
-// does not load, or loads and names another key, is compiled again and replaced.
+// same compiler is compiled once per machine and loaded from the cache afterwards.
 //
-// The compiler runs by posix_spawn with an argument vector (never a shell command line built
-// from text), in its own process group so that a timeout kills it and whatever it started.
+// A cached object is code that runs as whoever loads it, so the cache is private and checked
+// before anything in it runs (docs/security.md, "The JIT cache"): the cache folder and its jit/
+// are created 0700 and refused when another user owns them or group or others may write in them;
+// files are created with O_CREAT | O_EXCL | O_NOFOLLOW under temporary names that carry the pid
+// and renamed into place (rename is atomic within a folder: two processes compiling the same key
+// at once both succeed and nobody ever loads a half-written file); beside each `<key>.so` its
+// `<key>.sha256` records the key and the object's SHA-256, and an object is loaded only when
+// it is a regular file of ours, not writable by others, whose bytes have that hash (read
+// through a descriptor opened without following a link and without blocking, before dlopen()).
+// The compiled unit also carries its key (a function `appell_native_key`), compared after
+// loading. An entry that fails any of this is compiled again and replaced.
+//
+// The compiler runs by fork and exec with an argument vector (never a shell command line built
+// from text), in its own process group, so that a timeout or SIGINT/SIGTERM (recorded by
+// num::install_interruption_handlers: then num::Interrupted is thrown) kills it and whatever it
+// started; on Linux it is also killed when appell dies (PR_SET_PDEATHSIG), and the temporary
+// files of processes that no longer exist are removed by the next load.
 #pragma once
 
 #include <chrono>
@@ -23,7 +34,8 @@
 namespace appell::num {
 
 /// Compiling or loading failed: no compiler, a compile error (what() holds the compiler's
-/// messages), a timeout, an unwritable cache, a symbol missing. Callers fall back to the tape.
+/// messages), a timeout, an unwritable cache or one that is not private (another user's, or
+/// writable by others), a symbol missing. Callers fall back to the tape.
 class NativeCompileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -70,8 +82,10 @@ class NativeLibrary {
 std::string native_library_key(const std::string& c_source, const NativeCompilerOptions& options);
 
 /// Loads the shared object of `c_source` from the cache, compiling it first when it is absent,
-/// does not load, or is not the one for this key. The source is C (compiled with -lm), and
-/// must not define `appell_native_key`. Throws NativeCompileError (see there).
+/// fails its checks (see above), does not load, or is not the one for this key. The source is C
+/// (compiled with -lm), and must not define `appell_native_key`. Throws NativeCompileError (see
+/// there), and Interrupted when SIGINT or SIGTERM is recorded while the compiler runs (the
+/// compiler is killed and the temporary files removed first).
 NativeLibrary load_native_library(const std::string& c_source,
                                   const NativeCompilerOptions& options = {});
 
