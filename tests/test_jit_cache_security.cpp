@@ -106,6 +106,13 @@ double test_value(const num::NativeLibrary& library) {
   return reinterpret_cast<double (*)()>(library.symbol("appell_test_value"))();
 }
 
+// Puts a copy of `from` at `to` as a new file: writing into the file there would change the
+// pages of an object this process has loaded from it.
+void plant(const fs::path& from, const fs::path& to) {
+  fs::remove(to);
+  fs::copy_file(from, to);
+}
+
 // The names in `folder` that are temporary files of a compile.
 std::vector<std::string> temporaries_in(const fs::path& folder) {
   std::vector<std::string> names;
@@ -184,14 +191,14 @@ TEST_F(JitCache, APlantedObjectNeverRuns) {
   const fs::path object = jit / (key + ".so");
 
   // Without a record: refused before dlopen, compiled again and replaced.
-  fs::copy_file(planted, object);
+  plant(planted, object);
   auto library = num::load_native_library(kSource, options_);
   EXPECT_FALSE(fs::exists(marker_)) << "the planted constructor ran";
   EXPECT_TRUE(library.compiled_now());
   EXPECT_EQ(test_value(library), 42.0);
 
   // With a record of its bytes made for another key (a record copied from another entry).
-  fs::copy_file(planted, object, fs::copy_options::overwrite_existing);
+  plant(planted, object);
   write_text(jit / (key + ".sha256"), record(std::string(64, 'a'), object));
   library = num::load_native_library(kSource, options_);
   EXPECT_FALSE(fs::exists(marker_)) << "a record of another key vouched for the object";
@@ -199,7 +206,7 @@ TEST_F(JitCache, APlantedObjectNeverRuns) {
 
   // With a true record, but the object belongs to another user.
   if (::geteuid() == 0) {
-    fs::copy_file(planted, object, fs::copy_options::overwrite_existing);
+    plant(planted, object);
     write_text(jit / (key + ".sha256"), record(key, object));
     ASSERT_EQ(::chown(object.c_str(), 65534, 65534), 0);
     library = num::load_native_library(kSource, options_);
@@ -340,7 +347,7 @@ TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
   write_text(victim, "precious\n");
   fs::permissions(victim, fs::perms::owner_read | fs::perms::owner_write);
   // The names a compile of this key by this process takes: <key>.<pid>-<attempt>.tmp.<ext>.
-  const auto plant = [&](const std::string& of, int attempts) {
+  const auto plant_links = [&](const std::string& of, int attempts) {
     for (int attempt = 0; attempt < attempts; ++attempt)
       for (const char* extension : {"c", "so", "sha256"}) {
         const fs::path name = jit / (of + "." + std::to_string(::getpid()) + "-" +
@@ -349,14 +356,14 @@ TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
         fs::create_symlink(victim, name);
       }
   };
-  plant(key, 4);
+  plant_links(key, 4);
   const auto library = num::load_native_library(kSource, options_);
   EXPECT_TRUE(library.compiled_now());
   EXPECT_EQ(test_value(library), 42.0);
   EXPECT_EQ(slurp(victim), "precious\n");
   // Every name taken: it gives up, with a note, and still writes nothing through them.
   const std::string other = "double appell_test_value(void) { return 43.0; }\n";
-  plant(num::native_library_key(other, options_), 16);
+  plant_links(num::native_library_key(other, options_), 16);
   try {
     num::load_native_library(other, options_);
     ADD_FAILURE() << "compiled although every temporary name was taken";
@@ -370,9 +377,13 @@ TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
 
 TEST_F(JitCache, ATruncatedObjectIsCompiledAgain) {
   if (!have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto first = num::load_native_library(kSource, options_);
-  ASSERT_TRUE(first.compiled_now());
-  const fs::path object = first.path();
+  fs::path object;
+  {
+    // Closed before the file is cut: this process must not have its pages mapped.
+    const auto first = num::load_native_library(kSource, options_);
+    ASSERT_TRUE(first.compiled_now());
+    object = first.path();
+  }
   fs::resize_file(object, fs::file_size(object) / 2);
   const int status = run_in_child(
       [&] {
@@ -391,7 +402,7 @@ TEST_F(JitCache, AFifoInTheCacheNeverBlocks) {
   if (!have_compiler()) GTEST_SKIP() << "no C compiler";
   const std::string key = num::native_library_key(kSource, options_);
   const fs::path jit = make_jit();
-  for (const std::string name : {key + ".so", key + ".sha256"}) {
+  for (const std::string& name : {key + ".so", key + ".sha256"}) {
     SCOPED_TRACE(name);
     fs::remove(jit / name);
     ASSERT_EQ(::mkfifo((jit / name).c_str(), 0600), 0);

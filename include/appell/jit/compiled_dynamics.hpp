@@ -10,9 +10,9 @@
 // The tape is used, and the reason recorded, when the JIT is turned off, when the generated code
 // is not the recursions (relative motion in a carrier frame, Gibbs–Appell of higher order: it
 // would be the tape of M and f written out, so nothing is gained) and when no compiler is found,
-// compiling fails or times out, or the cache is not writable (then `note` says so: the caller
-// asked for speed and did not get it). Constrained equations get no evaluator at all (their
-// solvers need A and b, which the generated code does not have).
+// compiling fails or times out, or the cache is not writable or not private (then `note` says
+// so: the caller asked for speed and did not get it). Constrained equations get no evaluator at
+// all (their solvers need A and b, which the generated code does not have).
 #pragma once
 
 #include <memory>
