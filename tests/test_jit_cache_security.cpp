@@ -5,8 +5,8 @@
 // user, `nobody`, doing the planting); links planted at the temporary names are never written
 // through; a truncated object is compiled again rather than crashing; a FIFO in the cache never
 // blocks; SIGTERM while compiling kills the compiler and removes the temporary files (Interrupted
-// is thrown); and when appell is SIGKILLed the compiler dies with it and the next run removes
-// what was left. Every test uses a cache folder of its own, never the user's.
+// is thrown; `appell eval` exits 143); and when appell is SIGKILLed the compiler dies with it and
+// the next run removes what was left. Every test uses a cache folder of its own, never the user's.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -27,6 +28,8 @@
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/native_library.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/spawn_cli.hpp"
 
 namespace {
 
@@ -37,12 +40,7 @@ using std::chrono::seconds;
 // The unit every test compiles; a marker so that its own object can be told from a planted one.
 const std::string kSource = "double appell_test_value(void) { return 42.0; }\n";
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string slurp(const fs::path& path) { return test_support::file_text(path.string()); }
 
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -77,8 +75,9 @@ bool eventually(const std::function<bool()>& condition, seconds limit) {
   return true;
 }
 
-// Runs `body` in a forked child and returns its wait status, or -1 when it did not end within
-// `limit` (it is then killed): what may hang or crash never takes the test process with it.
+// Runs `body` in a forked child and returns what test_support::wait_cli says of it (its exit
+// code, -SIGNAL, or kTimedOut when it had to be killed after `limit`): what may hang or crash
+// never takes the test process with it.
 int run_in_child(const std::function<int()>& body, seconds limit) {
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -90,16 +89,8 @@ int run_in_child(const std::function<int()>& body, seconds limit) {
     }
     ::_exit(code);
   }
-  int status = 0;
-  if (!eventually([&] { return ::waitpid(pid, &status, WNOHANG) == pid; }, limit)) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    return -1;
-  }
-  return status;
+  return test_support::wait_cli(pid, static_cast<double>(limit.count()));
 }
-
-int exit_code(int status) { return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
 // The value the test unit returns, from a loaded library.
 double test_value(const num::NativeLibrary& library) {
@@ -124,21 +115,68 @@ std::vector<std::string> temporaries_in(const fs::path& folder) {
   return names;
 }
 
-class JitCache : public ::testing::Test {
+// A "compiler" that answers --version, writes its pid (and that of a child it starts) and then
+// takes a minute: for killing appell while it compiles.
+fs::path slow_compiler(const fs::path& folder, bool exec_sleep) {
+  const fs::path script = folder / "slowcc";
+  write_text(
+      script,
+      "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slowcc 1.0; exit 0; fi\n" +
+          std::string(exec_sleep ? "echo $$ > " + (folder / "cc.pid").string() + "\nexec sleep 60\n"
+                                 : "sleep 60 &\necho $! > " + (folder / "sleep.pid").string() +
+                                       "\necho $$ > " + (folder / "cc.pid").string() + "\nwait\n"));
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+pid_t read_pid(const fs::path& file) {
+  std::ifstream in(file);
+  long pid = 0;
+  in >> pid;
+  return static_cast<pid_t>(pid);
+}
+
+// An environment variable set for a scope (the CLI children inherit it), then restored.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+  ~ScopedEnvironment() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+class JitCache : public test_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ = fs::temp_directory_path() /
-            ("appell-jit-cache-test-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    ScratchDirTest::SetUp();
+    root_ = dir_;
     cache_ = root_ / "cache";
     options_.cache_directory = cache_;
     marker_ = root_ / "constructor-ran";
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(root_, ignored);
+
+  // After a compile by slow_compiler(root_, false) was stopped: the compiler and its child are
+  // gone, and so are the temporary files.
+  void expect_no_compiler_and_no_temporaries() {
+    const pid_t compiler = read_pid(root_ / "cc.pid"), sleeper = read_pid(root_ / "sleep.pid");
+    EXPECT_TRUE(eventually([&] { return !process_alive(compiler); }, seconds(5)))
+        << "the compiler outlived its compile";
+    EXPECT_TRUE(eventually([&] { return !process_alive(sleeper); }, seconds(5)))
+        << "the compiler's child outlived it";
+    EXPECT_EQ(temporaries_in(cache_ / "jit"), std::vector<std::string>{});
+    if (process_alive(sleeper)) ::kill(sleeper, SIGKILL);
   }
 
   // The cache folder and jit/ as appell makes them (0700), for planting before the first load.
@@ -291,7 +329,8 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
   const std::string eval = "eval " + model + " --q 0.3,0.4";
   // The key of the model's object, as a first run into a private cache writes it.
-  ::setenv("APPELL_CACHE_DIR", cache_.c_str(), 1);
+  std::optional<ScopedEnvironment> cache_variable;
+  cache_variable.emplace("APPELL_CACHE_DIR", cache_.string());
   const auto first = test_support::run_cli(eval);
   ASSERT_EQ(first.code, 0) << first.out;
   std::string key;
@@ -315,7 +354,8 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
                 planted.string() + " " + theirs.string() + "/jit/" + key + ".so && cp " +
                 (root_ / "record").string() + " " + theirs.string() + "/jit/" + key + ".sha256"),
       0);
-  ::setenv("APPELL_CACHE_DIR", theirs.c_str(), 1);
+  cache_variable.reset();
+  cache_variable.emplace("APPELL_CACHE_DIR", theirs.string());
   const auto attacked = test_support::run_cli(eval);
   EXPECT_EQ(attacked.code, 0) << attacked.out;
   EXPECT_NE(attacked.out.find("note: evaluating by the tape (slower): the cache folder " +
@@ -336,7 +376,6 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
   const std::string line = "APPELL_CACHE_DIR=" + roots.string() + " " + APPELL_CLI + " " + eval +
                            " 2>&1 | grep -q \"belongs to another user (uid 0)\"";
   EXPECT_EQ(as_nobody(line), 0);
-  ::unsetenv("APPELL_CACHE_DIR");
 }
 
 TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
@@ -385,13 +424,13 @@ TEST_F(JitCache, ATruncatedObjectIsCompiledAgain) {
     object = first.path();
   }
   fs::resize_file(object, fs::file_size(object) / 2);
-  const int status = run_in_child(
+  const int code = run_in_child(
       [&] {
         const auto again = num::load_native_library(kSource, options_);
         return again.compiled_now() && test_value(again) == 42.0 ? 0 : 1;
       },
       seconds(120));
-  EXPECT_EQ(exit_code(status), 0) << "wait status " << status;
+  EXPECT_EQ(code, 0) << "a negative code is the signal that ended it (SIGBUS: -7)";
   // The record beside it names the bytes now there.
   EXPECT_NE(slurp(fs::path(object).replace_extension(".sha256"))
                 .find("sha256 " + num::sha256_hex(slurp(object))),
@@ -406,37 +445,16 @@ TEST_F(JitCache, AFifoInTheCacheNeverBlocks) {
     SCOPED_TRACE(name);
     fs::remove(jit / name);
     ASSERT_EQ(::mkfifo((jit / name).c_str(), 0600), 0);
-    const int status = run_in_child(
+    const int code = run_in_child(
         [&] {
           const auto library = num::load_native_library(kSource, options_);
           return library.compiled_now() && test_value(library) == 42.0 ? 0 : 1;
         },
         seconds(120));
-    EXPECT_NE(status, -1) << "loading blocked on a FIFO";
-    EXPECT_EQ(exit_code(status), 0) << "wait status " << status;
+    EXPECT_NE(code, test_support::kTimedOut) << "loading blocked on a FIFO";
+    EXPECT_EQ(code, 0);
     EXPECT_TRUE(fs::is_regular_file(jit / name));  // replaced
   }
-}
-
-// A "compiler" that answers --version, writes its pid (and that of a child it starts) and then
-// takes a minute: for killing appell while it compiles.
-fs::path slow_compiler(const fs::path& folder, bool exec_sleep) {
-  const fs::path script = folder / "slowcc";
-  write_text(
-      script,
-      "#!/bin/sh\nif [ \"$1\" = --version ]; then echo slowcc 1.0; exit 0; fi\n" +
-          std::string(exec_sleep ? "echo $$ > " + (folder / "cc.pid").string() + "\nexec sleep 60\n"
-                                 : "sleep 60 &\necho $! > " + (folder / "sleep.pid").string() +
-                                       "\necho $$ > " + (folder / "cc.pid").string() + "\nwait\n"));
-  fs::permissions(script, fs::perms::owner_all);
-  return script;
-}
-
-pid_t read_pid(const fs::path& file) {
-  std::ifstream in(file);
-  long pid = 0;
-  in >> pid;
-  return static_cast<pid_t>(pid);
 }
 
 TEST_F(JitCache, SigtermWhileCompilingKillsTheCompilerAndLeavesNoTemporaryFiles) {
@@ -457,21 +475,31 @@ TEST_F(JitCache, SigtermWhileCompilingKillsTheCompilerAndLeavesNoTemporaryFiles)
   EXPECT_TRUE(started) << "the compiler did not start";
   EXPECT_FALSE(temporaries_in(cache_ / "jit").empty());  // the compile has its files
   ::kill(child, SIGTERM);
-  int status = 0;
-  const bool ended =
-      eventually([&] { return ::waitpid(child, &status, WNOHANG) == child; }, seconds(10));
-  if (!ended) {
-    ::kill(child, SIGKILL);
-    ::waitpid(child, &status, 0);
-  }
-  ASSERT_TRUE(started && ended) << "appell did not stop on SIGTERM";
-  EXPECT_EQ(exit_code(status), 42) << "wait status " << status;
-  const pid_t compiler = read_pid(root_ / "cc.pid"), sleeper = read_pid(root_ / "sleep.pid");
-  EXPECT_TRUE(eventually([&] { return !process_alive(compiler); }, seconds(5)));
-  EXPECT_TRUE(eventually([&] { return !process_alive(sleeper); }, seconds(5)))
-      << "the compiler's child outlived it";
-  EXPECT_EQ(temporaries_in(cache_ / "jit"), std::vector<std::string>{});
-  if (process_alive(sleeper)) ::kill(sleeper, SIGKILL);
+  const int code = test_support::wait_cli(child, 10);
+  ASSERT_TRUE(started);
+  ASSERT_NE(code, test_support::kTimedOut) << "appell did not stop on SIGTERM";
+  EXPECT_EQ(code, 42) << "42: num::Interrupted with SIGTERM";
+  expect_no_compiler_and_no_temporaries();
+}
+
+TEST_F(JitCache, CliSigtermWhileCompilingExits143AndLeavesNothingBehind) {
+  const ScopedEnvironment compiler("CC", slow_compiler(root_, false).string());
+  const ScopedEnvironment cache("APPELL_CACHE_DIR", cache_.string());
+  const std::string out = (root_ / "stdout").string(), err = (root_ / "stderr").string();
+  const pid_t pid = test_support::spawn_cli(
+      {"eval", std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml", "--q", "0.3,0.4"}, out,
+      err);
+  ASSERT_GT(pid, 0);
+  // Deriving comes first; under load that can take a while.
+  const bool started = eventually([&] { return fs::exists(root_ / "cc.pid"); }, seconds(120));
+  ::kill(pid, SIGTERM);
+  const int code = test_support::wait_cli(pid, 30);
+  ASSERT_TRUE(started) << "the compiler did not start: " << slurp(err);
+  ASSERT_NE(code, test_support::kTimedOut) << "appell did not stop on SIGTERM";
+  EXPECT_EQ(code, 128 + SIGTERM) << slurp(err);
+  EXPECT_NE(slurp(err).find("appell: interrupted (SIGTERM)"), std::string::npos) << slurp(err);
+  EXPECT_EQ(slurp(out), "");
+  expect_no_compiler_and_no_temporaries();
 }
 
 TEST_F(JitCache, SigkillWhileCompilingKillsTheCompilerAndTheNextRunCleansUp) {
