@@ -6,13 +6,13 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
-# SECONDS_PER_TARGET defaults to 60; TARGET is model_reader, expression_parser or gmsh_reader
-# (default: all three). The targets are built by scripts/sanitize.sh (build-asan/, or
+# SECONDS_PER_TARGET defaults to 60; TARGET is model_reader, expression_parser, gmsh_reader,
+# claims_reader or urdf_reader (default: all five). The targets are built by scripts/sanitize.sh (build-asan/, or
 # APPELL_SANITIZE_DIR). Environment: FUZZ_RUNS=N stops each target after N inputs as well;
 # FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_RSS_MB (default 2048).
 #
 # Each target starts from a seed corpus made from examples/ and tests/data/ at run time (model
-# files; the expressions written in them; Gmsh files) and keeps what it learns in
+# files; the expressions written in them; Gmsh files; claims files; URDF files) and keeps what it learns in
 # build-asan/fuzz/corpus/TARGET, so that a later run starts further on. A finding is saved as
 # build-asan/fuzz/artifacts/TARGET-crash-... (or timeout-, oom-, leak-); rerun it with
 # build-asan/fuzz/fuzz_TARGET FILE.
@@ -24,7 +24,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(model_reader expression_parser gmsh_reader)
+  targets=(model_reader expression_parser gmsh_reader claims_reader urdf_reader)
 fi
 dir=${APPELL_SANITIZE_DIR:-build-asan}
 timeout=${FUZZ_TIMEOUT:-10}
@@ -35,11 +35,31 @@ mkdir -p "$work/artifacts"
 # Seeds, made afresh each run from what is committed.
 seeds="$work/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/model_reader" "$seeds/expression_parser" "$seeds/gmsh_reader"
-mapfile -t models < <(find examples tests/data -name '*.yaml' | sort)
-for file in "${models[@]}"; do
-  cp "$file" "$seeds/model_reader/$(echo "$file" | tr '/' '_')"
+mkdir -p "$seeds/model_reader" "$seeds/expression_parser" "$seeds/gmsh_reader" \
+  "$seeds/claims_reader" "$seeds/urdf_reader"
+# A YAML file with `claims:` at its top is a claims file, any other a model file.
+models=()
+while IFS= read -r file; do
+  if grep -q '^claims:' "$file"; then
+    cp "$file" "$seeds/claims_reader/$(echo "$file" | tr '/' '_')"
+  else
+    models+=("$file")
+    cp "$file" "$seeds/model_reader/$(echo "$file" | tr '/' '_')"
+  fi
+done < <(find examples tests/data -name '*.yaml' | sort)
+# Claims about the fuzzed model (fuzz/claims_reader.cpp), one of each kind and a few mistakes.
+n=0
+for claim in '{name: T, kinetic_energy: "M*l^2*dot(q1)^2"}' \
+  '{name: M12, mass_matrix: [1, 2], value: "1/3*M*l^2"}' '{name: f1, forcing: 1, value: "0"}' \
+  '{name: Qg, generalized_force: q1, load: gravity, value: "-M*g*l*cos(q1)"}' \
+  '{name: QS, generalized_force: q2, load: payload, value: "0"}' \
+  '{name: L, multiplier: tip, value: "lambda_tip"}' \
+  '{name: S, acceleration_energy: "ddot(q1)^2"}' \
+  '{name: e1, coordinate: q1, equation: "M*ddot(q1) = 0"}' '&a {name: x, forcing: 3, value: *a}'; do
+  printf 'claims:\n  - %s\n' "$claim" >"$seeds/claims_reader/claim_$((n += 1)).yaml"
 done
+find examples tests/data -name '*.urdf' | sort |
+  while IFS= read -r file; do cp "$file" "$seeds/urdf_reader/$(echo "$file" | tr '/' '_')"; done
 # The expressions: every `key: value` scalar and every item of a flow list, quotes taken off.
 n=0
 for file in "${models[@]}"; do

@@ -188,7 +188,7 @@ TEST(Inverse, CsvErrorsAreLocated) {
   const auto no_rows = write_file("no_rows.csv", header);
   EXPECT_EQ(csv_error(no_rows), no_rows + ":2:1: no rows after the header");
   const std::string missing = (temp_dir() / "missing.csv").string();
-  EXPECT_EQ(csv_error(missing), missing + ": cannot read file");
+  EXPECT_EQ(csv_error(missing), missing + ": no such trajectory file");
 }
 
 using appell::test_support::CliRun;

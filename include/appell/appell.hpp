@@ -33,6 +33,7 @@
 #include "appell/model/dependence.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/flexible.hpp"
+#include "appell/model/input_file.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"

@@ -5,26 +5,41 @@
 
 #include "appell/fem/element.hpp"
 #include "appell/fem/element_kernels.hpp"
+#include "appell/model/source_location.hpp"
 
 namespace appell::fem {
 namespace {
 
-std::string label(std::size_t e, ElementType type) {
-  return "element " + std::to_string(e) + " (" + type_name(type) + ")";
+// Elements are named as the user numbers them (Mesh::element_number: the file's tag, or 1-based).
+std::string label(const Mesh& mesh, std::size_t e, ElementType type) {
+  return "element " + std::to_string(mesh.element_number(e)) + " (" + type_name(type) + ")";
+}
+
+// A degenerate element of a mesh read from a file is bad input, located at its line there; of a
+// generated mesh, a failed computation.
+template <class Kernel>
+auto located(const Mesh& mesh, std::size_t e, Kernel&& kernel) -> decltype(kernel()) {
+  try {
+    return kernel();
+  } catch (const model::ComputationError& error) {
+    const model::SourceLocation where = mesh.element_where(e);
+    if (where.line <= 0) throw;
+    throw model::ModelError(where, error.what(), std::to_string(mesh.element_number(e)));
+  }
 }
 
 const Element& checked_element(const Mesh& mesh, std::size_t e) {
   if (e >= mesh.elements.size())
-    throw std::out_of_range("element " + std::to_string(e) + " of a mesh of " +
+    throw std::out_of_range("element index " + std::to_string(e) + " of a mesh of " +
                             std::to_string(mesh.elements.size()));
   const Element& element = mesh.elements[e];
   if (int(element.nodes.size()) != node_count(element.type))
-    throw std::invalid_argument(label(e, element.type) + ": has " +
+    throw std::invalid_argument(label(mesh, e, element.type) + ": has " +
                                 std::to_string(element.nodes.size()) + " nodes, needs " +
                                 std::to_string(node_count(element.type)));
   for (int n : element.nodes)
     if (n < 0 || std::size_t(n) >= mesh.nodes.size())
-      throw std::out_of_range(label(e, element.type) + ": node " + std::to_string(n) +
+      throw std::out_of_range(label(mesh, e, element.type) + ": node " + std::to_string(n) +
                               " does not exist");
   return element;
 }
@@ -36,21 +51,24 @@ void check_material(const Material& m) {
         "material: needs Young's modulus > 0, Poisson's ratio in (-1, 0.5) and density >= 0");
 }
 
-const BeamSection& checked_section(const std::optional<BeamSection>& section, std::size_t e,
-                                   ElementType type) {
-  if (!section) throw std::invalid_argument(label(e, type) + ": a beam needs a cross-section");
+const BeamSection& checked_section(const std::optional<BeamSection>& section, const Mesh& mesh,
+                                   std::size_t e, ElementType type) {
+  if (!section)
+    throw std::invalid_argument(label(mesh, e, type) + ": a beam needs a cross-section");
   if (!(section->area > 0) || !(section->Iy >= 0) || !(section->Iz >= 0) || !(section->J >= 0))
-    throw std::invalid_argument(label(e, type) + ": the section needs area > 0 and Iy, Iz, J >= 0");
+    throw std::invalid_argument(label(mesh, e, type) +
+                                ": the section needs area > 0 and Iy, Iz, J >= 0");
   return *section;
 }
 
 int dofs_per_node(ElementType type) { return type == ElementType::Beam3D ? 6 : 3; }
 
-void check_displacement(const Eigen::VectorXd& u, std::size_t e, ElementType type) {
+void check_displacement(const Eigen::VectorXd& u, const Mesh& mesh, std::size_t e,
+                        ElementType type) {
   const Eigen::Index n = node_count(type) * dofs_per_node(type);
   if (u.size() != n)
-    throw std::invalid_argument(label(e, type) + ": displacement has " + std::to_string(u.size()) +
-                                " entries, needs " + std::to_string(n));
+    throw std::invalid_argument(label(mesh, e, type) + ": displacement has " +
+                                std::to_string(u.size()) + " entries, needs " + std::to_string(n));
 }
 
 template <int N>
@@ -70,20 +88,23 @@ ElementIntegrals element_integrals(const Mesh& mesh, std::size_t e, const Materi
                                    const std::optional<BeamSection>& section) {
   const Element& element = checked_element(mesh, e);
   check_material(material);
-  switch (element.type) {
-    case ElementType::Hex8:
-      return hex8_integrals(positions<8>(mesh, element), material, e);
-    case ElementType::Tet4:
-      return tet4_integrals(positions<4>(mesh, element), material, e);
-    case ElementType::Tet10:
-      return tet10_integrals(positions<10>(mesh, element), material, e);
-    case ElementType::Beam3D:
-    case ElementType::Beam2D:
-      return beam_integrals(node(mesh, element, 0), node(mesh, element, 1),
-                            element.type == ElementType::Beam2D, material,
-                            checked_section(section, e, element.type), e);
-  }
-  throw std::logic_error("element_integrals: unknown element type");
+  const std::size_t n = mesh.element_number(e);
+  return located(mesh, e, [&]() -> ElementIntegrals {
+    switch (element.type) {
+      case ElementType::Hex8:
+        return hex8_integrals(positions<8>(mesh, element), material, n);
+      case ElementType::Tet4:
+        return tet4_integrals(positions<4>(mesh, element), material, n);
+      case ElementType::Tet10:
+        return tet10_integrals(positions<10>(mesh, element), material, n);
+      case ElementType::Beam3D:
+      case ElementType::Beam2D:
+        return beam_integrals(node(mesh, element, 0), node(mesh, element, 1),
+                              element.type == ElementType::Beam2D, material,
+                              checked_section(section, mesh, e, element.type), n);
+    }
+    throw std::logic_error("element_integrals: unknown element type");
+  });
 }
 
 Eigen::MatrixXd geometric_stiffness(const Mesh& mesh, std::size_t e, const Material& material,
@@ -91,22 +112,25 @@ Eigen::MatrixXd geometric_stiffness(const Mesh& mesh, std::size_t e, const Mater
                                     const Eigen::VectorXd& displacement) {
   const Element& element = checked_element(mesh, e);
   check_material(material);
-  check_displacement(displacement, e, element.type);
+  check_displacement(displacement, mesh, e, element.type);
   const Matrix6d D = isotropic_elasticity(material.youngs_modulus, material.poisson_ratio);
-  switch (element.type) {
-    case ElementType::Hex8:
-      return hex8_geometric_stiffness(positions<8>(mesh, element), D, displacement, e);
-    case ElementType::Tet4:
-      return tet4_geometric_stiffness(positions<4>(mesh, element), D, displacement, e);
-    case ElementType::Tet10:
-      return tet10_geometric_stiffness(positions<10>(mesh, element), D, displacement, e);
-    case ElementType::Beam3D:
-    case ElementType::Beam2D:
-      return beam_geometric_stiffness(node(mesh, element, 0), node(mesh, element, 1),
-                                      element.type == ElementType::Beam2D, material,
-                                      checked_section(section, e, element.type), displacement, e);
-  }
-  throw std::logic_error("geometric_stiffness: unknown element type");
+  const std::size_t n = mesh.element_number(e);
+  return located(mesh, e, [&]() -> Eigen::MatrixXd {
+    switch (element.type) {
+      case ElementType::Hex8:
+        return hex8_geometric_stiffness(positions<8>(mesh, element), D, displacement, n);
+      case ElementType::Tet4:
+        return tet4_geometric_stiffness(positions<4>(mesh, element), D, displacement, n);
+      case ElementType::Tet10:
+        return tet10_geometric_stiffness(positions<10>(mesh, element), D, displacement, n);
+      case ElementType::Beam3D:
+      case ElementType::Beam2D:
+        return beam_geometric_stiffness(
+            node(mesh, element, 0), node(mesh, element, 1), element.type == ElementType::Beam2D,
+            material, checked_section(section, mesh, e, element.type), displacement, n);
+    }
+    throw std::logic_error("geometric_stiffness: unknown element type");
+  });
 }
 
 Eigen::Matrix<double, 6, 1> element_stress(const Mesh& mesh, std::size_t e,
@@ -115,25 +139,28 @@ Eigen::Matrix<double, 6, 1> element_stress(const Mesh& mesh, std::size_t e,
                                            const Eigen::VectorXd& displacement) {
   const Element& element = checked_element(mesh, e);
   check_material(material);
-  check_displacement(displacement, e, element.type);
+  check_displacement(displacement, mesh, e, element.type);
   const Matrix6d D = isotropic_elasticity(material.youngs_modulus, material.poisson_ratio);
-  switch (element.type) {
-    case ElementType::Hex8:
-      return hex8_centre_stress(positions<8>(mesh, element), D, displacement, e);
-    case ElementType::Tet4:
-      return tet4_stress(positions<4>(mesh, element), D, displacement, e);
-    case ElementType::Tet10:
-      return tet10_mean_stress(positions<10>(mesh, element), D, displacement, e);
-    case ElementType::Beam3D:
-    case ElementType::Beam2D: {
-      Vector6d s = Vector6d::Zero();
-      s(0) = beam_axial_force(node(mesh, element, 0), node(mesh, element, 1),
-                              element.type == ElementType::Beam2D, material,
-                              checked_section(section, e, element.type), displacement, e);
-      return s;
+  const std::size_t n = mesh.element_number(e);
+  return located(mesh, e, [&]() -> Eigen::Matrix<double, 6, 1> {
+    switch (element.type) {
+      case ElementType::Hex8:
+        return hex8_centre_stress(positions<8>(mesh, element), D, displacement, n);
+      case ElementType::Tet4:
+        return tet4_stress(positions<4>(mesh, element), D, displacement, n);
+      case ElementType::Tet10:
+        return tet10_mean_stress(positions<10>(mesh, element), D, displacement, n);
+      case ElementType::Beam3D:
+      case ElementType::Beam2D: {
+        Vector6d s = Vector6d::Zero();
+        s(0) = beam_axial_force(node(mesh, element, 0), node(mesh, element, 1),
+                                element.type == ElementType::Beam2D, material,
+                                checked_section(section, mesh, e, element.type), displacement, n);
+        return s;
+      }
     }
-  }
-  throw std::logic_error("element_stress: unknown element type");
+    throw std::logic_error("element_stress: unknown element type");
+  });
 }
 
 }  // namespace appell::fem

@@ -8,9 +8,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -20,6 +17,7 @@
 #include <vector>
 
 #include "appell/fem/mesh.hpp"
+#include "appell/model/input_file.hpp"
 
 namespace appell::fem {
 
@@ -279,6 +277,7 @@ class GmshReader {
                        in_.path());
     }
     name_node_sets();
+    mesh_.source = in_.path();
     return std::move(mesh_);
   }
 
@@ -375,10 +374,11 @@ class GmshReader {
   void read_mesh_format() {
     section_ = "$MeshFormat";
     const Token first = in_.next();
+    // Not a mesh: nothing of the file is shown, since a model may name any file as its mesh
+    // (a key, a password file) and its content is not the user's to see through appell.
     if (first.text != "$MeshFormat")
       throw ModelError(first.text.empty() ? SourceLocation{in_.path(), 1, 1} : in_.location(first),
-                       "not a Gmsh mesh file: it does not start with $MeshFormat",
-                       shown(first.text));
+                       "not a Gmsh mesh file: expected $MeshFormat at its start");
     const Token version = expect("the format version");
     double number = 0;
     const auto [end, error] =
@@ -550,7 +550,7 @@ class GmshReader {
       std::vector<int>* group = grouped ? &block_nodes_[{dim, entity}] : nullptr;
       for (std::size_t e = 0; e < count; ++e) {
         const Token element = expect("an element tag");
-        tag(element, "an element tag (a positive integer)");
+        const std::uint64_t element_tag = tag(element, "an element tag (a positive integer)");
         element_nodes.clear();
         const auto describe = [&] {
           return "element " + std::string(element.text) + " of type " + std::to_string(type);
@@ -583,7 +583,7 @@ class GmshReader {
           mesh_.elements.push_back({type == 4   ? ElementType::Tet4
                                     : type == 5 ? ElementType::Hex8
                                                 : ElementType::Tet10,
-                                    element_nodes});
+                                    element_nodes, element_tag, element.line, element.column});
         if (group) group->insert(group->end(), element_nodes.begin(), element_nodes.end());
       }
       seen += count;
@@ -631,24 +631,7 @@ class GmshReader {
 }  // namespace
 
 Mesh read_gmsh(const std::string& path, const model::SourceLocation& referenced_from) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    throw ModelError(referenced_from, "the mesh file '" + path + "' is a directory", path);
-  // A device or a pipe (/dev/zero) would be read without end; a file of gigabytes is no mesh this
-  // dense solver-free reader should swallow whole.
-  if (std::filesystem::exists(path, ignored) && !std::filesystem::is_regular_file(path, ignored))
-    throw ModelError(referenced_from, "the mesh file '" + path + "' is not a regular file", path);
-  constexpr std::uintmax_t kLargestMesh = 2'000'000'000;  // bytes
-  if (const auto size = std::filesystem::file_size(path, ignored); !ignored && size > kLargestMesh)
-    throw ModelError(referenced_from,
-                     "the mesh file '" + path + "' is larger than " +
-                         std::to_string(kLargestMesh / 1'000'000) + " MB",
-                     path);
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw ModelError(referenced_from, "cannot open the mesh file '" + path + "'", path);
-  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad())
-    throw ModelError(referenced_from, "cannot read the mesh file '" + path + "'", path);
+  const std::string text = model::read_input_file(path, model::InputKind::Mesh, referenced_from);
   return GmshReader(text, path).read();
 }
 

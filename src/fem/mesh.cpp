@@ -40,6 +40,15 @@ static bool beam(ElementType type) {
   return type == ElementType::Beam3D || type == ElementType::Beam2D;
 }
 
+std::uint64_t Mesh::element_number(std::size_t e) const {
+  return e < elements.size() && elements[e].tag > 0 ? elements[e].tag : e + 1;
+}
+
+model::SourceLocation Mesh::element_where(std::size_t e) const {
+  if (e >= elements.size() || elements[e].line <= 0) return {source, 0, 0};
+  return {source, elements[e].line, elements[e].column};
+}
+
 bool Mesh::is_beam() const { return !elements.empty() && beam(elements.front().type); }
 
 int Mesh::dofs_per_node() const {

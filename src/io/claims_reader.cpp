@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "appell/model/expression_parser.hpp"
+#include "appell/model/input_file.hpp"
+#include "yaml_document.hpp"
 
 namespace appell::io {
 
@@ -36,7 +37,7 @@ class ClaimsReader {
   Claims read(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::Load(text);
+      root = detail::load_yaml_document(text, file_, "claims file");
     } catch (const YAML::Exception& e) {
       throw ModelError(at(e.mark), "malformed YAML: " + e.msg);
     }
@@ -226,11 +227,7 @@ Claims parse_claims(const std::string& yaml_text, const std::string& source_name
 }
 
 Claims read_claims_file(const std::string& path, const model::Model& model) {
-  std::ifstream in(path);
-  if (!in) throw ModelError({path, 0, 0}, "cannot read the claims file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_claims(text.str(), path, model);
+  return parse_claims(model::read_input_file(path, model::InputKind::Claims), path, model);
 }
 
 }  // namespace appell::io

@@ -1,10 +1,7 @@
 #include "appell/io/model_file.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "appell/io/model_reader.hpp"
+#include "appell/model/input_file.hpp"
 
 namespace appell::io {
 
@@ -18,16 +15,7 @@ ModelFormat detect_model_format(const std::string& text) {
 }
 
 std::string read_model_text(const std::string& path) {
-  const model::SourceLocation file{path, 0, 0};
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw model::ModelError(file, "no such model file");
-  if (std::filesystem::is_directory(path, error))
-    throw model::ModelError(file, "is a directory, not a model file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw model::ModelError(file, "cannot read the model file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return model::read_input_file(path, model::InputKind::Model);
 }
 
 ModelFile read_model(const std::string& path, const UrdfOptions& urdf) {

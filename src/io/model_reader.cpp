@@ -1,6 +1,5 @@
 #include "appell/io/model_reader.hpp"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "appell/io/model_file.hpp"
 #include "appell/model/builder.hpp"
 #include "appell/model/expression_parser.hpp"
+#include "yaml_document.hpp"
 
 namespace appell::io {
 
@@ -148,63 +148,6 @@ std::string join_alternatives(const std::vector<std::string>& words) {
 // The reader: the YAML's shapes and keys are checked here, everything the values mean by the
 // builder (model::ModelBuilder), which is given each value with the place it was written.
 
-// Where each YAML document of a text starts, read with yaml-cpp's event parser. YAML::LoadAll
-// loops for ever on some malformed texts (a ',' where a document should start): the parser then
-// reports one empty document after another without moving on. So this stops at the second
-// document, or where a document starts at the same place as the one before.
-class DocumentStarts : public YAML::EventHandler {
- public:
-  explicit DocumentStarts(const std::string& text) {
-    std::istringstream in(text);
-    YAML::Parser parser(in);
-    while (!stuck_ && starts_.size() < 2 && parser.HandleNextDocument(*this)) {
-      if (starts_.size() == 2 && starts_[1].pos <= starts_[0].pos) {
-        stuck_ = true;
-        starts_.pop_back();
-        roots_.resize(1);
-      }
-    }
-  }
-  /// The place of each document's first node (or of its start when it has none): none, one, or
-  /// the first two documents.
-  const std::vector<YAML::Mark>& starts() const { return roots_; }
-  /// Whether the parser stopped moving at the first document's place.
-  bool stuck() const { return stuck_; }
-
-  void OnDocumentStart(const YAML::Mark& mark) override {
-    starts_.push_back(mark);
-    roots_.push_back(mark);
-    root_seen_ = false;
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                const std::string&) override {
-    node(mark);
-  }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {
-    node(mark);
-  }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {
-    node(mark);
-  }
-  void OnMapEnd() override {}
-
- private:
-  void node(const YAML::Mark& mark) {
-    if (!root_seen_ && !roots_.empty() && !mark.is_null()) roots_.back() = mark;
-    root_seen_ = true;
-  }
-
-  std::vector<YAML::Mark> starts_, roots_;
-  bool root_seen_ = false;
-  bool stuck_ = false;
-};
-
 class ModelReader {
  public:
   ModelReader(const std::string& text, const std::string& source_name)
@@ -213,14 +156,8 @@ class ModelReader {
   std::shared_ptr<const model::Model> read() {
     YAML::Node root;
     try {
-      // A second document (after `---`) is an error rather than ignored.
-      const DocumentStarts documents(source_.text());
-      if (documents.stuck())
-        fail(source_.at(documents.starts().front()), "malformed YAML: not a document");
-      if (documents.starts().size() > 1)
-        fail(source_.at(documents.starts()[1]),
-             "a model file holds one YAML document; a second one starts here");
-      if (!documents.starts().empty()) root = YAML::Load(source_.text());
+      // Aliases bounded and acyclic, one document: before anything walks the tree.
+      root = detail::load_yaml_document(source_.text(), source_.file(), "model file");
     } catch (const YAML::Exception& e) {
       // A quote left open in a flow map or list swallows the closing bracket, and yaml-cpp
       // complains only where the text ends: point at the quote instead.

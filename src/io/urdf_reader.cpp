@@ -16,11 +16,13 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "appell/io/model_file.hpp"
 #include "appell/model/builder.hpp"
 #include "appell/model/expression_parser.hpp"
+#include "utf8.hpp"
 
 namespace appell::io {
 
@@ -187,6 +189,16 @@ class UrdfReader {
   // -- the XML: well formed, a <robot>, and where each link and joint is ----------------------
 
   void parse_xml() {
+    // Read as UTF-8 (whatever the declaration says): the robot's name reaches the description
+    // and JSON output, which must be text.
+    if (const std::size_t bad = detail::invalid_utf8_at(xml_); bad != std::string::npos) {
+      const std::string_view before(xml_.data(), bad);
+      const std::size_t newline = before.rfind('\n');
+      const std::size_t column = newline == std::string_view::npos ? bad : bad - newline - 1;
+      const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+      fail(SourceLocation{source_, int(line), int(column) + 1},
+           "not UTF-8 text: a URDF file is read as UTF-8", detail::printable(xml_.substr(bad, 1)));
+    }
     document_.Parse(xml_.c_str(), nullptr, TIXML_ENCODING_UTF8);
     if (document_.Error()) {
       SourceLocation where{source_, document_.ErrorRow(), document_.ErrorCol()};

@@ -86,6 +86,17 @@ const std::map<std::string, ex (*)(const ex&)>& unary_functions() {
   return functions;
 }
 
+// YAML's spellings of NaN and infinity (.nan .NaN .NAN .inf .Inf .INF) at the start of `text`,
+// not followed by more of a name.
+bool yaml_non_finite(const std::string& text) {
+  if (text.size() < 4) return false;
+  const std::string word = text.substr(1, 3);
+  if (word != "nan" && word != "NaN" && word != "NAN" && word != "inf" && word != "Inf" &&
+      word != "INF")
+    return false;
+  return text.size() == 4 || !(std::isalnum(static_cast<unsigned char>(text[4])) || text[4] == '_');
+}
+
 const std::set<std::string>& rotation_names() {
   static const std::set<std::string> names = {"rot", "rot_x", "rot_y", "rot_z", "rot_quat"};
   return names;
@@ -209,6 +220,12 @@ class Parser {
       } else if (std::string("+-*/^(),").find(c) != std::string::npos) {
         tokens_.push_back({Token::Kind::Symbol, std::string(1, c), start});
         ++i;
+      } else if (c == '.' && yaml_non_finite(text_.substr(i, 5))) {
+        // YAML's NaN and infinities (.nan, .inf, -.inf) read as text by the reader.
+        throw ModelError(locate_(start),
+                         "numbers must be finite: YAML's .nan (not a number) and .inf (infinity) "
+                         "are not accepted",
+                         text_.substr(start, 4));
       } else {
         // Report the whole UTF-8 sequence, not a broken byte.
         std::size_t end = i + 1;

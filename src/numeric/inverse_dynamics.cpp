@@ -2,13 +2,14 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
 #include "appell/model/expression_parser.hpp"
+#include "appell/model/input_file.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
@@ -194,8 +195,7 @@ std::vector<Cell> split_cells(std::string_view line) {
 
 std::vector<TrajectorySample> read_trajectory_csv(const std::string& path,
                                                   const model::Model& model) {
-  std::ifstream in(path);
-  if (!in) throw model::ModelError(model::SourceLocation{path, 0, 0}, "cannot read file");
+  std::istringstream in(model::read_input_file(path, model::InputKind::Trajectory));
   auto at = [&](int line, std::size_t column) {
     return model::SourceLocation{path, line, static_cast<int>(column)};
   };

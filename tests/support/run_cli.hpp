@@ -14,8 +14,12 @@ struct CliRun {
   std::string out;  // stdout and stderr together
 };
 
-inline CliRun run_cli(const std::string& args) {
-  const std::string command = std::string(APPELL_CLI) + " " + args + " 2>&1";
+/// `timeout_seconds` > 0 kills the program after that long (exit code 137): a test of what must
+/// not hang fails instead of hanging.
+inline CliRun run_cli(const std::string& args, int timeout_seconds = 0) {
+  const std::string limit =
+      timeout_seconds > 0 ? "timeout -s KILL " + std::to_string(timeout_seconds) + " " : "";
+  const std::string command = limit + std::string(APPELL_CLI) + " " + args + " 2>&1";
   CliRun r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;

@@ -49,7 +49,9 @@ struct ElementIntegrals {
 /// Throws std::out_of_range for an element or node index outside the mesh,
 /// std::invalid_argument for a wrong node count, a bad material or a missing or bad section,
 /// and model::ComputationError for a degenerate element (non-positive Jacobian determinant,
-/// coincident beam nodes, a planar beam out of the x–y plane).
+/// coincident beam nodes, a planar beam out of the x–y plane) — a model::ModelError located at
+/// the element's line when the mesh was read from a file (Mesh::element_where). Elements are
+/// named as Mesh::element_number gives them (the file's tag, or 1-based).
 ElementIntegrals element_integrals(const Mesh& mesh, std::size_t e, const Material& material,
                                    const std::optional<BeamSection>& section);
 

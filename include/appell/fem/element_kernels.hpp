@@ -1,6 +1,7 @@
 // The per-type element kernels behind element_integrals, geometric_stiffness and element_stress
-// (element.hpp), on node positions already taken from the mesh. `element` is the element's index,
-// only used to name it in errors. A non-positive Jacobian determinant (a degenerate, inverted or
+// (element.hpp), on node positions already taken from the mesh. `element` is the element's number
+// as the user knows it (Mesh::element_number: its tag in the file, or 1-based), only used to name
+// it in errors. A non-positive Jacobian determinant (a degenerate, inverted or
 // misnumbered element) is a model::ComputationError.
 #pragma once
 

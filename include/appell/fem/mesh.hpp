@@ -10,6 +10,7 @@
 
 #include <Eigen/Core>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,10 +28,14 @@ int node_count(ElementType type);
 /// "hex8", "tet4", "tet10", "beam3d", "beam2d".
 const char* type_name(ElementType type);
 
-/// One element: its type and its node indices (node_count(type) of them).
+/// One element: its type and its node indices (node_count(type) of them); an element read from a
+/// file also keeps its tag and where its line is, so that what is wrong with it points there.
 struct Element {
   ElementType type = ElementType::Hex8;
   std::vector<int> nodes;  // indices into Mesh::nodes
+  std::uint64_t tag = 0;   // the file's element tag (Gmsh's, from 1); 0 for a generated element
+  int line = 0;            // 1-based line and column of the tag in Mesh::source; 0 when generated
+  int column = 0;
 };
 
 /// Nodes, elements and named node sets of one body.
@@ -39,6 +44,13 @@ struct Mesh {
   std::vector<Element> elements;
   /// Named node sets (Gmsh physical groups of any dimension), sorted node indices.
   std::map<std::string, std::vector<int>> node_sets;
+  /// The file a read mesh came from ("" for a generated mesh).
+  std::string source;
+
+  /// Element `e` as a user numbers it: its tag in the file, else e + 1 (1-based, as Gmsh's).
+  std::uint64_t element_number(std::size_t e) const;
+  /// Where element `e` was written (Mesh::source, its line and column); line 0 when generated.
+  model::SourceLocation element_where(std::size_t e) const;
 
   /// 3 for solids and planar beams, 6 for 3-D beams. Throws std::logic_error on an empty or
   /// mixed solid/beam mesh (the readers never make one).

@@ -19,8 +19,8 @@ enum class ModelFormat { Yaml, Urdf };
 /// plays no part.
 ModelFormat detect_model_format(const std::string& text);
 
-/// The text of the file at `path`. Throws model::ModelError located at `path` if it does not
-/// exist, is a directory or cannot be read.
+/// The text of the file at `path`, read by model::read_input_file as a model file (a regular
+/// file of at most 64 MiB). Throws model::ModelError located at `path` as that does.
 std::string read_model_text(const std::string& path);
 
 /// A model read from a file, with what the reader warns about (URDF <mimic> joints read as
