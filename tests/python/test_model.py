@@ -177,3 +177,20 @@ def test_computation_error_is_a_runtime_error():
     assert issubclass(appell.ComputationError, RuntimeError)
     assert issubclass(appell.ModelError, ValueError)
     assert appell.ModelError.__module__ == "appell"
+
+
+def test_a_self_alias_and_a_billion_laughs_are_model_errors_not_crashes(tmp_path):
+    # Issue 25: `name: &n [*n]` overflowed the stack (Python died of a segmentation fault), ten
+    # levels of aliases ran for minutes. Both are located errors at the alias, at once.
+    with pytest.raises(appell.ModelError) as error:
+        appell.Model.from_yaml("name: &n [*n]\ncoordinates: [q]\n", "m.yaml")
+    assert (error.value.line, error.value.column) == (1, 11)
+    assert error.value.name == "*n"
+    laughs = "name: m\ncoordinates: [q]\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"l{k}: &l{k} [" + ", ".join([f"*l{k - 1}"] * 10) + "]\n" for k in range(1, 10))
+    path = tmp_path / "laughs.yaml"
+    path.write_text(laughs)
+    with pytest.raises(appell.ModelError) as error:
+        appell.load(path)
+    assert error.value.line == 8
+    assert "larger than 250000 nodes" in str(error.value)
