@@ -149,6 +149,15 @@ TEST(HostileInputs, AClaimsFileGetsTheSameAliasChecks) {
   const auto laughs = claims_error(billion_laughs("claims: []\n"));
   EXPECT_EQ(laughs.where().line, 7) << laughs.what();
 
+  // Found by fuzz_claims_reader: a map as a key was yaml-cpp's "bad conversion", an internal
+  // error.
+  for (const std::string text :
+       {"claims:\n  - {name: e1, coordinate: q1, equation: \"q1 = 0\"}: x\n", "[a]: 1\n"}) {
+    const auto key = claims_error(text);
+    EXPECT_GE(key.where().line, 1) << key.what();
+    EXPECT_TRUE(contains(key.what(), "a key must be a plain name")) << key.what();
+  }
+
   const std::string path = write("self_alias_claims.yaml", "claims: &c [*c]\n");
   const auto r = run("check " + robot + " " + path);
   EXPECT_EQ(r.code, 2) << r.out;

@@ -43,7 +43,7 @@ class ClaimsReader {
     }
     if (!root.IsMap()) throw ModelError({file_, 1, 1}, "a claims file is a map with `claims:`");
     for (const auto& entry : root) {
-      const std::string key = entry.first.as<std::string>();
+      const std::string key = key_of(entry.first);
       if (key != "claims") throw ModelError(at(entry.first.Mark()), "unknown key", key);
     }
     const YAML::Node list = root["claims"];
@@ -64,6 +64,12 @@ class ClaimsReader {
   SourceLocation at(const YAML::Mark& mark) const {
     if (mark.is_null()) return {file_, 0, 0};
     return {file_, mark.line + 1, mark.column + 1};
+  }
+
+  /// A key of a map: a scalar (a list or a map as a key, `{a: 1}: x`, is not a name).
+  std::string key_of(const YAML::Node& key) const {
+    if (!key.IsScalar()) throw ModelError(at(key.Mark()), "a key must be a plain name");
+    return key.Scalar();
   }
 
   std::string scalar(const YAML::Node& node, const std::string& key) const {
@@ -107,7 +113,7 @@ class ClaimsReader {
         "equation",       "mass_matrix",         "forcing",   "generalized_force",
         "kinetic_energy", "acceleration_energy", "multiplier"};
     for (const auto& entry : item) {
-      const std::string key = entry.first.as<std::string>();
+      const std::string key = key_of(entry.first);
       if (known.count(key) == 0) throw ModelError(at(entry.first.Mark()), "unknown key", key);
     }
     Claim claim;
