@@ -1,13 +1,14 @@
-// Fuzzes the claims reader (`appell check MODEL CLAIMS`): YAML text -> claims about one fixed model,
-// through io::parse_claims (the entry read_claims_file uses). The model has what every kind of
-// claim may name: parameters, two coordinates, gravity, a named load and a constraint (for a
+// Fuzzes the claims reader (`appell check MODEL CLAIMS`): YAML text -> claims about one fixed
+// model, through io::parse_claims (the entry read_claims_file uses). The model has what every kind
+// of claim may name: parameters, two coordinates, gravity, a named load and a constraint (for a
 // multiplier). Every rejection must be a model::ModelError located at FILE:LINE:COLUMN
 // (fuzz_support.hpp). Seeds: the claims files of examples/ (scripts/fuzz.sh).
+#include "appell/io/claims_reader.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
-#include "appell/io/claims_reader.hpp"
 #include "appell/io/model_reader.hpp"
 #include "fuzz_support.hpp"
 
