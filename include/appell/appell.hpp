@@ -121,6 +121,7 @@
 #include "appell/io/state_writer.hpp"
 #include "appell/io/urdf_import.hpp"
 #include "appell/io/urdf_reader.hpp"
+#include "appell/io/verification_writer.hpp"
 #include "appell/io/vtk_writer.hpp"
 #include "appell/io/write_options.hpp"
 // report: the self-contained HTML page (KaTeX, uPlot, three.js embedded)

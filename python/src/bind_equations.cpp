@@ -271,20 +271,40 @@ double time_evaluate(Compiled& c, const py::handle& q, const py::handle& qd, dou
   return std::chrono::duration<double>(stop - start).count() / static_cast<double>(repeats);
 }
 
-py::list verify(const Model& target, std::size_t states, double tolerance) {
+py::list verify(const Model& target, std::size_t states, double tolerance, bool symbolic) {
   num::VerifyOptions options;
   options.states = states;
   options.tolerance = tolerance;
+  options.symbolic = symbolic;
   const num::VerificationReport report =
       interruptible([&] { return num::verify(target.model, options); });
   py::list rows;
   for (const auto& r : report.rows) {
     py::dict d;
     d["method"] = r.method;
+    d["verdict"] = num::verdict_name(r.verdict);
     d["agrees"] = r.agrees;
     d["symbolic"] = r.symbolic;
+    d["symbolic_test"] = io::symbolic_test_name(r.symbolic_test);
     d["max_error"] = r.max_error;
+    d["bound"] = r.bound;
+    d["states"] = r.states;
+    d["ill_conditioned"] = r.ill_conditioned;
     d["first_difference"] = r.first_difference;
+    if (r.witness) {
+      py::dict w;
+      w["t"] = r.witness->t;
+      w["q"] = r.witness->q;
+      w["qd"] = r.witness->qd;
+      w["entry"] = r.witness->entry;
+      w["reference"] = r.witness->reference;
+      w["other"] = r.witness->other;
+      w["error"] = r.witness->error;
+      w["bound"] = r.witness->bound;
+      d["witness"] = w;
+    } else {
+      d["witness"] = py::none();
+    }
     d["differentiations"] = r.differentiations;
     d["derivative_nodes"] = r.derivative_nodes;
     d["size_before"] = r.size_before;
@@ -397,10 +417,15 @@ number or shape (k,).)doc")
   m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
         py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"));
   m.def("verify", &verify, py::arg("model"), py::kw_only(), py::arg("states") = 20,
-        py::arg("tolerance") = 1e-12,
+        py::arg("tolerance") = num::kDefaultTolerance, py::arg("symbolic") = true,
         R"doc(Every principle against Lagrange II, symbolically and at random states, with what each
-cost: a list of dicts (method, agrees, symbolic, max_error, first_difference, differentiations,
-derivative_nodes, size_before, size_after, seconds, simplify_seconds), as `appell verify`.)doc");
+cost: a list of dicts, one per row of `appell verify` (method, verdict, agrees, symbolic,
+symbolic_test, max_error, bound, states, ill_conditioned, first_difference, witness,
+differentiations, derivative_nodes, size_before, size_after, seconds, simplify_seconds).
+verdict is "equal" (the simplified difference is 0), "agree numerically" (the symbolic test was
+inconclusive within its budget, or not run) or "differ" (witness: the state {t, q, qd} and the
+entry where the numbers differ beyond the bound). symbolic=False compares at the random states
+only (`appell verify --numeric-only`). states must be at least 1 (ValueError).)doc");
 }
 
 }  // namespace appell::python

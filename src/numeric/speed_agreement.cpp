@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 
+#include "agreement_tally.hpp"
 #include "appell/numeric/agreement.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
@@ -21,24 +22,34 @@ std::string entry(std::size_t index, std::size_t p) {
 }
 
 // M̃ and f̃ of `reference` (row by row, then f̃) and of the other form at random states; `other`
-// gives the other form's entries at a state where `reference` gave `state`.
+// gives the other form's entries at a state where `reference` gave `state`. With `solves` (the
+// other form's entries use u̇ = M̃⁻¹ f̃), states near a singular M̃ are drawn again and each state's
+// bound scales with κ(M̃); otherwise entries are compared as evaluated, up to `tolerance`.
 Agreement numeric(
-    const model::Model& m, const CompiledSpeedForm& reference, std::size_t states,
+    const model::Model& m, const CompiledSpeedForm& reference, std::size_t states, double tolerance,
+    bool solves,
     const std::function<Eigen::VectorXd(double, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                         const CompiledSpeedForm::State&)>& other) {
   Agreement result;
   const std::size_t n = m.dof(), p = m.speeds.size();
   std::mt19937 rng(20240522u);
   std::uniform_real_distribution<double> any(-2.0, 2.0), time(0.0, 3.0);
-  std::size_t worst = 0;
-  for (std::size_t attempts = 0; result.states < states && attempts < 20 * states; ++attempts) {
+  detail::Tally tally;
+  for (std::size_t attempts = 0; tally.states() < states && attempts < 20 * states; ++attempts) {
     Eigen::VectorXd q(static_cast<Eigen::Index>(n)), u(static_cast<Eigen::Index>(p));
     for (auto& x : q) x = any(rng);
     for (auto& x : u) x = any(rng);
     const double t = time(rng);
     Eigen::VectorXd a(static_cast<Eigen::Index>(p * p + p)), b;
+    CompiledSpeedForm::State s;
+    double bound = tolerance;
     try {
-      const auto s = reference.solve(t, q, u);
+      s = reference.solve(t, q, u);
+      if (solves) {
+        const double condition = detail::condition_number(s.mass_matrix);
+        if (tally.redraw(condition, attempts, states)) continue;
+        bound = solve_bound(tolerance, condition);
+      }
       for (std::size_t i = 0; i < p * p; ++i)
         a[static_cast<Eigen::Index>(i)] =
             s.mass_matrix(static_cast<Eigen::Index>(i / p), static_cast<Eigen::Index>(i % p));
@@ -48,59 +59,57 @@ Agreement numeric(
       continue;
     }
     if (!b.allFinite()) continue;
-    ++result.states;
     const double scale = std::max(1.0, a.cwiseAbs().maxCoeff());
-    for (Eigen::Index k = 0; k < a.size(); ++k) {
-      const double error = std::abs(a[k] - b[k]) / scale;
-      if (!(error <= result.max_numeric_error)) {
-        result.max_numeric_error = error;
-        worst = static_cast<std::size_t>(k);
-      }
-    }
+    tally.add(t, q, s.qd, a, b, scale, bound);
   }
-  if (result.states < states) {
+  if (tally.states() == 0 && states > 0) {
+    tally.finish(result, [](std::size_t) { return std::string(); });
     result.first_difference = "no state where both forms are regular";
     result.max_numeric_error = std::numeric_limits<double>::infinity();
-  } else if (result.max_numeric_error > 1e-12) {
-    result.first_difference = entry(worst, p);
+  } else {
+    tally.finish(result, [&](std::size_t k) { return entry(k, p); });
   }
   return result;
 }
 
 // Whether every difference simplifies to zero (over a common denominator, as W and the
-// quaternion's rotation make fractions); the first that does not, else "".
+// quaternion's rotation make fractions, when small enough for normal(): it has no budget of its
+// own); the first that does not, else "".
 std::string first_nonzero(principles::SpeedEquations difference) {
   const std::size_t p = difference.size();
   for (unsigned k = 0; k < p; ++k) {
     for (unsigned l = 0; l < p; ++l)
-      difference.mass_matrix(k, l) = difference.mass_matrix(k, l).normal().numer();
-    difference.forcing(k, 0) = difference.forcing(k, 0).normal().numer();
+      if (auto numerator = detail::bounded_numerator(difference.mass_matrix(k, l)))
+        difference.mass_matrix(k, l) = *numerator;
+    if (auto numerator = detail::bounded_numerator(difference.forcing(k, 0)))
+      difference.forcing(k, 0) = *numerator;
   }
   difference = principles::simplify(difference);
   for (unsigned k = 0; k < p; ++k)
     for (unsigned l = 0; l < p; ++l)
-      if (!difference.mass_matrix(k, l).normal().is_zero()) return entry(k * p + l, p);
+      if (!detail::bounded_is_zero(difference.mass_matrix(k, l))) return entry(k * p + l, p);
   for (unsigned k = 0; k < p; ++k)
-    if (!difference.forcing(k, 0).normal().is_zero()) return entry(p * p + k, p);
+    if (!detail::bounded_is_zero(difference.forcing(k, 0))) return entry(p * p + k, p);
   return "";
 }
 
-void record_symbolic(Agreement& result, const std::string& difference) {
-  result.symbolic = difference.empty();
-  if (!difference.empty()) result.first_difference = difference;
+void record_symbolic(Agreement& result, const std::string& unresolved) {
+  result.symbolic = unresolved.empty();
+  result.symbolic_test = unresolved.empty() ? SymbolicTest::Zero : SymbolicTest::Inconclusive;
+  result.symbolic_unresolved = unresolved;
 }
 
 }  // namespace
 
 Agreement compare_speeds(const principles::Equations& coordinates,
                          const principles::SpeedEquations& speeds, std::size_t states,
-                         bool symbolic) {
+                         bool symbolic, double tolerance) {
   const model::Model& m = *speeds.model;
   const std::size_t p = speeds.size();
   const CompiledEquations full(coordinates);
   const CompiledSpeedForm reduced(speeds);
   Agreement result =
-      numeric(m, reduced, states,
+      numeric(m, reduced, states, tolerance, /*solves=*/true,
               [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd&,
                   const CompiledSpeedForm::State& s) {
                 Eigen::MatrixXd M;
@@ -116,7 +125,7 @@ Agreement compare_speeds(const principles::Equations& coordinates,
                 out.tail(static_cast<Eigen::Index>(p)) = W.transpose() * (f - M * gamma);
                 return out;
               });
-  if (symbolic && result.states == states) {
+  if (symbolic) {
     // WᵀMW − M̃ and Wᵀ(f − Mγ) − f̃, the coordinates' rates in f replaced by W u.
     GiNaC::exmap rates;
     for (unsigned j = 0; j < m.dof(); ++j) {
@@ -137,11 +146,11 @@ Agreement compare_speeds(const principles::Equations& coordinates,
 }
 
 Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
-                         std::size_t states, bool symbolic) {
+                         std::size_t states, bool symbolic, double tolerance) {
   const model::Model& m = *a.model;
   const std::size_t p = a.size();
   const CompiledSpeedForm ca(a), cb(b);
-  Agreement result = numeric(m, ca, states,
+  Agreement result = numeric(m, ca, states, tolerance, /*solves=*/false,
                              [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                  const CompiledSpeedForm::State&) {
                                const auto other = cb.solve(t, q, u);
@@ -153,7 +162,7 @@ Agreement compare_speeds(const principles::SpeedEquations& a, const principles::
                                out.tail(static_cast<Eigen::Index>(p)) = other.forcing;
                                return out;
                              });
-  if (symbolic && result.states == states) {
+  if (symbolic) {
     principles::SpeedEquations difference = a;
     difference.mass_matrix = a.mass_matrix.sub(b.mass_matrix);
     difference.forcing = a.forcing.sub(b.forcing);

@@ -1,6 +1,7 @@
 #include "appell/numeric/verification.hpp"
 
 #include <optional>
+#include <stdexcept>
 
 #include "appell/numeric/agreement.hpp"
 #include "appell/numeric/compiled_equations.hpp"
@@ -27,13 +28,19 @@ void record_cost(VerificationRow& row, const Formed& formed, bool symbolic) {
   row.simplify_seconds = readable.cost.simplify_seconds;
 }
 
-void record_agreement(VerificationRow& row, const Agreement& agreement,
-                      const VerifyOptions& options) {
+void record_agreement(VerificationRow& row, const Agreement& agreement) {
+  row.verdict = verdict(agreement);
   row.symbolic = agreement.symbolic;
+  row.symbolic_test = agreement.symbolic_test;
   row.max_error = agreement.max_numeric_error;
-  row.agrees =
-      (agreement.symbolic || !options.symbolic) && agreement.max_numeric_error <= options.tolerance;
-  if (!row.agrees) row.first_difference = agreement.first_difference;
+  row.bound = agreement.bound;
+  row.states = agreement.states;
+  row.ill_conditioned = agreement.ill_conditioned;
+  row.agrees = row.verdict != AgreementVerdict::Differ;
+  if (!row.agrees) {
+    row.first_difference = agreement.first_difference;
+    row.witness = agreement.witness;
+  }
 }
 
 // A model with a quaternion frame has equations in its speeds only: Kane against Gibbs–Appell.
@@ -51,8 +58,8 @@ VerificationReport verify_in_speeds(std::shared_ptr<const model::Model> model,
     VerificationRow row;
     row.method = formed == &appell ? "speeds-appell" : "speeds-kane";
     record_cost(row, *formed, options.symbolic);
-    record_agreement(row, compare_speeds(appell, *formed, options.states, options.symbolic),
-                     options);
+    record_agreement(
+        row, compare_speeds(appell, *formed, options.states, options.symbolic, options.tolerance));
     if (!row.agrees && report.first_disagreement.empty())
       report.first_disagreement =
           row.method + " differs from speeds-appell in " + row.first_difference;
@@ -65,6 +72,9 @@ VerificationReport verify_in_speeds(std::shared_ptr<const model::Model> model,
 }  // namespace
 
 VerificationReport verify(std::shared_ptr<const model::Model> model, const VerifyOptions& options) {
+  // Without a state there are no numbers: neither "agree numerically" nor "differ" could be said.
+  if (options.states == 0)
+    throw std::invalid_argument("verify needs at least 1 random state (states = 0)");
   if (!model->quaternions.empty()) return verify_in_speeds(model, options);
   VerificationReport report;
   report.model = model->name;
@@ -94,9 +104,9 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
     record_agreement(
         row,
         compiled_reference
-            ? compare_numerically(*compiled_reference, CompiledEquations(equations), options.states)
-            : compare(reference, equations, options.states, /*symbolic=*/true),
-        options);
+            ? compare_numerically(*compiled_reference, CompiledEquations(equations), options.states,
+                                  options.tolerance)
+            : compare(reference, equations, options.states, /*symbolic=*/true, options.tolerance));
     note_disagreement(row);
     report.rows.push_back(std::move(row));
   }
@@ -107,8 +117,8 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
     VerificationRow row;
     row.method = "minimal";
     record_cost(row, minimal, options.symbolic);
-    record_agreement(row, compare_minimal(reference, minimal, options.states, options.symbolic),
-                     options);
+    record_agreement(row, compare_minimal(reference, minimal, options.states, options.symbolic,
+                                          options.tolerance));
     note_disagreement(row);
     report.rows.push_back(std::move(row));
     report.has_minimal = true;
@@ -119,8 +129,8 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
       VerificationRow row;
       row.method = method == principles::Method::GibbsAppell ? "speeds-appell" : "speeds-kane";
       record_cost(row, formed, options.symbolic);
-      record_agreement(row, compare_speeds(reference, formed, options.states, options.symbolic),
-                       options);
+      record_agreement(row, compare_speeds(reference, formed, options.states, options.symbolic,
+                                           options.tolerance));
       note_disagreement(row);
       report.rows.push_back(std::move(row));
     }

@@ -406,24 +406,31 @@ std::string verification_section(const Report& report) {
                                              : ": " + escape(report.verification_note)) +
            ". <code>appell verify</code> or <code>appell report --verify full</code> adds the "
            "symbolic comparison.</p>\n";
-  Table table{{"method", "agrees", "symbolic", "max error", "differentiations", "derivative nodes",
-               "size before", "size after"},
+  Table table{{"method", "verdict", "symbolic", "max error", "bound", "differentiations",
+               "derivative nodes", "size before", "size after"},
               {}};
+  bool all_equal = true;
   for (const auto& row : v.rows) {
-    char error[32];
+    char error[32], bound[32];
     std::snprintf(error, sizeof error, "%.1e", row.max_error);
+    std::snprintf(bound, sizeof bound, "%.1e", row.bound);
     const bool symbolic = v.options.symbolic;
-    table.rows.push_back({row.method, row.agrees ? "yes" : "NO",
-                          symbolic ? (row.symbolic ? "equal" : "differ") : "not compared", error,
-                          std::to_string(row.differentiations),
+    all_equal = all_equal && row.verdict == num::AgreementVerdict::Equal;
+    table.rows.push_back({row.method, num::verdict_name(row.verdict),
+                          symbolic ? (row.symbolic ? "equal" : "inconclusive") : "not compared",
+                          error, bound, std::to_string(row.differentiations),
                           std::to_string(row.derivative_nodes), std::to_string(row.size_before),
                           symbolic ? std::to_string(row.size_after) : "-"});
   }
   out += table_html("verify-table", table);
-  if (v.all_agree)
+  if (v.all_agree && (all_equal || !v.options.symbolic))
     out += "<p class=\"agree\">All " + std::to_string(v.methods) + " methods give the same " +
            (v.options.symbolic ? "equations" : "numbers at every state") +
            (v.has_minimal ? ", and the minimal form the same motion" : "") + ".</p>\n";
+  else if (v.all_agree)
+    out +=
+        "<p class=\"agree\">No method differs: where the simplified difference did not reach "
+        "0 within its budget, the numbers agree at every state.</p>\n";
   else
     out += "<p class=\"disagree\">DISAGREEMENT: " + escape(v.first_disagreement) + "</p>\n";
   return out + "</section>\n";

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "appell/principles/equations.hpp"
 #include "appell/principles/minimal_form.hpp"
@@ -10,63 +12,144 @@
 
 namespace appell::num {
 
-/// The outcome of a comparison of two sets of equations.
-struct Agreement {
-  /// The readable differences of M, f (and A, b) are all 0; stays false when the symbolic
-  /// comparison was not asked for.
-  bool symbolic = false;
-  double max_numeric_error = 0.0;  // over the random states, relative (see compare()); inf when
-                                   // the sizes differ or no state could be drawn
-  std::size_t states = 0;          // states compared numerically
-  /// The first entry that differs symbolically ("M(1,2)", "f(2)", "A(1,3)", "b(1)"; 1-based),
-  /// else the one with the largest numeric difference when that exceeds 1e-12; empty otherwise.
-  std::string first_difference;
+/// What the symbolic comparison showed.
+enum class SymbolicTest {
+  NotRun,        // not asked for
+  Zero,          // every simplified difference is 0: the equations are proved equal
+  Inconclusive,  // some difference did not simplify to 0 within the budget (sym::ReadableBudget,
+                 // and normal() only on expressions of at most kNormalOperations operations):
+                 // that proves nothing either way, since a zero may be written in a form the
+                 // simplification does not reduce
 };
 
-/// Compares symbolically (the difference simplified by principles::simplify to zero) and
-/// numerically at `states` random states with q, q̇ in [−2, 2] and t in [0, 3] (fixed seed, so
-/// reruns agree), parameters at their defaults and inputs 0: every entry of M, f, A and b, each
-/// difference relative to max(1, the largest |entry| of `a` at that state). Equations of a
-/// different size (n or m) are reported as different (first_difference "number of coordinates
-/// or constraints"), not thrown. Throws model::ComputationError, naming the entry and the state,
+/// Differences of a symbolic comparison with more operations (sym::operation_count) than this are
+/// not put over a common denominator (GiNaC's normal(), whose cost has no bound of its own: a
+/// bicycle's minimal form spent 900 s and 5.3 GB in it); their symbolic test is Inconclusive.
+inline constexpr std::size_t kNormalOperations = 4000;
+
+/// A state where two sets of equations differ by more than the comparison allows there.
+struct AgreementWitness {
+  double t = 0.0;
+  std::vector<double> q, qd;  // the coordinates and their rates (for the minimal form and the
+                              // speeds, the rates of the state's speeds: B u + β, W u)
+  std::string entry;          // "f(2)", "ddot(x) of the minimal form", "M(1,1) in the speeds"
+  double reference = 0.0;     // the entry by the first set of equations (the reference)
+  double other = 0.0;         // by the second
+  double error = 0.0;         // |reference − other| relative to the state's scale
+  double bound = 0.0;         // the largest relative difference the state allows
+};
+
+/// The outcome of a comparison of two sets of equations.
+struct Agreement {
+  /// symbolic_test == SymbolicTest::Zero: the readable differences of M, f (and A, b) are all 0.
+  bool symbolic = false;
+  SymbolicTest symbolic_test = SymbolicTest::NotRun;
+  /// With SymbolicTest::Inconclusive, the first entry whose difference was not simplified to 0.
+  std::string symbolic_unresolved;
+  double max_numeric_error = 0.0;  // over the random states, relative (see compare()); inf when
+                                   // the sizes differ or no state could be drawn
+  /// The largest relative difference allowed at the state of max_numeric_error (so that
+  /// max_numeric_error ≤ bound when the numbers agree): the tolerance, or for a comparison that
+  /// solves (the minimal form, the speeds) max(tolerance, kRoundingFactor·κ·ε) (solve_bound()).
+  double bound = 0.0;
+  std::size_t states = 0;  // states compared numerically
+  /// Random states drawn again because a matrix to be solved there had a reciprocal condition
+  /// number below kMinReciprocalCondition.
+  std::size_t ill_conditioned = 0;
+  /// Where the numbers differ beyond the bound: the witness's entry, or "number of coordinates or
+  /// constraints", or "no state where both forms are regular"; empty when they agree.
+  std::string first_difference;
+  /// The state where the difference exceeds its bound the most; none when the numbers agree.
+  std::optional<AgreementWitness> witness;
+};
+
+/// A comparison's verdict (num::verdict()); num::Verdict is a claim's (claim_check.hpp).
+enum class AgreementVerdict {
+  Equal,             // proved symbolically (the simplified difference is 0), and the numbers agree
+  AgreeNumerically,  // the numbers agree at every state; the symbolic test was inconclusive or
+                     // not run
+  Differ,            // the numbers differ beyond the bound (a witness), or the sizes differ, or
+                     // no state could be compared and the symbolic test did not prove equality
+};
+
+/// "equal", "agree numerically" or "differ".
+std::string verdict_name(AgreementVerdict verdict);
+
+/// The verdict of `agreement`: Differ with a witness; else Equal when the symbolic test is Zero;
+/// else Differ when first_difference is set (different sizes, no state compared); else
+/// AgreeNumerically. A symbolic test that is not Zero never makes a Differ on its own.
+AgreementVerdict verdict(const Agreement& agreement);
+
+/// Random states of a comparison that solves a linear system are drawn again when a matrix to be
+/// solved (equilibrated by its diagonal) has a reciprocal condition number σ_min/σ_max below this:
+/// near a singular M (a rolling disk's reduced M at cos θ → 0) the solution carries κ·ε of
+/// rounding, and would look different. After 10·states draws every regular state is compared,
+/// held to its own bound, so that a model ill-conditioned everywhere still gets numbers.
+inline constexpr double kMinReciprocalCondition = 1e-10;
+/// How many times κ·ε of rounding a solve-based comparison allows (the solves, and the entries'
+/// own rounding, each contribute a few ε·κ).
+inline constexpr double kRoundingFactor = 1e3;
+
+/// The largest relative difference allowed at a state whose solved matrices have condition number
+/// `condition`: max(tolerance, kRoundingFactor · condition · ε).
+double solve_bound(double tolerance, double condition);
+
+/// The default `tolerance` of the comparisons: the largest relative difference that agrees at a
+/// well-conditioned state.
+inline constexpr double kDefaultTolerance = 1e-12;
+
+/// Compares symbolically (the difference simplified by principles::simplify, within its budget,
+/// to zero) and numerically at `states` random states with q, q̇ in [−2, 2] and t in [0, 3]
+/// (fixed seed, so reruns agree), parameters at their defaults and inputs 0: every entry of M, f,
+/// A and b, each difference relative to max(1, the largest |entry| of `a` at that state), allowed
+/// up to `tolerance` (nothing is solved, so conditioning does not enter). Equations of a different
+/// size (n or m) are reported as different (first_difference "number of coordinates or
+/// constraints"), not thrown. Throws model::ComputationError, naming the entry and the state,
 /// when an entry is not a finite number at a random state (an overflow or a pole: no verdict is
 /// possible), and what CompiledEquations throws.
 Agreement compare(const principles::Equations& a, const principles::Equations& b,
-                  std::size_t states = 20, bool symbolic = true);
+                  std::size_t states = 20, bool symbolic = true,
+                  double tolerance = kDefaultTolerance);
 
 class CompiledEquations;
 
 /// The numeric half of compare() on equations already compiled: a reference compiled once and
 /// compared with several others (num::verify without the symbolic comparison) compiles each set
-/// of equations once. `symbolic` stays false; first_difference names the entry with the largest
-/// difference when it exceeds 1e-12. Throws as compare() for an entry that is not finite.
+/// of equations once. The symbolic test is NotRun. Throws as compare() for an entry that is not
+/// finite.
 Agreement compare_numerically(const CompiledEquations& a, const CompiledEquations& b,
-                              std::size_t states = 20);
+                              std::size_t states = 20, double tolerance = kDefaultTolerance);
 
 /// Whether the minimal form gives the motion of the multiplier form (`multipliers`, of the same
 /// model): symbolically, M̃ = BᵀMB and f̃ = Bᵀ(f − Mγ) with the dependent speeds of f replaced
 /// (the projection of M q̈ = f + Aᵀλ on the null space of A, which B spans); numerically, q̈ =
 /// B u̇ + γ against the multiplier form's q̈ at `states` random states (q, u in [−2, 2], t in
-/// [0, 3]; the dependent speeds from the constraints), relative to max(1, max |q̈|). A state where
-/// either form is singular is drawn again, up to 20·states draws in all (then first_difference
-/// is "no state where both forms are regular").
+/// [0, 3]; the dependent speeds from the constraints), relative to max(1, max |q̈|), allowed up to
+/// solve_bound(tolerance, κ) with κ the larger condition number of M̃ and M there (each
+/// equilibrated by its diagonal). A state where either form is singular, or (within the first
+/// 10·states draws) κ > 1/kMinReciprocalCondition, is drawn again, up to 20·states draws in all
+/// (when none could be compared, first_difference is "no state where both forms are regular").
 Agreement compare_minimal(const principles::Equations& multipliers,
                           const principles::MinimalEquations& minimal, std::size_t states = 20,
-                          bool symbolic = true);
+                          bool symbolic = true, double tolerance = kDefaultTolerance);
 
 /// Whether the equations in a model's speeds are those in its coordinates projected (a model
 /// with declared speeds and no quaternion): symbolically, M̃ = WᵀMW and f̃ = Wᵀ(f − Mγ) with
 /// q̇ = W u in f; numerically the same at `states` random states (q, u in [−2, 2], t in [0, 3]),
-/// every entry relative to max(1, the largest |entry| of M̃ and f̃ there). A state where either
-/// form is singular or not finite is drawn again, up to 20·states draws ("no state where both
-/// forms are regular"). first_difference names "M(k,l) in the speeds" or "f(k) in the speeds".
+/// every entry relative to max(1, the largest |entry| of M̃ and f̃ there), allowed up to
+/// solve_bound(tolerance, κ(M̃)) (γ comes from u̇ = M̃⁻¹ f̃). A state where either form is singular
+/// or not finite, or (as for compare_minimal) ill-conditioned, is drawn again, up to 20·states
+/// draws ("no state where both forms are regular" when none could be compared). first_difference
+/// names "M(k,l) in the speeds" or "f(k) in the speeds".
 Agreement compare_speeds(const principles::Equations& coordinates,
                          const principles::SpeedEquations& speeds, std::size_t states = 20,
-                         bool symbolic = true);
+                         bool symbolic = true, double tolerance = kDefaultTolerance);
 
 /// Whether two sets of equations in the same model's speeds (Gibbs–Appell and Kane) are equal:
-/// the differences of M̃ and f̃ simplified to zero, and at random states as above.
+/// the differences of M̃ and f̃ simplified to zero, and entry by entry at random states as above
+/// (allowed up to `tolerance`: nothing of theirs is solved to compare them).
 Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
-                         std::size_t states = 20, bool symbolic = true);
+                         std::size_t states = 20, bool symbolic = true,
+                         double tolerance = kDefaultTolerance);
 
 }  // namespace appell::num
