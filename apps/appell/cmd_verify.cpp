@@ -120,7 +120,7 @@ int run_verify(const VerifyOptions& o) {
     std::cout << " (proved symbolically, and at every random state).\n";
   } else {
     std::cout << "\nNo row differs: " << equal << " equal (the simplified difference is 0), "
-              << numerically << " agree numerically (at every random state, within the bound; "
+              << numerically << " agree numerically\n(at every random state, within the bound; "
               << (options.symbolic ? "the symbolic test was inconclusive within its budget"
                                    : "the symbolic test was not run")
               << ").\n";

@@ -272,6 +272,7 @@ double time_evaluate(Compiled& c, const py::handle& q, const py::handle& qd, dou
 }
 
 py::list verify(const Model& target, std::size_t states, double tolerance, bool symbolic) {
+  if (states == 0) value_error("states", "must be at least 1: without a state there is no verdict");
   num::VerifyOptions options;
   options.states = states;
   options.tolerance = tolerance;
