@@ -1,5 +1,5 @@
-// What makes a rigid body's inertia physical, shared by the builder (at the parameters' defaults)
-// and by model::bind (at the values a user gives): one rule, one message.
+// What makes a rigid body's inertia physical, shared by the builder (at the parameters' defaults),
+// by model::bind (at the values a user gives) and by the URDF reader: one rule, one message.
 #pragma once
 
 #include <Eigen/Core>
@@ -8,10 +8,28 @@
 
 namespace appell::model::detail {
 
-/// Why `inertia` (about the centre of mass, symmetric) cannot be a rigid body's, or nothing when
-/// it can: its principal moments must not be negative and must satisfy the triangle inequality
-/// (I1 <= I2 + I3, ...: a body's mass lies at real distances from the axes), within a relative
-/// tolerance of 1e-9.
-std::optional<std::string> inertia_defect(const Eigen::Matrix3d& inertia);
+/// What is wrong with an inertia, the worst first.
+enum class InertiaFault { None, NotSemidefinite, Triangle };
+
+/// The fault of `inertia` (about the centre of mass, symmetric): a principal moment below zero, or
+/// one above the sum of the other two (the triangle inequality: a body's mass lies at real
+/// distances from the axes), both within 1e-9 of the largest moment, so that the rounding of a
+/// tiny inertia's entries (a URDF's 1e-6 dummy) is no fault.
+InertiaFault inertia_fault(const Eigen::Matrix3d& inertia);
+
+/// Whether only the moment about body axis k (0, 1, 2) can enter the dynamics of a body whose
+/// angular velocity stays along that axis: the products of inertia coupling k to the other axes
+/// are zero (within the same tolerance), so I ω stays along k too.
+bool decoupled_axis(const Eigen::Matrix3d& inertia, int k);
+
+/// Why `inertia` cannot be a rigid body's, or nothing when it can, with the fix in the message.
+/// `planar_axis` (Body::planar_axis) relaxes the triangle inequality for a body whose angular
+/// velocity stays along that axis (3: a body that never turns), when that axis is decoupled; a
+/// negative moment is refused always.
+std::optional<std::string> inertia_defect(const Eigen::Matrix3d& inertia,
+                                          std::optional<int> planar_axis = std::nullopt);
+
+/// The principal moments, ascending, as text ("a, b, c").
+std::string principal_moments(const Eigen::Matrix3d& inertia);
 
 }  // namespace appell::model::detail

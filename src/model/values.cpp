@@ -229,7 +229,8 @@ void check_mass_properties(const Model& model, const GiNaC::exmap& numbers,
           tensor(i, j) = *v;
       }
     if (!known) continue;
-    if (const auto defect = detail::inertia_defect(tensor)) fail(uses, *defect, b.name);
+    if (const auto defect = detail::inertia_defect(tensor, b.planar_axis))
+      fail(uses, *defect, b.name);
   }
 }
 

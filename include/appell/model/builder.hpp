@@ -480,7 +480,8 @@ class ModelBuilder {
   void check_numbers(const GiNaC::ex& e, const SourceLocation& where) const;
   GiNaC::matrix inertia(const Inertia& in, const GiNaC::ex& mass, const std::string& item) const;
   void check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
-                     const std::string& body, const std::string& item) const;
+                     const std::string& body, const std::string& item);
+  void check_planar_bodies();
   const std::vector<Frame>& ordered_frames();
   std::string frame_name(const Name& name, const std::string& item);
   std::string next_load_item() const;
@@ -517,6 +518,14 @@ class ModelBuilder {
   std::optional<SourceLocation> speeds_where_;
   std::set<std::string> flexible_names_, constraint_names_, load_names_;
   bool built_ = false;
+  // Bodies whose inertia breaks only the triangle inequality (a planar [0, 0, Izz]): accepted at
+  // build() if their frame's angular velocity stays along one decoupled axis.
+  struct PlanarCandidate {
+    std::size_t body;
+    SourceLocation where;
+    std::string item;
+  };
+  std::vector<PlanarCandidate> planar_candidates_;
 };
 
 }  // namespace appell::model
