@@ -5,6 +5,7 @@
 #include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <string_view>
 #include <utility>
 
+#include "../model/inertia_check.hpp"
 #include "appell/io/model_file.hpp"
 #include "appell/model/builder.hpp"
 #include "appell/model/expression_parser.hpp"
@@ -154,6 +156,7 @@ class UrdfReader {
     out.name = Names::sanitized(urdf_->getName().empty() ? "robot" : urdf_->getName(), "robot_");
     out.description = "URDF robot " + urdf_->getName() + " (" + source_ + ")";
     walk_tree();
+    plan_lumping(out);
     name_items();
     for (const auto& link : order_) translate_link(out, link);
     for (int k = 0; k < 3; ++k)
@@ -443,6 +446,113 @@ class UrdfReader {
 
   static bool moves(const urdf::Joint& joint) { return joint.type != urdf::Joint::FIXED; }
 
+  // -- dummy links: lumped into the link they are fixed to ----------------------------------
+
+  static Eigen::Matrix3d tensor_of(const urdf::Inertial& in) {
+    Eigen::Matrix3d tensor;
+    tensor << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    return tensor;
+  }
+
+  static Eigen::Isometry3d transform(const urdf::Pose& pose) {
+    Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
+    t.linear() =
+        Eigen::Quaterniond(pose.rotation.w, pose.rotation.x, pose.rotation.y, pose.rotation.z)
+            .normalized()
+            .toRotationMatrix();
+    t.translation() = Eigen::Vector3d(pose.position.x, pose.position.y, pose.position.z);
+    return t;
+  }
+
+  /// A mass in a link's frame: its centre and its inertia about it, in the link's axes.
+  struct Lumped {
+    double mass = 0;
+    Eigen::Vector3d com = Eigen::Vector3d::Zero();
+    Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();
+  };
+
+  static Lumped lumped(const urdf::Inertial& in, const Eigen::Isometry3d& link_in_target) {
+    const Eigen::Isometry3d t = link_in_target * transform(in.origin);
+    return {in.mass, t.translation(), t.linear() * tensor_of(in) * t.linear().transpose()};
+  }
+
+  /// Whether a link's inertial is a real rigid body's: a positive mass, a physical inertia.
+  static bool physical(const urdf::Inertial& in) {
+    return in.mass > 0.0 && std::isfinite(in.mass) && tensor_of(in).allFinite() &&
+           model::detail::inertia_fault(tensor_of(in)) == model::detail::InertiaFault::None;
+  }
+
+  /// Robot descriptions carry dummy links (ANYmal's, all six inertia entries 1e-6; a zero mass
+  /// with an inertia) whose inertia no rigid body has. Fixed to a link with a physical body,
+  /// directly or through other fixed joints, they move with it, so their mass is added to its
+  /// body (as Pinocchio and RBDL merge fixed joints) and the translation says so; anywhere else
+  /// the builder decides (a dummy that never turns is accepted). A negative mass or a moment
+  /// clearly below zero is refused as written.
+  void plan_lumping(UrdfModel& out) {
+    for (const auto& link_name : order_) {
+      const urdf::Link& link = *urdf_->getLink(link_name);
+      if (!has_mass(link) || physical(*link.inertial)) continue;
+      const urdf::Inertial& in = *link.inertial;
+      const Eigen::Matrix3d tensor = tensor_of(in);
+      if (!(in.mass >= 0.0) || !std::isfinite(in.mass) || !tensor.allFinite() ||
+          model::detail::inertia_fault(tensor) == model::detail::InertiaFault::NotSemidefinite)
+        continue;                                              // refused by translate_inertial
+      Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();  // link_name in `target`
+      std::string target = link_name;
+      bool found = false;
+      while (const urdf::Joint* joint = parent_joint(target)) {
+        if (moves(*joint)) break;
+        pose = transform(joint->parent_to_joint_origin_transform) * pose;
+        target = parent_link_.at(target);
+        const urdf::Link& parent = *urdf_->getLink(target);
+        if (has_mass(parent) && physical(*parent.inertial) && !lumped_into_.count(target)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue;
+      lumped_into_[link_name] = target;
+      lumped_[target].push_back(lumped(in, pose));
+      std::ostringstream mass;
+      mass << in.mass;
+      out.warnings.push_back(source_ + ": link '" + link_name + "' (mass " + mass.str() +
+                             ", principal moments " + model::detail::principal_moments(tensor) +
+                             ": no rigid body's) is fixed to link '" + target +
+                             "': its mass is added to that link's body");
+    }
+  }
+
+  /// `in` with the masses lumped into its link added: centre of mass and inertia in the link's
+  /// axes (the inertial's own rotation applied).
+  urdf::Inertial with_lumped(const urdf::Inertial& in, const std::vector<Lumped>& extra) const {
+    std::vector<Lumped> parts{lumped(in, Eigen::Isometry3d::Identity())};
+    parts.insert(parts.end(), extra.begin(), extra.end());
+    double mass = 0;
+    Eigen::Vector3d com = Eigen::Vector3d::Zero();
+    for (const auto& p : parts) {
+      mass += p.mass;
+      com += p.mass * p.com;
+    }
+    com /= mass;
+    Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();
+    for (const auto& p : parts) {
+      const Eigen::Vector3d d = p.com - com;  // parallel axes
+      inertia +=
+          p.inertia + p.mass * (d.squaredNorm() * Eigen::Matrix3d::Identity() - d * d.transpose());
+    }
+    urdf::Inertial result = in;
+    result.mass = mass;
+    result.origin.position = urdf::Vector3(com.x(), com.y(), com.z());
+    result.origin.rotation = urdf::Rotation(0, 0, 0, 1);
+    result.ixx = inertia(0, 0);
+    result.iyy = inertia(1, 1);
+    result.izz = inertia(2, 2);
+    result.ixy = inertia(0, 1);
+    result.iyz = inertia(1, 2);
+    result.ixz = inertia(0, 2);
+    return result;
+  }
+
   /// A link with <inertial>, unless its mass and inertia are all zero: robot descriptions mark
   /// frames without mass (a tool flange, a sensor) so, and every URDF tool reads them as
   /// massless. Any other zero or negative mass is an error (translate_inertial).
@@ -471,7 +581,8 @@ class UrdfReader {
     for (const auto& link : order_)
       if (link != root_) frame_[link] = names_.unique(link, "l_", "_link");
     for (const auto& link : order_)
-      if (has_mass(*urdf_->getLink(link))) body_[link] = names_.unique(link + "_body", "l_", "");
+      if (has_mass(*urdf_->getLink(link)) && !lumped_into_.count(link))
+        body_[link] = names_.unique(link + "_body", "l_", "");
   }
 
   // -- values of the elements, from urdfdom; rotations as written (urdfdom keeps quaternions) ---
@@ -539,7 +650,8 @@ class UrdfReader {
     if (const urdf::Joint* joint = parent_joint(link_name)) translate_joint(out, *joint, link_name);
     if (link_name == root_ && options_.floating_base) translate_floating_base(out, link_element);
     const std::string frame = frame_.at(link_name);
-    if (has_mass(link)) translate_inertial(out, link, link_element, frame);
+    if (has_mass(link) && !lumped_into_.count(link_name))
+      translate_inertial(out, link, link_element, frame);
     const TiXmlElement* visual = link_element->FirstChildElement("visual");
     for (const auto& v : link.visual_array) {
       if (v && v->geometry) translate_visual(out, *v, visual, link_name, frame);
@@ -644,18 +756,24 @@ class UrdfReader {
 
   void translate_inertial(UrdfModel& out, const urdf::Link& link, const TiXmlElement* link_element,
                           const std::string& frame) {
-    const urdf::Inertial& in = *link.inertial;
+    const auto extra = lumped_.find(link.name);
+    const bool merged = extra != lumped_.end();
+    const urdf::Inertial in = merged ? with_lumped(*link.inertial, extra->second) : *link.inertial;
     const TiXmlElement* inertial = link_element->FirstChildElement("inertial");
     const TiXmlElement* mass = inertial ? inertial->FirstChildElement("mass") : nullptr;
     const TiXmlElement* inertia = inertial ? inertial->FirstChildElement("inertia") : nullptr;
     const UrdfOrigin from{"", link.name, at(inertial ? inertial : link_element)};
     if (!(in.mass > 0.0) || !std::isfinite(in.mass))
-      fail(at(mass ? mass : inertial), "mass must be positive (" + number_text(in.mass) + ")",
+      fail(at(mass ? mass : inertial),
+           "mass must be positive (" + number_text(in.mass) +
+               "): a link without mass has no <inertial> (or one of all zeros), and a dummy "
+               "link is read when fixed to a link with a mass",
            link.name);
     check_inertia(in, at(inertia ? inertia : inertial), link.name);
 
-    const auto angles =
-        rpy(inertial ? inertial->FirstChildElement("origin") : nullptr, in.origin.rotation);
+    const auto angles = merged ? std::array<double, 3>{0, 0, 0}
+                               : rpy(inertial ? inertial->FirstChildElement("origin") : nullptr,
+                                     in.origin.rotation);
     const std::array<double, 3> com{in.origin.position.x, in.origin.position.y,
                                     in.origin.position.z};
     const std::array<double, 6> entries{in.ixx, in.iyy, in.izz, in.ixy, in.iyz, in.ixz};
@@ -700,28 +818,16 @@ class UrdfReader {
     out.bodies.push_back(body);
   }
 
-  /// Positive definite, and the principal moments satisfy the triangle inequality (with the
-  /// builder's tolerance).
+  /// Finite and positive semi-definite (the shared rule and tolerance,
+  /// model::detail::inertia_fault); the triangle inequality is the builder's to decide, which
+  /// accepts an inertia that breaks it on a link that never turns (a dummy fixed to the world)
+  /// or turns about its largest moment's axis alone (a planar [0, 0, Izz]).
   void check_inertia(const urdf::Inertial& in, const SourceLocation& where,
                      const std::string& link) const {
-    Eigen::Matrix3d tensor;
-    tensor << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    const Eigen::Matrix3d tensor = tensor_of(in);
     if (!tensor.allFinite()) fail(where, "inertia is not finite", link);
-    const Eigen::Vector3d moments =
-        Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(tensor, Eigen::EigenvaluesOnly)
-            .eigenvalues();
-    std::ostringstream principal;
-    principal << moments[0] << ", " << moments[1] << ", " << moments[2];
-    if (!(moments[0] > 0.0))
-      fail(where, "inertia is not positive definite (principal moments " + principal.str() + ")",
-           link);
-    const double scale = std::max({std::abs(in.ixx), std::abs(in.iyy), std::abs(in.izz), 1e-300});
-    if (moments[2] > moments[0] + moments[1] + 1e-9 * scale)
-      fail(where,
-           "inertia breaks the triangle inequality: the largest principal moment exceeds the sum "
-           "of the other two (principal moments " +
-               principal.str() + ")",
-           link);
+    if (model::detail::inertia_fault(tensor) == model::detail::InertiaFault::NotSemidefinite)
+      fail(where, *model::detail::inertia_defect(tensor), link);
   }
 
   void translate_visual(UrdfModel& out, const urdf::Visual& v, const TiXmlElement* element,
@@ -787,6 +893,8 @@ class UrdfReader {
   std::vector<std::string> order_;  // links, depth first
   Names names_;
   std::map<std::string, std::string> coordinate_, frame_, body_;  // URDF name -> appell name
+  std::map<std::string, std::string> lumped_into_;     // dummy link -> the link it is lumped into
+  std::map<std::string, std::vector<Lumped>> lumped_;  // link -> the dummies' masses, its frame
   std::vector<UrdfModel::Parameter> parameters_;
 };
 

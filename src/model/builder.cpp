@@ -833,24 +833,25 @@ void ModelBuilder::check_planar_bodies() {
       b.planar_axis = 3;  // never turns: no moment enters
       continue;
     }
-    for (int k = 0; k < 3 && !b.planar_axis; ++k) {
-      bool along = true;
-      for (int j = 0; j < 3; ++j)
-        if (j != k && !zero[static_cast<std::size_t>(j)]) along = false;
-      if (along && detail::decoupled_axis(tensor, k)) b.planar_axis = k;
-    }
-    if (b.planar_axis) continue;
-    // The axis of the largest moment is the planar one meant; say what turns the body off it.
+    // The planar axis is the one of the largest moment (the moment the triangle inequality
+    // cannot hold): turning about another, the body would move on its idealised, missing moments.
     int k = 0;
     for (int i = 1; i < 3; ++i)
       if (tensor(i, i) > tensor(k, k)) k = i;
+    bool along = true;
+    for (int j = 0; j < 3; ++j)
+      if (j != k && !zero[static_cast<std::size_t>(j)]) along = false;
+    if (along && detail::decoupled_axis(tensor, k)) {
+      b.planar_axis = k;
+      continue;
+    }
     std::string why;
     for (int j = 0; j < 3; ++j)
       if (j != k && !zero[static_cast<std::size_t>(j)]) {
         std::ostringstream component;
         component << w[static_cast<std::size_t>(j)];
-        why = "the angular velocity of frame " + b.frame + " has a " + kAxis[j] +
-              " component that is not zero (" + component.str() + ")";
+        why = "frame " + b.frame + "'s angular velocity has the " + kAxis[j] + " component " +
+              component.str() + ", not zero";
         break;
       }
     if (why.empty())
