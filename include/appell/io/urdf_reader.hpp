@@ -136,9 +136,11 @@ struct UrdfModel {
 /// formed, a document that is not a <robot>, a link or joint without a name or named twice, a
 /// joint naming a link that does not exist, a link that is the child of two joints, two root
 /// links, a cycle, an unknown joint type, a `floating` or `planar` joint (a fixed base and
-/// one-coordinate joints only), a zero <axis>, a non-positive mass, an inertia that is not
-/// positive definite or breaks the triangle inequality, and whatever else urdfdom rejects (its
-/// message, located at the element it names when it names one).
+/// one-coordinate joints only), a zero <axis>, a non-positive mass, an inertia with a negative
+/// moment, and whatever else urdfdom rejects (its message, located at the element it names when
+/// it names one). A dummy link (a zero mass, or an inertia no rigid body has) fixed to a link
+/// with a physical body is lumped into that body, with a warning; build_model applies the
+/// model's inertia rules (planar inertias) to the rest.
 UrdfModel translate_urdf(const std::string& xml, const std::string& source_name,
                          const UrdfOptions& options = {});
 

@@ -149,7 +149,10 @@ class Inertia {
   Inertia() = default;
   /// A symmetric 3×3 matrix by rows (kg·m²). The builder checks that it is symmetric and, at the
   /// parameters' defaults, positive semi-definite with principal moments that satisfy the
-  /// triangle inequality (I1 ≤ I2 + I3); every form below is checked the same way.
+  /// triangle inequality (I1 ≤ I2 + I3), within 1e-9 of the largest moment; every form below is
+  /// checked the same way. A planar inertia ([0, 0, Izz]) that breaks the triangle inequality is
+  /// accepted by build() when its frame turns about the axis of its largest moment alone
+  /// (Body::planar_axis), and refused there otherwise.
   static Inertia matrix(const std::array<Expr3, 3>& rows);
   /// The tensor's entries [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] (Ixy = −∫xy dm, the tensor's own entry).
   static Inertia entries(const Expr& ixx, const Expr& iyy, const Expr& izz, const Expr& ixy = 0,
