@@ -57,8 +57,6 @@ TEST(PlanarInertias, APlanarDoublePendulumEqualsOneWithPhysicalInertias) {
   const auto planar = io::parse_model(double_pendulum("[0, 0, I]"), "planar.yaml");
   const auto physical = io::parse_model(double_pendulum("[I/2, I/2, I]"), "physical.yaml");
   ASSERT_EQ(planar->bodies.size(), 2u);
-  EXPECT_EQ(planar->bodies[1].planar_axis, std::optional<int>(2));
-  EXPECT_FALSE(physical->bodies[1].planar_axis.has_value());  // physical: no exemption needed
   // The extra moments never enter (ω stays along z): the same M and f at random states, by two
   // principles.
   for (const auto method : {principles::Method::Lagrange, principles::Method::GibbsAppell}) {
@@ -121,8 +119,7 @@ TEST(PlanarInertias, RoundingOfATinyInertiaIsNoFault) {
       dummy +
       "}\n"
       "  cart: {frame: slide, mass: 1, inertia: [1, 1, 1]}\n";
-  const auto model = io::parse_model(fixed, "d.yaml");
-  EXPECT_EQ(model->bodies[0].planar_axis, std::optional<int>(3));
+  EXPECT_NO_THROW(io::parse_model(fixed, "d.yaml"));
   const auto turning = error_of(double_pendulum(dummy, "rot_x"));
   EXPECT_TRUE(contains(turning.what(), "triangle inequality")) << turning.what();
 }

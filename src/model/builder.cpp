@@ -11,7 +11,6 @@
 #include <variant>
 
 #include "appell/sym/dag.hpp"
-#include "appell/sym/differentiator.hpp"
 #include "inertia_check.hpp"
 
 namespace appell::model {
@@ -665,8 +664,9 @@ ModelBuilder& ModelBuilder::body(const Name& name, const BodySpec& spec) {
   b.com = vector3(spec.com, Dependence::Positions, item + ".com");
   b.inertia = inertia(spec.inertia, b.mass, item + ".inertia");
   body_index_[name.text] = model_->bodies.size();
-  check_inertia(b.inertia, spec.inertia.origin().where, name.text, item + ".inertia");
   model_->bodies.push_back(std::move(b));
+  check_inertia(model_->bodies.back().inertia, spec.inertia.origin().where, name.text,
+                item + ".inertia");
   return *this;
 }
 
@@ -745,10 +745,10 @@ GiNaC::matrix ModelBuilder::inertia(const Inertia& in, const ex& mass,
 // A rigid body's inertia about its centre of mass has principal moments that are not negative
 // and satisfy the triangle inequality (I1 <= I2 + I3, ...: a body's mass lies at real distances
 // from the axes). Checked at the parameters' defaults, where the numbers are known. One that
-// breaks only the triangle inequality may be a planar body's ([0, 0, Izz]): decided at build(),
-// when every frame is known (check_planar_bodies).
+// breaks only the triangle inequality may be a planar body's ([0, 0, Izz]): decided
+// by the body's motion (detail::planar_defect): its frame, and every frame above it, is known.
 void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
-                                 const std::string& body, const std::string& item) {
+                                 const std::string& body, const std::string& item) const {
   // Numbers and parameters only (Dependence::Parameters), so every entry has a value at the
   // defaults; one that is not a finite real (sqrt(-1), 1e200^2) is no inertia at all.
   Eigen::Matrix3d tensor;
@@ -757,115 +757,11 @@ void ModelBuilder::check_inertia(const GiNaC::matrix& inertia, const SourceLocat
     if (!entry) fail(where, item, "inertia is not a real number", body);
     tensor(static_cast<int>(k / 3), static_cast<int>(k % 3)) = *entry;
   }
-  if (detail::inertia_fault(tensor) == detail::InertiaFault::Triangle) {
-    planar_candidates_.push_back({body_index_.at(body), where, item});
-    return;
-  }
-  if (const auto defect = detail::inertia_defect(tensor)) fail(where, item, *defect, body);
-}
-
-namespace {
-
-// Whether e is 0 for every state: expanded, then with sin² = 1 − cos², then normalised. A zero
-// this cannot show is taken as not zero (the body is then refused with the expression printed).
-bool vanishes(const GiNaC::ex& e) {
-  const GiNaC::ex expanded = e.expand();
-  if (expanded.is_zero()) return true;
-  const GiNaC::ex x = GiNaC::wild(0);
-  const GiNaC::ex trig = expanded
-                             .subs(GiNaC::pow(GiNaC::sin(x), 2) == 1 - GiNaC::pow(GiNaC::cos(x), 2),
-                                   GiNaC::subs_options::algebraic)
-                             .expand();
-  return trig.is_zero() || GiNaC::normal(trig).is_zero();
-}
-
-}  // namespace
-
-// A planar body's inertia ([0, 0, Izz], every textbook planar problem) breaks the triangle
-// inequality, yet only Izz enters when the body turns about z alone: ω·Iω = Izz ω_z² and ω × Iω
-// = 0. So the inertia is accepted when its frame's angular velocity, in the frame's axes, has
-// zero components off one axis k for every q and q̇ (shown symbolically), and no product of
-// inertia couples k to the others; otherwise refused, naming the component that is not zero.
-void ModelBuilder::check_planar_bodies() {
-  if (planar_candidates_.empty()) return;
-  // ω of every frame in its own axes, parents first: through each factor R of a rotation,
-  // ω ← Rᵀ ω + ω_factor (a·θ̇ for an axis a, vee(Rᵀ Ṙ) for a matrix).
-  sym::Differentiator d(model_->time_functions);
-  std::map<std::string, Vector3> omega{{"world", Vector3{0, 0, 0}}};
-  for (const Frame& f : ordered_frames()) {
-    Vector3 w = omega.at(f.parent);
-    for (const RotationFactor& factor : f.rotation) {
-      GiNaC::matrix r(3, 3);
-      Vector3 own;
-      if (factor.kind == RotationFactor::Kind::Axis) {
-        // R = cos a·E + sin a·[u]× + (1 − cos a)·u uᵀ
-        const GiNaC::ex c = GiNaC::cos(factor.angle), s = GiNaC::sin(factor.angle);
-        const auto& u = factor.axis;
-        const GiNaC::matrix cross(3, 3, GiNaC::lst{0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0});
-        for (unsigned i = 0; i < 3; ++i)
-          for (unsigned j = 0; j < 3; ++j)
-            r(i, j) = (i == j ? c : GiNaC::ex(0)) + s * cross(i, j) + (1 - c) * u[i] * u[j];
-        const GiNaC::ex rate = d.time_derivative(factor.angle);
-        for (unsigned i = 0; i < 3; ++i) own[i] = u[i] * rate;
-      } else {
-        r = factor.matrix;
-        const GiNaC::matrix spin = r.transpose().mul(d.time_derivative(r));
-        own = {spin(2, 1), spin(0, 2), spin(1, 0)};
-      }
-      Vector3 next;
-      for (unsigned i = 0; i < 3; ++i)
-        next[i] = r(0, i) * w[0] + r(1, i) * w[1] + r(2, i) * w[2] + own[i];
-      w = next;
-    }
-    omega[f.name] = w;
-  }
-  static const char* const kAxis[] = {"x", "y", "z"};
-  for (const auto& candidate : planar_candidates_) {
-    Body& b = model_->bodies[candidate.body];
-    Eigen::Matrix3d tensor;
-    for (unsigned k = 0; k < 9; ++k)
-      tensor(static_cast<int>(k / 3), static_cast<int>(k % 3)) =
-          at_defaults(b.inertia(k / 3, k % 3)).value_or(0.0);
-    const Vector3& w = omega.at(b.frame);
-    std::array<bool, 3> zero{};
-    for (unsigned i = 0; i < 3; ++i) zero[i] = vanishes(w[i]);
-    if (zero[0] && zero[1] && zero[2]) {
-      b.planar_axis = 3;  // never turns: no moment enters
-      continue;
-    }
-    // The planar axis is the one of the largest moment (the moment the triangle inequality
-    // cannot hold): turning about another, the body would move on its idealised, missing moments.
-    int k = 0;
-    for (int i = 1; i < 3; ++i)
-      if (tensor(i, i) > tensor(k, k)) k = i;
-    bool along = true;
-    for (int j = 0; j < 3; ++j)
-      if (j != k && !zero[static_cast<std::size_t>(j)]) along = false;
-    if (along && detail::decoupled_axis(tensor, k)) {
-      b.planar_axis = k;
-      continue;
-    }
-    std::string why;
-    for (int j = 0; j < 3; ++j)
-      if (j != k && !zero[static_cast<std::size_t>(j)]) {
-        std::ostringstream component;
-        component << w[static_cast<std::size_t>(j)];
-        why = "frame " + b.frame + "'s angular velocity has the " + kAxis[j] + " component " +
-              component.str() + ", not zero";
-        break;
-      }
-    if (why.empty())
-      why = std::string("its products of inertia couple ") + kAxis[k] + " to the other axes";
-    fail(candidate.where, candidate.item,
-         "inertia breaks the triangle inequality (principal moments " +
-             detail::principal_moments(tensor) +
-             "): a planar inertia is accepted only while the "
-             "body turns about its " +
-             kAxis[k] + " axis alone, but " + why +
-             "; a body moving in 3-D needs a physical inertia (each principal moment at most the "
-             "sum of the other two: a thin plate in the x-y plane has [Izz/2, Izz/2, Izz])",
-         b.name);
-  }
+  const std::string& frame = model_->bodies.at(body_index_.at(body)).frame;
+  if (const auto defect = detail::inertia_fault(tensor) == detail::InertiaFault::Triangle
+                              ? detail::planar_defect(*model_, frame, tensor)
+                              : detail::inertia_defect(tensor))
+    fail(where, item, *defect, body);
 }
 
 ModelBuilder& ModelBuilder::particle(const Name& name, const ParticleSpec& spec) {
@@ -1541,7 +1437,6 @@ std::shared_ptr<const Model> ModelBuilder::build() {
   check_usable();
   ordered_frames();
   assemble_speeds();
-  check_planar_bodies();
   // A model whose only moving parts are flexible bodies on prescribed frames needs no
   // coordinate; any other model does.
   if (model_->coordinates.empty() && model_->flexible.empty())

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "appell/model/model.hpp"
+
 namespace appell::model::detail {
 
 /// What is wrong with an inertia, the worst first.
@@ -23,11 +25,17 @@ InertiaFault inertia_fault(const Eigen::Matrix3d& inertia);
 bool decoupled_axis(const Eigen::Matrix3d& inertia, int k);
 
 /// Why `inertia` cannot be a rigid body's, or nothing when it can, with the fix in the message.
-/// `planar_axis` (Body::planar_axis) relaxes the triangle inequality for a body whose angular
-/// velocity stays along that axis (3: a body that never turns), when that axis is decoupled; a
-/// negative moment is refused always.
-std::optional<std::string> inertia_defect(const Eigen::Matrix3d& inertia,
-                                          std::optional<int> planar_axis = std::nullopt);
+std::optional<std::string> inertia_defect(const Eigen::Matrix3d& inertia);
+
+/// For an inertia that breaks the triangle inequality (a planar body's [0, 0, Izz]) on a body
+/// fixed in `frame`: nothing when only one moment can ever enter its equations — the frame's
+/// angular velocity, in its own axes, stays along the axis k of the largest moment for every q
+/// and q̇ (the other components shown to be 0 symbolically) and no product of inertia couples k
+/// to the others (then ω·Iω = I_kk ω_k² and ω × Iω = 0), or the frame never turns; else the
+/// refusal, naming the component of ω that is not zero. `model.frames` must hold the frame and
+/// every frame above it, parents first.
+std::optional<std::string> planar_defect(const Model& model, const std::string& frame,
+                                         const Eigen::Matrix3d& inertia);
 
 /// The principal moments, ascending, as text ("a, b, c").
 std::string principal_moments(const Eigen::Matrix3d& inertia);

@@ -229,7 +229,9 @@ void check_mass_properties(const Model& model, const GiNaC::exmap& numbers,
           tensor(i, j) = *v;
       }
     if (!known) continue;
-    if (const auto defect = detail::inertia_defect(tensor, b.planar_axis))
+    if (const auto defect = detail::inertia_fault(tensor) == detail::InertiaFault::Triangle
+                                ? detail::planar_defect(model, b.frame, tensor)
+                                : detail::inertia_defect(tensor))
       fail(uses, *defect, b.name);
   }
 }

@@ -149,10 +149,7 @@ class Inertia {
   Inertia() = default;
   /// A symmetric 3×3 matrix by rows (kg·m²). The builder checks that it is symmetric and, at the
   /// parameters' defaults, positive semi-definite with principal moments that satisfy the
-  /// triangle inequality (I1 ≤ I2 + I3), within 1e-9 of the largest moment; every form below is
-  /// checked the same way. A planar inertia ([0, 0, Izz]) that breaks the triangle inequality is
-  /// accepted by build() when its frame turns about the axis of its largest moment alone
-  /// (Body::planar_axis), and refused there otherwise.
+  /// triangle inequality (I1 ≤ I2 + I3); every form below is checked the same way.
   static Inertia matrix(const std::array<Expr3, 3>& rows);
   /// The tensor's entries [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] (Ixy = −∫xy dm, the tensor's own entry).
   static Inertia entries(const Expr& ixx, const Expr& iyy, const Expr& izz, const Expr& ixy = 0,
@@ -483,8 +480,7 @@ class ModelBuilder {
   void check_numbers(const GiNaC::ex& e, const SourceLocation& where) const;
   GiNaC::matrix inertia(const Inertia& in, const GiNaC::ex& mass, const std::string& item) const;
   void check_inertia(const GiNaC::matrix& inertia, const SourceLocation& where,
-                     const std::string& body, const std::string& item);
-  void check_planar_bodies();
+                     const std::string& body, const std::string& item) const;
   const std::vector<Frame>& ordered_frames();
   std::string frame_name(const Name& name, const std::string& item);
   std::string next_load_item() const;
@@ -521,14 +517,6 @@ class ModelBuilder {
   std::optional<SourceLocation> speeds_where_;
   std::set<std::string> flexible_names_, constraint_names_, load_names_;
   bool built_ = false;
-  // Bodies whose inertia breaks only the triangle inequality (a planar [0, 0, Izz]): accepted at
-  // build() if their frame's angular velocity stays along one decoupled axis.
-  struct PlanarCandidate {
-    std::size_t body;
-    SourceLocation where;
-    std::string item;
-  };
-  std::vector<PlanarCandidate> planar_candidates_;
 };
 
 }  // namespace appell::model

@@ -102,11 +102,6 @@ struct Body {
   GiNaC::ex mass;
   Vector3 com{0, 0, 0};   // in the frame
   GiNaC::matrix inertia;  // 3×3 about the centre of mass, frame axes
-  /// Set by the builder only for an inertia that breaks the triangle inequality (a planar body's
-  /// [0, 0, Izz]) on a frame whose angular velocity stays along frame axis *planar_axis (0, 1, 2)
-  /// for every motion, that axis decoupled from the others: only that moment ever enters the
-  /// equations. 3: the frame never turns, no moment enters.
-  std::optional<int> planar_axis;
   SourceLocation where;
 };
 
