@@ -94,7 +94,7 @@ TEST(Edges, InertiaMustBeAPhysicalInertia) {
   b.frame("arm", {.rotation = model::Rotation::x("q")});
   try {
     b.body("box", {.frame = "arm", .mass = 1, .inertia = model::Inertia::entries(1, 1, 3)});
-    b.build();  // the planar test needs every frame: at build()
+    b.build();
     ADD_FAILURE() << "no error";
   } catch (const model::ModelError& error) {
     EXPECT_EQ(error.where().str(), "bodies.box.inertia");
