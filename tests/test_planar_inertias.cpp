@@ -10,6 +10,7 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/model/builder.hpp"
+#include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
 #include "support/run_cli.hpp"
@@ -54,8 +55,8 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(PlanarInertias, APlanarDoublePendulumEqualsOneWithPhysicalInertias) {
-  const auto planar = io::parse_model(double_pendulum("[0, 0, I]"), "planar.yaml");
-  const auto physical = io::parse_model(double_pendulum("[I/2, I/2, I]"), "physical.yaml");
+  const auto planar = io::parse_model(double_pendulum("[0, 0, I, 0, 0, 0]"), "planar.yaml");
+  const auto physical = io::parse_model(double_pendulum("[I/2, I/2, I, 0, 0, 0]"), "physical.yaml");
   ASSERT_EQ(planar->bodies.size(), 2u);
   // The extra moments never enter (ω stays along z): the same M and f at random states, by two
   // principles.
@@ -81,9 +82,23 @@ TEST(PlanarInertias, APlanarDoublePendulumEqualsOneWithPhysicalInertias) {
   }
 }
 
+TEST(PlanarInertias, ValuesGivenLaterFollowTheSameRule) {
+  const auto planar = io::parse_model(double_pendulum("[0, 0, I, 0, 0, 0]"), "planar.yaml");
+  EXPECT_NO_THROW(model::bind(*planar, {{"I", 0.5}}));
+  EXPECT_THROW(model::bind(*planar, {{"I", -0.5}}), model::ModelError);  // a negative moment
+  const auto tilted = io::parse_model(double_pendulum("[I, I, 0.5, 0, 0, 0]", "rot_x"), "t.yaml");
+  try {
+    model::bind(*tilted, {{"I", 0.1}});  // Izz = 0.5 > 2 I, and link2 turns about x
+    ADD_FAILURE() << "no error";
+  } catch (const model::ModelError& e) {
+    EXPECT_EQ(e.offending(), "I") << e.what();
+    EXPECT_TRUE(contains(e.what(), "angular velocity has the x component")) << e.what();
+  }
+}
+
 TEST(PlanarInertias, ABodyTurningOffItsPlanarAxisIsRefusedWithTheComponent) {
   // The second link turns about x: its ω has an x component, and [0, 0, I] has no Ixx.
-  const auto e = error_of(double_pendulum("[0, 0, I]", "rot_x"));
+  const auto e = error_of(double_pendulum("[0, 0, I, 0, 0, 0]", "rot_x"));
   EXPECT_EQ(e.where().line, 9) << e.what();  // link2's inertia
   EXPECT_EQ(e.offending(), "link2") << e.what();
   const std::string message = e.what();
@@ -91,7 +106,7 @@ TEST(PlanarInertias, ABodyTurningOffItsPlanarAxisIsRefusedWithTheComponent) {
   EXPECT_TRUE(contains(message, "frame two's angular velocity has the x component")) << message;
   EXPECT_TRUE(contains(message, "a body moving in 3-D needs a physical inertia")) << message;
   // Its physical inertia is accepted.
-  EXPECT_NO_THROW(io::parse_model(double_pendulum("[I/2, I/2, I]", "rot_x"), "m.yaml"));
+  EXPECT_NO_THROW(io::parse_model(double_pendulum("[I/2, I/2, I, 0, 0, 0]", "rot_x"), "m.yaml"));
   // Products of inertia that couple z to x: I ω leaves z, refused too.
   const auto coupled = error_of(double_pendulum("[0.01, 0.01, I, 0, 0, 0.001]"));
   EXPECT_EQ(coupled.offending(), "link1") << coupled.what();
@@ -99,14 +114,14 @@ TEST(PlanarInertias, ABodyTurningOffItsPlanarAxisIsRefusedWithTheComponent) {
 }
 
 TEST(PlanarInertias, ANegativeMomentIsStillRefused) {
-  const auto e = error_of(double_pendulum("[-1, 1, 1]"));
+  const auto e = error_of(double_pendulum("[-1, 1, 1, 0, 0, 0]"));
   EXPECT_EQ(e.where().line, 8) << e.what();
   EXPECT_EQ(e.offending(), "link1") << e.what();
   EXPECT_TRUE(contains(e.what(), "not positive semi-definite")) << e.what();
   EXPECT_TRUE(contains(e.what(), "never negative")) << e.what();  // the fix named
   // Even on a planar body, with a negative Izz.
-  EXPECT_TRUE(
-      contains(error_of(double_pendulum("[0, 0, -1]")).what(), "not positive semi-definite"));
+  EXPECT_TRUE(contains(error_of(double_pendulum("[0, 0, -1, 0, 0, 0]")).what(),
+                       "not positive semi-definite"));
 }
 
 TEST(PlanarInertias, RoundingOfATinyInertiaIsNoFault) {
@@ -118,7 +133,7 @@ TEST(PlanarInertias, RoundingOfATinyInertiaIsNoFault) {
       "  dummy: {frame: slide, mass: 1e-6, inertia: " +
       dummy +
       "}\n"
-      "  cart: {frame: slide, mass: 1, inertia: [1, 1, 1]}\n";
+      "  cart: {frame: slide, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}\n";
   EXPECT_NO_THROW(io::parse_model(fixed, "d.yaml"));
   const auto turning = error_of(double_pendulum(dummy, "rot_x"));
   EXPECT_TRUE(contains(turning.what(), "triangle inequality")) << turning.what();
@@ -127,12 +142,12 @@ TEST(PlanarInertias, RoundingOfATinyInertiaIsNoFault) {
 using PlanarInertiasCli = test_support::ScratchDirTest;
 
 TEST_F(PlanarInertiasCli, TheRefusalIsExit2Located) {
-  const std::string path = write("tilted.yaml", double_pendulum("[0, 0, I]", "rot_x"));
+  const std::string path = write("tilted.yaml", double_pendulum("[0, 0, I, 0, 0, 0]", "rot_x"));
   const auto run = test_support::run_cli("derive " + path);
   EXPECT_EQ(run.code, 2) << run.out;
   EXPECT_TRUE(contains(run.out, path + ":9:")) << run.out;
   EXPECT_TRUE(contains(run.out, "(link2)")) << run.out;
-  const std::string planar = write("planar.yaml", double_pendulum("[0, 0, I]"));
+  const std::string planar = write("planar.yaml", double_pendulum("[0, 0, I, 0, 0, 0]"));
   EXPECT_EQ(test_support::run_cli("derive " + planar).code, 0);
 }
 

@@ -552,10 +552,12 @@ std::vector<BadUrdf> bad_urdfs() {
            inertial("1", "1", "-1", "1") + "</link>\n" + joint +
            "<joint name=\"k\" type=\"fixed\"><parent link=\"arm\"/><child link=\"b\"/></joint>\n"
            "</robot>",
-       6, "b", "inertia is not positive definite"},
+       6, "b", "inertia is not positive semi-definite"},
+      // Turning about x: Izz > Ixx + Iyy is no planar body's (about z alone it would be).
       {"an inertia that breaks the triangle inequality",
-       head + "<link name=\"arm\">\n" + inertial("1", "1", "1", "3") + "</link>\n" + joint +
-           "</robot>",
+       head + "<link name=\"arm\">\n" + inertial("1", "1", "1", "3") + "</link>\n" +
+           "<joint name=\"j\" type=\"continuous\"><parent link=\"base\"/><child "
+           "link=\"arm\"/><axis xyz=\"1 0 0\"/></joint>\n</robot>",
        4, "arm", "triangle inequality"},
       {"a zero axis",
        head + arm +

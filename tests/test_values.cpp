@@ -140,12 +140,13 @@ TEST(Values, BadValuesAreErrorsNamingThem) {
 TEST(Values, GivenValuesThatMakeABodyImpossibleAreBadInput) {
   // The builder checks masses and inertias at the defaults; values given later are checked the
   // same way (issue 12: --set m=-1 was a "singular mass matrix", exit 1; an inertia A, A, C with
-  // C > 2A was accepted). Each error is located at the value and names its parameter.
+  // C > 2A was accepted). Each error is located at the value and names its parameter. The box
+  // turns about x: an inertia breaking the triangle inequality about z is no planar body's.
   const auto model = io::parse_model(R"(
 name: box-on-axis
 parameters: {m: 1.0, A: 1.0, C: 1.5, k: 0, mp: 2}
 coordinates: [q]
-frames: {b: {rotation: rot_z(q)}}
+frames: {b: {rotation: rot_x(q)}}
 bodies:
   box: {frame: b, mass: m, inertia: [A, A, C, k, 0, 0]}
 particles:
@@ -167,7 +168,7 @@ particles:
   {
     std::ofstream out(file);
     out << "name: b\nparameters: {m: 1.0, A: 1.0, C: 1.5}\ncoordinates: [q]\nframes: {b: "
-           "{rotation: rot_z(q)}}\nbodies:\n  box: {frame: b, mass: m, inertia: [A, A, C, 0, 0, "
+           "{rotation: rot_x(q)}}\nbodies:\n  box: {frame: b, mass: m, inertia: [A, A, C, 0, 0, "
            "0]}\n";
   }
   for (const std::string command : {"eval", "simulate --t-end 0.1 --out /dev/null", "statics"}) {

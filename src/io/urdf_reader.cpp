@@ -945,14 +945,25 @@ std::shared_ptr<const model::Model> build_model(const UrdfModel& urdf) {
     b.speed(model::Name(u.name, u.from.where), located(u.value, u.from), u.from.where);
   for (const auto& body : urdf.bodies) {
     const auto& i = body.inertia;
-    b.body(
-        model::Name(body.name, body.from.where),
-        model::BodySpec{model::Name(body.frame, body.from.where), located(body.mass, body.from),
-                        located3(body.com, body.from),
-                        model::Inertia::entries(located(i[0], body.from), located(i[1], body.from),
-                                                located(i[2], body.from), located(i[3], body.from),
-                                                located(i[4], body.from), located(i[5], body.from))
-                            .at(model::Origin{body.from.where, {}})});
+    // The builder's refusals of a body (an inertia that turns off its planar axis) name the URDF
+    // link, as the reader's own do.
+    try {
+      b.body(model::Name(body.name, body.from.where),
+             model::BodySpec{
+                 model::Name(body.frame, body.from.where), located(body.mass, body.from),
+                 located3(body.com, body.from),
+                 model::Inertia::entries(located(i[0], body.from), located(i[1], body.from),
+                                         located(i[2], body.from), located(i[3], body.from),
+                                         located(i[4], body.from), located(i[5], body.from))
+                     .at(model::Origin{body.from.where, {}})});
+    } catch (const model::ModelError& e) {
+      if (e.offending() != body.name || body.from.link.empty()) throw;
+      std::string message = e.what();  // "WHERE: message (body)"
+      const std::string prefix = e.where().str() + ": ", suffix = " (" + body.name + ")";
+      if (message.starts_with(prefix)) message.erase(0, prefix.size());
+      if (message.ends_with(suffix)) message.erase(message.size() - suffix.size());
+      throw model::ModelError(e.where(), message, body.from.link);
+    }
   }
   b.gravity(model::Expr3{model::Expr(urdf.gravity[0]), model::Expr(urdf.gravity[1]),
                          model::Expr(urdf.gravity[2])});
