@@ -14,6 +14,20 @@ namespace appell::cli {
 
 namespace {
 
+// "the prescribed motion psi = omega*t, alpha(t)" (unspecified functions as functions of t), or
+// "the frames' motion in t" when t is written in them directly; ", carrier frame C" with one.
+std::string motion_text(const model::Model& model, const num::RelativeStatics& relative) {
+  std::string text;
+  for (const auto& name : relative.prescribed)
+    for (const auto& p : model.prescribed)
+      if (p.name == name)
+        text += (text.empty() ? "" : ", ") + name +
+                (p.expression ? " = " + io::expression_text(*p.expression, model) : "(t)");
+  text = text.empty() ? "the frames' motion in t" : "the prescribed motion " + text;
+  if (!relative.carrier.empty()) text += " (carrier frame " + relative.carrier + ")";
+  return text;
+}
+
 struct StaticsCommandOptions {
   UrdfFlags urdf;  // how a URDF model is read
   std::string model;
@@ -72,6 +86,9 @@ int run_statics(const StaticsCommandOptions& o) {
   }
   const auto context = io::readable_context(*model);
   const GiNaC::matrix forces = sym::readable(result.generalized_forces, context);
+  const auto& relative = result.relative;
+  const GiNaC::matrix inertial =
+      relative ? sym::readable(relative->inertial_forces, context) : GiNaC::matrix();
   auto numbers = [](const Eigen::VectorXd& v) {
     std::vector<double> out;
     for (Eigen::Index k = 0; k < v.size(); ++k) out.push_back(no_negative_zero(v[k]));
@@ -85,6 +102,17 @@ int run_statics(const StaticsCommandOptions& o) {
     j["generalized_forces"] = nlohmann::ordered_json::array();
     for (unsigned i = 0; i < forces.rows(); ++i)
       j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
+    // A moving model (only then, so that the JSON of others is unchanged): the inertial forces
+    // of its prescribed motion at rest, and what moves.
+    if (relative) {
+      j["inertial_forces"] = nlohmann::ordered_json::array();
+      for (unsigned i = 0; i < inertial.rows(); ++i)
+        j["inertial_forces"].push_back(io::expression_text(inertial(i, 0), context));
+      j["relative"] = {{"motion", motion_text(*model, *relative)},
+                       {"prescribed", relative->prescribed},
+                       {"carrier", relative->carrier},
+                       {"steady", relative->steady_by}};
+    }
     j["equilibria"] = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < result.equilibria.size(); ++k) {
       const auto& e = result.equilibria[k];
@@ -95,6 +123,7 @@ int run_statics(const StaticsCommandOptions& o) {
       if (e.lambda.size() > 0) entry["lambda"] = numbers(e.lambda);
       if (e.lambda.size() > 0) entry["redundant_constraints"] = e.redundant_constraints;
       entry["stability"] = num::stability_name(verdict);
+      if (relative) entry["gyroscopic_stabilization"] = e.gyroscopic_stabilization;
       entry["stiffness_eigenvalues"] = numbers(e.stiffness_eigenvalues);
       entry["neutral_directions"] = nlohmann::ordered_json::array();
       for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c)
@@ -134,7 +163,21 @@ int run_statics(const StaticsCommandOptions& o) {
               << " any value, shown at the starting value)\n";
   const bool constrained =
       !result.equilibria.empty() && result.equilibria.front().lambda.size() > 0;
-  if (constrained)
+  if (relative) {
+    const std::string motion = motion_text(*model, *relative);
+    std::cout << "\ninertial forces of " << motion << " at rest (f - Q at dot(q) = 0)\n";
+    for (unsigned i = 0; i < inertial.rows(); ++i)
+      std::cout << "  F_" << model->coordinates[i].name << " = "
+                << io::expression_text(inertial(i, 0), context) << "\n";
+    std::cout << "\nrelative equilibria ("
+              << (constrained ? "Q + F + Phi_q^T lambda = 0, phi = 0" : "Q + F = 0")
+              << "), including the inertial forces of " << motion
+              << "; steady (nothing at rest depends on t, shown " << relative->steady_by
+              << "); stability from the stiffness K = -d(Q + F"
+              << (constrained ? " + Phi_q^T lambda)/dq on the motions the constraints allow"
+                              : ")/dq")
+              << " and the linear model's modes:\n";
+  } else if (constrained)
     std::cout << "\nequilibria (Q + Phi_q^T lambda = 0, phi = 0), stability from the stiffness "
                  "K = -d(Q + Phi_q^T lambda)/dq on the motions the constraints allow"
               << (o.modes ? " and the linear model's modes" : "") << ":\n";
@@ -195,6 +238,9 @@ int run_statics(const StaticsCommandOptions& o) {
                        "alone is not\n";
       }
     }
+    if (e.gyroscopic_stabilization)
+      std::cout << "    stable by gyroscopic stabilization (to linear order: no mode grows), though "
+                   "the stiffness alone is not\n";
     if (!e.redundant_constraints.empty())
       std::cout << "    redundant constraints here (combinations of the others): "
                 << join_names(e.redundant_constraints) << "; lambda is the minimum-norm one\n";

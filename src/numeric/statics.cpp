@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "relative_statics.hpp"
 
 namespace appell::num {
 
@@ -158,6 +160,33 @@ Eigen::MatrixXd canonical_basis(Eigen::MatrixXd v) {
 // -0.0 as 0.0 (x + 0.0 is +0 for x = ±0 and x otherwise), so that no result prints "-0".
 void positive_zeros(Eigen::Ref<Eigen::VectorXd> v) { v.array() += 0.0; }
 
+// The stability of a relative equilibrium `e` (its stiffness's verdict already set) from the
+// linear model of the relative motion about it: a growing mode makes it unstable whatever the
+// stiffness (circulatory or negative velocity forces); an unstable stiffness with no growing mode
+// is held by the velocity forces at rest, i.e. gyroscopically (a damping force would let the
+// stiffness's instability grow), which is stability to linear order. Without a linear model (a
+// singular M) the stiffness's verdict stands.
+void relative_stability(const principles::Equations& equations, const StaticsOptions& options,
+                        Equilibrium& e) {
+  LinearizationOptions linearization;
+  linearization.values = options.values;
+  linearization.t = options.t;
+  std::vector<Mode> found;
+  try {
+    found = modes(linearize(equations, e.q, Eigen::VectorXd::Zero(e.q.size()), linearization));
+  } catch (const model::ComputationError&) {
+    return;
+  }
+  const bool growing =
+      std::any_of(found.begin(), found.end(), [](const Mode& mode) { return mode.unstable; });
+  if (growing) {
+    e.stability = Stability::Unstable;
+  } else if (e.stability == Stability::Unstable) {
+    e.stability = Stability::Stable;
+    e.gyroscopic_stabilization = true;
+  }
+}
+
 }  // namespace
 
 const char* stability_name(Stability stability) {
@@ -204,15 +233,34 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   }
   result.generalized_forces = sym::substitute(principles::generalized_forces(kin), rest);
 
+  // A moving model: the relative equilibria solve f(q, 0, t) = 0, f of the equations of motion
+  // at rest, which is Q and the inertial forces of the prescribed motion.
+  GiNaC::exvector forces_at_rest;
+  for (std::size_t j = 0; j < n; ++j) forces_at_rest.push_back(result.generalized_forces(j, 0));
+  std::optional<principles::Equations> equations;
+  result.relative = detail::prescribed_motion(kin);
+  if (result.relative) {
+    equations = principles::derive(model, principles::Method::GibbsAppell);
+    result.relative->inertial_forces = GiNaC::matrix(static_cast<unsigned>(n), 1);
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto row = static_cast<unsigned>(j);
+      forces_at_rest[j] = sym::substitute(equations->forcing(row, 0), rest);
+      result.relative->inertial_forces(row, 0) =
+          forces_at_rest[j] - result.generalized_forces(row, 0);
+    }
+  }
+
   // Unknowns q, then one multiplier per holonomic constraint; residuals Q + Φ_qᵀλ, then φ.
   std::vector<GiNaC::symbol> unknowns;
   for (std::size_t j = 0; j < n; ++j) unknowns.push_back(m.coordinate_symbol(j));
-  GiNaC::exvector residuals;
-  for (std::size_t j = 0; j < n; ++j) residuals.push_back(result.generalized_forces(j, 0));
+  GiNaC::exvector residuals = forces_at_rest, holonomic_constraints;
   std::vector<std::size_t> holonomic;  // the model's index of each multiplier's constraint
+  std::vector<std::string> holonomic_names;
   for (const auto& c : m.constraints) {
     if (c.kind != model::Constraint::Kind::Holonomic) continue;
     holonomic.push_back(static_cast<std::size_t>(&c - m.constraints.data()));
+    holonomic_names.push_back(c.name);
+    holonomic_constraints.push_back(c.expression);
     const GiNaC::symbol lambda("lambda_" + c.name);
     unknowns.push_back(lambda);
     for (std::size_t j = 0; j < n; ++j)
@@ -281,6 +329,15 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
       same = same && (a - b).cwiseAbs().maxCoeff() <= 1e-9 * std::max(1.0, a.cwiseAbs().maxCoeff());
     }
     periodic[static_cast<std::size_t>(j)] = same;
+  }
+
+  // A relative equilibrium stays one only if nothing at rest changes with t: shown at the
+  // first starts (the model's initial values, the guesses, random points).
+  if (result.relative) {
+    std::vector<Eigen::VectorXd> points;
+    for (std::size_t k = 0; k < starts.size() && k < 4; ++k) points.push_back(starts[k].head(nq));
+    result.relative->steady_by = detail::steady_relative_problem(
+        m, d, forces_at_rest, holonomic_constraints, holonomic_names, options, points);
   }
 
   result.best_residual = std::numeric_limits<double>::infinity();
@@ -371,6 +428,9 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
         e.neutral_directions = canonical_basis(directions);
       }
     }
+    // A relative equilibrium: the velocity forces of the linearized relative motion (gyroscopic,
+    // or any other) decide with the stiffness, by the eigenvalues of the linear model.
+    if (equations) relative_stability(*equations, options, e);
     e.stable = e.stability == Stability::Stable;
     if (e.neutral_directions.size() == 0) e.neutral_directions.resize(nq, 0);
     positive_zeros(e.q);
@@ -383,6 +443,7 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     s << "no equilibrium found from " << starts.size()
       << " starting points; smallest max |Q_j| reached: " << result.best_residual;
     if (N > nq) s << " (constraints included)";
+    if (result.relative) s << " (inertial forces of the prescribed motion included)";
     throw model::ComputationError(s.str());
   }
   return result;

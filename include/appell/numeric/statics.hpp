@@ -10,6 +10,19 @@
 // motions the constraints allow: the stiffness −∂(Q + Φ_qᵀλ)/∂q restricted to the null space of
 // Φ_q (positive definite there: stable). Nonholonomic constraints, linear in q̇, do not restrict
 // positions and play no part at rest.
+//
+// A moving model (frames or mass points that move with t or prescribed functions: a spinning
+// hoop, a turntable, a carrier frame `relative_to`, seed 003) has no equilibria in the inertial
+// frame, but it may have relative ones: q̇ = 0, q̈ = 0 solve M q̈ = f, i.e. f(q, 0, t) = 0, where
+// f at rest is Q plus the inertial forces of the prescribed motion (seed 003's −∂(Π_o + Π_ω)/∂q
+// and Q^ω̇; the gyroscopic Γ vanishes at rest). Such a point stays put only when the relative
+// problem is steady: f at rest (and φ) must not change with t, as when a turntable spins at a
+// constant rate (ω t enters only through its derivative, and the turntable's angle is cyclic).
+// That is shown symbolically (d/dt of f at rest made readable is 0) or else numerically at a few
+// times; an accelerating turntable or an oscillating support has no steady relative problem, and
+// solve_statics says so. Stability is then that of the linearized relative motion: the stiffness
+// K = −∂f/∂q at rest and, since gyroscopic forces can stabilise an indefinite K (and other
+// velocity forces destabilise a definite one), the eigenvalues of the linear model.
 #pragma once
 
 #include <ginac/ginac.h>
@@ -17,6 +30,7 @@
 #include <Eigen/Dense>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +94,25 @@ struct Equilibrium {
   /// neutral.
   Eigen::MatrixXd neutral_directions;
   double residual = 0.0;  // max |Q_j + (Φ_qᵀλ)_j| and |φ_i| at q
+  /// A relative equilibrium of a moving model whose stiffness alone says unstable but whose
+  /// linear model has no growing mode, with velocity forces (gyroscopic) at rest: stable to
+  /// linear order by gyroscopic stabilisation (Thomson–Tait); `stability` is then Stable.
+  bool gyroscopic_stabilization = false;
+};
+
+/// How the motion of a moving model entered solve_statics() (see the file comment).
+struct RelativeStatics {
+  /// The prescribed functions the frames and mass points may move with, in model order: every
+  /// driven one whose expression holds t, and the unspecified ones they depend on.
+  std::vector<std::string> prescribed;
+  bool explicit_time = false;  // t written directly in a frame or a position
+  std::string carrier;         // Model::relative_to, "" without
+  /// n×1: f(q, q̇ = 0, t) − Q(q, t), the inertial forces of the prescribed motion at rest
+  /// (unsimplified, values not substituted); Q + these = 0 at a relative equilibrium.
+  GiNaC::matrix inertial_forces;
+  /// How the relative problem was shown steady: "symbolically" (for every value of the
+  /// parameters) or "numerically at N times" (with the values bound).
+  std::string steady_by;
 };
 
 struct StaticsResult {
@@ -90,17 +123,24 @@ struct StaticsResult {
   std::vector<std::size_t> free_coordinates;
   std::vector<Equilibrium> equilibria;  // in the order of the starts that found them
   double best_residual = 0.0;  // smallest max residual reached, also when nothing converged
+  /// Set for a moving model: the equilibria are relative ones, with the inertial forces of the
+  /// prescribed motion included (and generalized_forces still Q alone). Unset for a model whose
+  /// frames do not move: then Q alone, at `t`, as always.
+  std::optional<RelativeStatics> relative;
 };
 
 /// The generalized forces at rest (q̇ = q̈ = 0) and every equilibrium found from the starts of
-/// `options`, each with its stability. The equilibria are solved by Newton's method with
+/// `options`, each with its stability; for a moving model the relative equilibria (file
+/// comment), with StaticsResult::relative set. The equilibria are solved by Newton's method with
 /// minimum-norm steps (a rank-revealing complete orthogonal decomposition of the Jacobian) and
 /// a backtracking line search: a direction in which the residual does not change — a free
 /// coordinate, a family of equilibria, a redundant constraint — is never moved, so a singular
 /// stiffness does not stop the solver. Throws model::ComputationError when no start converges
-/// (with the smallest residual reached), model::ModelError for bad values (what model::bind
-/// throws: an unknown name, a non-finite number, ...; a guess of the wrong size or a bad
-/// tolerance), std::invalid_argument when Q or φ holds a symbol no value reaches (sym::Tape).
+/// (with the smallest residual reached) and, for a moving model, when the relative problem is
+/// not steady (naming a force that changes with t, where and by how much); model::ModelError
+/// for bad values (what model::bind throws: an unknown name, a non-finite number, ...; a guess
+/// of the wrong size or a bad tolerance); std::invalid_argument when Q or φ holds a symbol no
+/// value reaches (sym::Tape).
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options);
 
