@@ -239,8 +239,9 @@ int run_statics(const StaticsCommandOptions& o) {
       }
     }
     if (e.gyroscopic_stabilization)
-      std::cout << "    stable by gyroscopic stabilization (to linear order: no mode grows), though "
-                   "the stiffness alone is not\n";
+      std::cout
+          << "    stable by gyroscopic stabilization (to linear order: no mode grows), though "
+             "the stiffness alone is not\n";
     if (!e.redundant_constraints.empty())
       std::cout << "    redundant constraints here (combinations of the others): "
                 << join_names(e.redundant_constraints) << "; lambda is the minimum-norm one\n";

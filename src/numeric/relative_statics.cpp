@@ -122,7 +122,8 @@ std::string steady_relative_problem(const model::Model& m, sym::Differentiator& 
   }
   for (const auto& [symbol, value] : bound.substitution()) values.insert({symbol, value});
   GiNaC::exvector outputs;
-  for (const auto& r : residuals) outputs.push_back(sym::substitute(sym::substitute(r, rest), values));
+  for (const auto& r : residuals)
+    outputs.push_back(sym::substitute(sym::substitute(r, rest), values));
   std::vector<GiNaC::symbol> variables;
   for (std::size_t j = 0; j < n; ++j) variables.push_back(m.coordinate_symbol(j));
   variables.push_back(t);
@@ -159,8 +160,8 @@ std::string steady_relative_problem(const model::Model& m, sym::Differentiator& 
         for (std::size_t j = 0; j < n; ++j)
           s << (j ? ", " : "") << m.coordinates[j].name << " = "
             << points[p][static_cast<Eigen::Index>(j)];
-        s << ": " << a << " at t = " << options.t << ", " << b << " at t = "
-          << options.t + time_offsets[k]
+        s << ": " << a << " at t = " << options.t << ", " << b
+          << " at t = " << options.t + time_offsets[k]
           << "); relative equilibria need a motion whose inertial forces do not depend on t, "
              "such as a constant rate of turn";
         throw model::ComputationError(s.str());
