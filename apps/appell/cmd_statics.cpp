@@ -261,11 +261,14 @@ void add_statics_command(CLI::App& app, Commands& commands) {
               "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\", "
               "\"stability\", \"stiffness_eigenvalues\", \"neutral_directions\"}], "
               "\"free_coordinates\": [..]} (and \"lambda\", \"redundant_constraints\" with "
-              "holonomic constraints)");
+              "holonomic constraints; \"inertial_forces\", \"relative\" and "
+              "\"gyroscopic_stabilization\" for a moving model's relative equilibria)");
   s->add_option("--guess", o->guesses,
                 "a starting point: NAME=VALUE (one coordinate) or V1,V2,.. (repeatable)");
   s->add_option("--set", o->set, "override a parameter: NAME=VALUE (repeatable)");
-  s->add_option("--t", o->t, "time for rheonomic loads (default 0)");
+  s->add_option("--t", o->t,
+                "time for rheonomic loads (default 0); a moving model's relative equilibria must "
+                "not depend on it");
   s->add_flag("--modes", o->modes,
               "also the small oscillations about each equilibrium (the eigenvalues of the linear "
               "model; a growing mode makes it unstable)");
