@@ -85,8 +85,9 @@ struct Equilibrium {
   std::vector<std::string> redundant_constraints;
   Stability stability = Stability::Unstable;
   bool stable = false;  // stability == Stability::Stable
-  /// Of the symmetric part of K = −∂Q/∂q, ascending; with constraints, of K restricted to the
-  /// motions they allow (an orthonormal basis of the null space of Φ_q).
+  /// Of the symmetric part of K = −∂Q/∂q (a moving model: −∂f/∂q at rest, Q and the inertial
+  /// forces), ascending; with constraints, of K restricted to the motions they allow (an
+  /// orthonormal basis of the null space of Φ_q).
   Eigen::VectorXd stiffness_eigenvalues;
   /// n×k: the displacements δq of zero stiffness (eigenvalues within the tolerance), a
   /// canonical basis of their span (reduced row echelon form, each column of unit length, its
