@@ -10,20 +10,11 @@
 #include "appell/model/builder.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
+#include "support/model_error_of.hpp"
 
 namespace {
 
 using namespace appell;
-
-/// The ModelError of parsing `yaml`, or an empty optional-like error with line 0 if none.
-model::ModelError error_of(const std::string& yaml) {
-  try {
-    io::parse_model(yaml, "m.yaml");
-  } catch (const model::ModelError& e) {
-    return e;
-  }
-  return model::ModelError({"(no error)", 0, 0}, "(no error)");
-}
 
 std::string repeated(const std::string& text, int times) {
   std::string result;
@@ -41,7 +32,7 @@ TEST(Edges, DeepNestingIsALocatedErrorNotAStackOverflow) {
   for (const std::string& deep :
        {std::string(50000, '(') + "q" + std::string(50000, ')'), std::string(100000, '-') + "q",
         repeated("q^", 20000) + "2", repeated("sin(", 20000) + "q" + std::string(20000, ')')}) {
-    const auto e = error_of(with_potential(deep));
+    const auto e = test_support::model_error_of(with_potential(deep));
     EXPECT_EQ(e.where().line, 8) << e.what();
     EXPECT_NE(std::string(e.what()).find("nested too deeply"), std::string::npos) << e.what();
   }
@@ -53,8 +44,8 @@ TEST(Edges, DeepNestingIsALocatedErrorNotAStackOverflow) {
 TEST(Edges, ParametersThatOverflowAreLocated) {
   // A literal a double cannot hold (1e999) is refused where it is written (test_field_checks).
   for (const char* value : {"1e308*1e308", "exp(1000)", "1e300^2"}) {
-    const auto e =
-        error_of(std::string("name: m\nparameters:\n  a: ") + value + "\ncoordinates: [q]\n");
+    const auto e = test_support::model_error_of(std::string("name: m\nparameters:\n  a: ") + value +
+                                                "\ncoordinates: [q]\n");
     EXPECT_EQ(e.where().line, 3) << value << ": " << e.what();
     EXPECT_EQ(e.where().column, 6) << value << ": " << e.what();
     EXPECT_EQ(e.offending(), "a") << e.what();
@@ -63,7 +54,8 @@ TEST(Edges, ParametersThatOverflowAreLocated) {
 }
 
 TEST(Edges, ASecondYamlDocumentIsAnError) {
-  const auto e = error_of("name: m\ncoordinates: [q]\n---\nname: other\ncoordinates: [r]\n");
+  const auto e = test_support::model_error_of(
+      "name: m\ncoordinates: [q]\n---\nname: other\ncoordinates: [r]\n");
   EXPECT_EQ(e.where().line, 4) << e.what();
   EXPECT_NE(std::string(e.what()).find("one YAML document"), std::string::npos) << e.what();
   // A file that opens with --- is one document.
@@ -76,12 +68,12 @@ TEST(Edges, InertiaMustBeAPhysicalInertia) {
       "  box: {frame: arm, mass: 1, inertia: ";
   // Izz > Ixx + Iyy: no distribution of mass has it, and the arm turns about x (a planar body
   // turning about z alone is accepted: tests/test_planar_inertias.cpp).
-  auto e = error_of(head + "[1, 1, 3, 0, 0, 0]}\n");
+  auto e = test_support::model_error_of(head + "[1, 1, 3, 0, 0, 0]}\n");
   EXPECT_EQ(e.where().line, 6) << e.what();
   EXPECT_EQ(e.offending(), "box");
   EXPECT_NE(std::string(e.what()).find("triangle inequality"), std::string::npos) << e.what();
   // Not positive semi-definite: a product of inertia larger than the moments.
-  e = error_of(head + "[1, 1, 1, 2, 0, 0]}\n");
+  e = test_support::model_error_of(head + "[1, 1, 1, 2, 0, 0]}\n");
   EXPECT_NE(std::string(e.what()).find("not positive semi-definite"), std::string::npos)
       << e.what();
   // The shapes and a thin rod (zero axial moment) are physical.
@@ -104,7 +96,8 @@ TEST(Edges, InertiaMustBeAPhysicalInertia) {
 TEST(Edges, ASymbolicRotationMatrixMustBeARotation) {
   const std::string head = "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: ";
   // Not orthonormal for q != 0.
-  auto e = error_of(head + "[[cos(q), sin(q), 0], [sin(q), cos(q), 0], [0, 0, 1]]}\n");
+  auto e = test_support::model_error_of(head +
+                                        "[[cos(q), sin(q), 0], [sin(q), cos(q), 0], [0, 0, 1]]}\n");
   EXPECT_EQ(e.where().line, 4) << e.what();
   EXPECT_EQ(e.offending(), "arm");
   EXPECT_NE(std::string(e.what()).find("at a sample state"), std::string::npos) << e.what();
@@ -115,8 +108,8 @@ TEST(Edges, ASymbolicRotationMatrixMustBeARotation) {
 
 TEST(Edges, AnUnclosedQuoteIsLocatedWhereItOpens) {
   for (const char quote : {'"', '\''}) {
-    const auto e =
-        error_of(std::string("name: m\ncoordinates: [q]\nparameters:\n  a: ") + quote + "1 + 2\n");
+    const auto e = test_support::model_error_of(
+        std::string("name: m\ncoordinates: [q]\nparameters:\n  a: ") + quote + "1 + 2\n");
     EXPECT_EQ(e.where().line, 4) << e.what();
     EXPECT_EQ(e.where().column, 6) << e.what();
     EXPECT_NE(std::string(e.what()).find("unclosed quote"), std::string::npos) << e.what();
@@ -124,22 +117,24 @@ TEST(Edges, AnUnclosedQuoteIsLocatedWhereItOpens) {
   // Inside a flow map or list the open string swallows the closing bracket, and the YAML parser
   // complains where the text ends: the error points at the quote all the same.
   for (const char quote : {'"', '\''}) {
-    const auto e =
-        error_of(std::string("name: m # it's\ncoordinates: [q]\nframes: {f: {rotation: ") + quote +
-                 "rot_z(q)}}\nparticles: {p: {frame: f, mass: 1, position: [1, "
-                 "0, 0]}}\n");
+    const auto e = test_support::model_error_of(
+        std::string("name: m # it's\ncoordinates: [q]\nframes: {f: {rotation: ") + quote +
+        "rot_z(q)}}\nparticles: {p: {frame: f, mass: 1, position: [1, "
+        "0, 0]}}\n");
     EXPECT_EQ(e.where().line, 3) << e.what();
     EXPECT_EQ(e.where().column, 24) << e.what();
     EXPECT_NE(std::string(e.what()).find("unclosed quote"), std::string::npos) << e.what();
   }
   {
-    const auto e = error_of("name: m\ncoordinates: [q]\ngravity: [0, \"-g, 0]\n");
+    const auto e =
+        test_support::model_error_of("name: m\ncoordinates: [q]\ngravity: [0, \"-g, 0]\n");
     EXPECT_EQ(e.where().line, 3) << e.what();
     EXPECT_EQ(e.where().column, 14) << e.what();
   }
   // A bracket left open with every quote closed is still the parser's "not found".
   {
-    const auto e = error_of("name: \"m\"\ncoordinates: [q]\ngravity: [0, -1, 0\n");
+    const auto e =
+        test_support::model_error_of("name: \"m\"\ncoordinates: [q]\ngravity: [0, -1, 0\n");
     EXPECT_NE(std::string(e.what()).find("malformed YAML"), std::string::npos) << e.what();
   }
   // Escaped and doubled quotes inside closed strings are fine.
@@ -148,16 +143,16 @@ TEST(Edges, AnUnclosedQuoteIsLocatedWhereItOpens) {
 }
 
 TEST(Edges, AnExpressionSplitAtACommaGetsAHintToQuoteIt) {
-  auto e = error_of(
+  auto e = test_support::model_error_of(
       "name: m\ncoordinates: [q]\nframes:\n  arm: {rotation: rot_z(q)}\nparticles:\n"
       "  p: {frame: arm, mass: 1, position: [1, 0, 0]}\nloads:\n  - {potential: atan2(q, 1)}\n");
   EXPECT_EQ(e.where().line, 8) << e.what();
   EXPECT_NE(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
-  e = error_of("name: m\ncoordinates: [q]\ngravity: [0, -atan2(1, 2), 0]\n");
+  e = test_support::model_error_of("name: m\ncoordinates: [q]\ngravity: [0, -atan2(1, 2), 0]\n");
   EXPECT_EQ(e.where().line, 3) << e.what();
   EXPECT_NE(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
   // No hint where no expression was split.
-  e = error_of("name: m\ncoordinates: [q]\ngravity: [0, 1]\n");
+  e = test_support::model_error_of("name: m\ncoordinates: [q]\ngravity: [0, 1]\n");
   EXPECT_EQ(std::string(e.what()).find("must be quoted"), std::string::npos) << e.what();
 }
 

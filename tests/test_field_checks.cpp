@@ -18,6 +18,7 @@
 
 #include "appell/appell.hpp"
 #include "appell/io/urdf_reader.hpp"
+#include "support/model_error_of.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
@@ -55,21 +56,10 @@ Place place_of(const std::string& text, const std::string& needle) {
   return p;
 }
 
-/// The error reading `yaml` gives (a failure when it is accepted).
-model::ModelError error_of(const std::string& yaml) {
-  try {
-    io::parse_model(yaml, "m.yaml");
-  } catch (const model::ModelError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "accepted:\n" << yaml;
-  return model::ModelError({}, "accepted");
-}
-
 /// `yaml` is refused at the first place `where` is written, naming `offending`, with `message`.
 void expect_refused(const std::string& yaml, const std::string& where, const std::string& offending,
                     const std::string& message) {
-  const auto e = error_of(yaml);
+  const auto e = test_support::model_error_of(yaml);
   const Place p = place_of(yaml, where);
   ASSERT_GT(p.line, 0) << where;
   EXPECT_EQ(e.where().file, "m.yaml") << e.what();
@@ -280,7 +270,7 @@ TEST(FieldChecks, LiteralsThatUnderflowOrOverflowAreRefused) {
                    n, n, message);
   }
   // What exact arithmetic makes of literals that fit: 1e200 * 1e200 is 1e400 all the same.
-  const auto product = error_of(
+  const auto product = test_support::model_error_of(
       pendulum("  arm: {rotation: rot_z(phi), translation: [\"1e200*1e200*phi\", 0, 0]}\n", ""));
   EXPECT_NE(std::string(product.what()).find("number out of range"), std::string::npos)
       << product.what();

@@ -27,6 +27,7 @@
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
+#include "support/c_compiler.hpp"
 
 namespace {
 
@@ -54,15 +55,6 @@ class Jit : public ::testing::Test {
   jit::JitOptions options_;
 };
 
-bool have_compiler() {
-  try {
-    num::native_library_key("int x;", {});
-    return true;
-  } catch (const num::NativeCompileError&) {
-    return false;
-  }
-}
-
 std::shared_ptr<const model::Model> example(const std::string& name) {
   return io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name + ".yaml");
 }
@@ -84,7 +76,7 @@ void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tol
 }
 
 TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   std::mt19937 engine(20261124);
   std::size_t compiled = 0;
   for (const auto& entry : fs::directory_iterator(APPELL_EXAMPLES_DIR)) {
@@ -132,7 +124,7 @@ TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
 }
 
 TEST_F(Jit, ParametersAndInputsComeFromTheValues) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   // The cart's force input u and two parameters, set at once.
   const auto eq =
       principles::derive(example("spring_damper_cart"), principles::Method::GibbsAppell);
@@ -156,7 +148,7 @@ TEST_F(Jit, ParametersAndInputsComeFromTheValues) {
 }
 
 TEST_F(Jit, TheSecondLoadComesFromTheCache) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto eq = principles::derive(example("double_pendulum"), principles::Method::Lagrange);
   const auto first = compile(eq), second = compile(eq);
   EXPECT_TRUE(first.compiled_now);
@@ -173,7 +165,7 @@ TEST_F(Jit, TheSecondLoadComesFromTheCache) {
 }
 
 TEST_F(Jit, ACorruptCachedObjectIsCompiledAgain) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
   const std::string path = compile(eq).library_path;
   ASSERT_FALSE(path.empty());
@@ -194,7 +186,7 @@ TEST_F(Jit, ACorruptCachedObjectIsCompiledAgain) {
 }
 
 TEST_F(Jit, AnObjectOfAnotherKeyIsNotLoadedForThisOne) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto pendulum =
       principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
   const auto arm = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
@@ -208,7 +200,7 @@ TEST_F(Jit, AnObjectOfAnotherKeyIsNotLoadedForThisOne) {
 }
 
 TEST_F(Jit, TheKeyFollowsTheValuesTheCompilerAndTheFlags) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto eq = principles::derive(example("planar_2r"), principles::Method::GibbsAppell);
   model::Values heavier;
   heavier.set("M", 2.0);
@@ -236,7 +228,7 @@ TEST_F(Jit, AMissingCompilerFallsBackToTheTapeWithANote) {
 }
 
 TEST_F(Jit, ACompilerThatFailsIsReportedWithItsMessages) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   num::NativeCompilerOptions options;
   options.cache_directory = cache_;
   try {
@@ -271,7 +263,7 @@ TEST_F(Jit, ACompilerThatHangsIsKilledAfterTheTimeout) {
 }
 
 TEST_F(Jit, AnUnwritableCacheFallsBackToTheTape) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   if (::geteuid() == 0) {
     // root writes anywhere: a regular file in the way of the folder does it instead.
     std::ofstream(cache_ / "blocked") << "x";
@@ -287,7 +279,7 @@ TEST_F(Jit, AnUnwritableCacheFallsBackToTheTape) {
 }
 
 TEST_F(Jit, SimulateGivesTheTapesTrajectory) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto eq = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
   num::SimulationOptions options;
   options.t_end = 1.0;
@@ -320,7 +312,7 @@ TEST_F(Jit, SimulateRefusesAnEvaluatorForAConstrainedModel) {
 }
 
 TEST_F(Jit, InverseDynamicsByTheCompiledRecursionEqualsTheTape) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto eq = principles::derive(example("three_link_arm"), principles::Method::Lagrange);
   const num::InverseDynamics compiled(compile(eq).evaluator), tape(eq);
   EXPECT_STREQ(compiled.dynamics().kind(), "jit");
@@ -396,7 +388,7 @@ TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheTape) {
   EXPECT_EQ(no_jit.code, 0);
   EXPECT_EQ(no_jit.err, "");  // asked for: no note
   EXPECT_EQ(no_jit.out, missing.out);
-  if (!have_compiler()) return;
+  if (!test_support::have_compiler()) return;
   const Output compiled = run(cache, args, cache_);
   EXPECT_EQ(compiled.code, 0);
   EXPECT_EQ(compiled.err, "");
@@ -406,7 +398,7 @@ TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheTape) {
 }
 
 TEST_F(Jit, CliSimulateSaysItsSpeedAndPathOnStderrOnly) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
   const std::string csv = (cache_ / "run.csv").string();

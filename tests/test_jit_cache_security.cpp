@@ -27,6 +27,7 @@
 
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/native_library.hpp"
+#include "support/c_compiler.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 #include "support/spawn_cli.hpp"
@@ -45,15 +46,6 @@ std::string slurp(const fs::path& path) { return test_support::file_text(path.st
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-}
-
-bool have_compiler() {
-  try {
-    num::native_library_key("int x;", {});
-    return true;
-  } catch (const num::NativeCompileError&) {
-    return false;
-  }
 }
 
 // Alive and not a zombie (a killed process whose parent died may wait a moment to be reaped).
@@ -222,7 +214,7 @@ class JitCache : public test_support::ScratchDirTest {
 };
 
 TEST_F(JitCache, APlantedObjectNeverRuns) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const std::string key = num::native_library_key(kSource, options_);
   const fs::path jit = make_jit();
   const fs::path planted = planted_object(key);
@@ -268,7 +260,7 @@ TEST_F(JitCache, APlantedObjectNeverRuns) {
 }
 
 TEST_F(JitCache, ACacheFolderOfAnotherUserOrWritableByOthersIsRefused) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto refusal = [&]() -> std::string {
     try {
       num::load_native_library(kSource, options_);
@@ -323,7 +315,7 @@ int as_nobody(const std::string& command) {
 }
 
 TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   if (::geteuid() != 0) GTEST_SKIP() << "a second user needs root (the CI runs the tests as root)";
   if (std::system("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "no setpriv";
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
@@ -379,7 +371,7 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
 }
 
 TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const std::string key = num::native_library_key(kSource, options_);
   const fs::path jit = make_jit();
   const fs::path victim = root_ / "victim";
@@ -415,7 +407,7 @@ TEST_F(JitCache, LinksAtTheTemporaryNamesAreNeverWrittenThrough) {
 }
 
 TEST_F(JitCache, ATruncatedObjectIsCompiledAgain) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   fs::path object;
   {
     // Closed before the file is cut: this process must not have its pages mapped.
@@ -438,7 +430,7 @@ TEST_F(JitCache, ATruncatedObjectIsCompiledAgain) {
 }
 
 TEST_F(JitCache, AFifoInTheCacheNeverBlocks) {
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const std::string key = num::native_library_key(kSource, options_);
   const fs::path jit = make_jit();
   for (const std::string& name : {key + ".so", key + ".sha256"}) {
@@ -506,7 +498,7 @@ TEST_F(JitCache, SigkillWhileCompilingKillsTheCompilerAndTheNextRunCleansUp) {
 #ifndef __linux__
   GTEST_SKIP() << "only Linux kills a child when its parent dies (PR_SET_PDEATHSIG)";
 #endif
-  if (!have_compiler()) GTEST_SKIP() << "no C compiler";
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   num::NativeCompilerOptions slow = options_;
   slow.compiler = slow_compiler(root_, true).string();
   const pid_t child = ::fork();

@@ -13,6 +13,7 @@
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
+#include "support/model_error_of.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -39,15 +40,6 @@ std::string double_pendulum(const std::string& inertia, const std::string& secon
          inertia +
          "}\n"
          "gravity: [0, -g, 0]\n";
-}
-
-model::ModelError error_of(const std::string& yaml) {
-  try {
-    io::parse_model(yaml, "m.yaml");
-  } catch (const model::ModelError& e) {
-    return e;
-  }
-  return model::ModelError({"(no error)", 0, 0}, "(no error)");
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -98,7 +90,7 @@ TEST(PlanarInertias, ValuesGivenLaterFollowTheSameRule) {
 
 TEST(PlanarInertias, ABodyTurningOffItsPlanarAxisIsRefusedWithTheComponent) {
   // The second link turns about x: its ω has an x component, and [0, 0, I] has no Ixx.
-  const auto e = error_of(double_pendulum("[0, 0, I, 0, 0, 0]", "rot_x"));
+  const auto e = test_support::model_error_of(double_pendulum("[0, 0, I, 0, 0, 0]", "rot_x"));
   EXPECT_EQ(e.where().line, 9) << e.what();  // link2's inertia
   EXPECT_EQ(e.offending(), "link2") << e.what();
   const std::string message = e.what();
@@ -108,19 +100,20 @@ TEST(PlanarInertias, ABodyTurningOffItsPlanarAxisIsRefusedWithTheComponent) {
   // Its physical inertia is accepted.
   EXPECT_NO_THROW(io::parse_model(double_pendulum("[I/2, I/2, I, 0, 0, 0]", "rot_x"), "m.yaml"));
   // Products of inertia that couple z to x: I ω leaves z, refused too.
-  const auto coupled = error_of(double_pendulum("[0.01, 0.01, I, 0, 0, 0.001]"));
+  const auto coupled =
+      test_support::model_error_of(double_pendulum("[0.01, 0.01, I, 0, 0, 0.001]"));
   EXPECT_EQ(coupled.offending(), "link1") << coupled.what();
   EXPECT_TRUE(contains(coupled.what(), "couple z to the other axes")) << coupled.what();
 }
 
 TEST(PlanarInertias, ANegativeMomentIsStillRefused) {
-  const auto e = error_of(double_pendulum("[-1, 1, 1, 0, 0, 0]"));
+  const auto e = test_support::model_error_of(double_pendulum("[-1, 1, 1, 0, 0, 0]"));
   EXPECT_EQ(e.where().line, 8) << e.what();
   EXPECT_EQ(e.offending(), "link1") << e.what();
   EXPECT_TRUE(contains(e.what(), "not positive semi-definite")) << e.what();
   EXPECT_TRUE(contains(e.what(), "never negative")) << e.what();  // the fix named
   // Even on a planar body, with a negative Izz.
-  EXPECT_TRUE(contains(error_of(double_pendulum("[0, 0, -1, 0, 0, 0]")).what(),
+  EXPECT_TRUE(contains(test_support::model_error_of(double_pendulum("[0, 0, -1, 0, 0, 0]")).what(),
                        "not positive semi-definite"));
 }
 
@@ -135,7 +128,7 @@ TEST(PlanarInertias, RoundingOfATinyInertiaIsNoFault) {
       "}\n"
       "  cart: {frame: slide, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}\n";
   EXPECT_NO_THROW(io::parse_model(fixed, "d.yaml"));
-  const auto turning = error_of(double_pendulum(dummy, "rot_x"));
+  const auto turning = test_support::model_error_of(double_pendulum(dummy, "rot_x"));
   EXPECT_TRUE(contains(turning.what(), "triangle inequality")) << turning.what();
 }
 
