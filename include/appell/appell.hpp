@@ -36,6 +36,7 @@
 #include "appell/model/input_file.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
+#include "appell/model/utf8.hpp"
 #include "appell/model/values.hpp"
 
 // kinematics/: positions, velocities, accelerations, angular velocities of every frame and body
