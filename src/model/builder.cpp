@@ -6,7 +6,6 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
-#include <unordered_set>
 #include <utility>
 #include <variant>
 
@@ -283,27 +282,16 @@ GiNaC::ex ModelBuilder::expression(const Expr& e, Dependence allowed,
 // their callers evaluate them at the defaults and refuse a value that is not a finite real with
 // the field's own message (a parameter, a mass, a size).
 void ModelBuilder::check_numbers(const ex& e, const SourceLocation& where) const {
-  std::unordered_set<const void*> seen;
-  std::vector<ex> alive;  // op(i) may be a temporary: kept, so that its address stays unique
-  std::vector<ex> stack{e};
-  while (!stack.empty()) {
-    const ex node = stack.back();
-    stack.pop_back();
-    if (!seen.insert(sym::node_key(node)).second) continue;
-    alive.push_back(node);
-    if (GiNaC::is_a<GiNaC::numeric>(node)) {
-      if (!fits_double(GiNaC::ex_to<GiNaC::numeric>(node))) {
-        std::ostringstream number;
-        number << GiNaC::evalf(node);
-        throw ModelError(where,
-                         "number out of range: a double holds 0 and magnitudes from 2.2e-308 to "
-                         "1.8e308, and this number would become 0 or inf",
-                         number.str());
-      }
-      continue;
+  sym::for_each_node({e}, [&](const ex& node) {
+    if (GiNaC::is_a<GiNaC::numeric>(node) && !fits_double(GiNaC::ex_to<GiNaC::numeric>(node))) {
+      std::ostringstream number;
+      number << GiNaC::evalf(node);
+      throw ModelError(where,
+                       "number out of range: a double holds 0 and magnitudes from 2.2e-308 to "
+                       "1.8e308, and this number would become 0 or inf",
+                       number.str());
     }
-    for (std::size_t k = 0; k < node.nops(); ++k) stack.push_back(node.op(k));
-  }
+  });
 }
 
 Vector3 ModelBuilder::vector3(const Expr3& v, Dependence allowed, const std::string& item) const {

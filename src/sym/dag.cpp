@@ -12,19 +12,26 @@
 
 namespace appell::sym {
 
-SymbolSet symbols_in(const GiNaC::exvector& roots) {
-  SymbolSet found;
+void for_each_node(const GiNaC::exvector& roots,
+                   const std::function<void(const GiNaC::ex&)>& visit) {
   std::unordered_set<const void*> seen;
   GiNaC::exvector alive;  // op(i) may be a temporary; keep it so that its address stays unique
-  GiNaC::exvector pending(roots.begin(), roots.end());
+  GiNaC::exvector pending(roots.rbegin(), roots.rend());
   while (!pending.empty()) {
     GiNaC::ex e = pending.back();
     pending.pop_back();
     if (!seen.insert(node_key(e)).second) continue;
     alive.push_back(e);
-    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+    visit(e);
     for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
   }
+}
+
+SymbolSet symbols_in(const GiNaC::exvector& roots) {
+  SymbolSet found;
+  for_each_node(roots, [&](const GiNaC::ex& e) {
+    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+  });
   return found;
 }
 

@@ -27,6 +27,11 @@ std::size_t dag_size(const GiNaC::exvector& roots);
 /// The same for one expression.
 inline std::size_t dag_size(const GiNaC::ex& e) { return dag_size(GiNaC::exvector{e}); }
 
+/// Calls `visit` once for each distinct node of the expressions' DAGs (a shared node once),
+/// depth first from the roots in order: the same order on every run. `visit` may throw to stop.
+void for_each_node(const GiNaC::exvector& roots,
+                   const std::function<void(const GiNaC::ex&)>& visit);
+
 /// Symbols ordered by GiNaC's ex_is_less (for symbols: the order they were created in).
 using SymbolSet = std::set<GiNaC::ex, GiNaC::ex_is_less>;
 /// Every symbol of the expressions, each shared node visited once: a chain's trees are
