@@ -380,7 +380,8 @@ Output run(const std::string& environment, const std::string& args, const fs::pa
 TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheTape) {
   const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
-  const std::string args = "eval " + model + " --q 0.3,0.4 --qd 0.1,0.2";
+  // --method: the formed equations, compiled (eval's default, num::Dynamics, compiles nothing).
+  const std::string args = "eval " + model + " --q 0.3,0.4 --qd 0.1,0.2 --method gibbs-appell";
   const Output missing = run(cache + " CC=appell-no-such-compiler", args, cache_);
   EXPECT_EQ(missing.code, 0) << missing.err;
   EXPECT_NE(missing.err.find("note: evaluating by the tape"), std::string::npos) << missing.err;

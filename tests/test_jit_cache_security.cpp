@@ -319,7 +319,8 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
   if (::geteuid() != 0) GTEST_SKIP() << "a second user needs root (the CI runs the tests as root)";
   if (std::system("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "no setpriv";
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
-  const std::string eval = "eval " + model + " --q 0.3,0.4";
+  // --method: the formed equations, compiled (eval's default, num::Dynamics, compiles nothing).
+  const std::string eval = "eval " + model + " --q 0.3,0.4 --method gibbs-appell";
   // The key of the model's object, as a first run into a private cache writes it.
   std::optional<ScopedEnvironment> cache_variable;
   cache_variable.emplace("APPELL_CACHE_DIR", cache_.string());
@@ -478,9 +479,10 @@ TEST_F(JitCache, CliSigtermWhileCompilingExits143AndLeavesNothingBehind) {
   const ScopedEnvironment compiler("CC", slow_compiler(root_, false).string());
   const ScopedEnvironment cache("APPELL_CACHE_DIR", cache_.string());
   const std::string out = (root_ / "stdout").string(), err = (root_ / "stderr").string();
-  const pid_t pid = test_support::spawn_cli(
-      {"eval", std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml", "--q", "0.3,0.4"}, out,
-      err);
+  const pid_t pid =
+      test_support::spawn_cli({"eval", std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml",
+                               "--q", "0.3,0.4", "--method", "gibbs-appell"},
+                              out, err);
   ASSERT_GT(pid, 0);
   // Deriving comes first; under load that can take a while.
   const bool started = eventually([&] { return fs::exists(root_ / "cc.pid"); }, seconds(120));

@@ -4,6 +4,7 @@
 
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "cli_support.hpp"
 #include "output_paths.hpp"
 
@@ -15,6 +16,7 @@ struct CodegenCommandOptions {
   UrdfFlags urdf;  // how a URDF model is read
   std::string model, out, namespace_name, method = "gibbs-appell", language = "c++";
   std::vector<std::string> set;
+  bool method_given = false;  // --method on the command line: from that principle's equations
 };
 
 int run_codegen(const CodegenCommandOptions& o) {
@@ -30,15 +32,18 @@ int run_codegen(const CodegenCommandOptions& o) {
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
   reject_constraints(*model, "codegen");
-  const auto equations = principles::derive(model, method);
-  const std::string header = codegen::generate_code(
-      equations,
-      codegen::CodegenOptions{o.namespace_name, values,
-                              o.language == "c" ? codegen::Language::C : codegen::Language::Cpp});
+  const codegen::CodegenOptions options{
+      o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp};
+  // A tree the recursions cover is written straight from the model (no equations formed, time
+  // about linear in the bodies); --method asks for the equations of one principle.
+  const bool from_model = !o.method_given && principles::recursions_do_not_cover(*model).empty();
+  const std::string header =
+      from_model ? codegen::generate_code(*model, options)
+                 : codegen::generate_code(principles::derive(model, method), options);
 
   write_output("--out", o.out, header);
   std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, "
-            << principles::method_name(method) << ")\n";
+            << (from_model ? "the recursions" : principles::method_name(method)) << ")\n";
   return 0;
 }
 
@@ -57,11 +62,17 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
   c->add_option("--namespace", o->namespace_name,
                 "namespace of the generated code, e.g. robots::arm (default: the model's name); "
                 "with --language c the prefix of every name (robots_arm_)");
-  c->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  auto* method = c->add_option("--method", o->method,
+                               "lagrange | gibbs-appell: from the equations of that principle "
+                               "(default: straight from the recursions where they cover the "
+                               "model, else gibbs-appell)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "
                 "function (also dot(NAME)=VALUE) in the generated structs; repeatable");
-  commands.push_back({c, [o] { return run_codegen(*o); }});
+  commands.push_back({c, [o, method] {
+                        o->method_given = method->count() > 0;
+                        return run_codegen(*o);
+                      }});
 }
 
 }  // namespace appell::cli

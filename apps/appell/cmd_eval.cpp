@@ -7,10 +7,12 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
@@ -28,6 +30,7 @@ struct EvalOptions {
   bool minimal = false;
   bool reactions = false;
   bool no_jit = false;
+  bool method_given = false;  // --method on the command line: the equations of that principle
 };
 
 // eval --minimal: M̃ u̇ = f̃ at (t, q, u); --qd gives either the independent speeds u or every
@@ -148,14 +151,19 @@ int run_eval(const EvalOptions& o) {
   if (o.minimal) return run_eval_minimal(o, model, q);
   take("--qd", o.qd, qd);
 
-  const auto eq = principles::derive(model, method_option(o.method));
-  // Without constraints by the compiled generated code (or the tape: jit_flags.hpp); with them
-  // by the tape's constrained solver.
   const model::Values values = parse_assignments(o.set);
-  const jit::CompiledDynamics dynamics = compiled_dynamics(eq, values, o.no_jit, "eval");
-  const num::StateEvaluation state =
-      dynamics.evaluator ? num::evaluate_state(*dynamics.evaluator, o.t, q, qd)
-                         : num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
+  // A tree the recursions cover: its numbers without forming the equations (num::Dynamics), in
+  // time about linear in the bodies. --method asks for the equations of one principle: formed,
+  // then evaluated by the generated code (or the tape: jit_flags.hpp); with constraints by the
+  // tape's constrained solver.
+  const num::StateEvaluation state = [&] {
+    if (!o.method_given && principles::recursions_do_not_cover(*model).empty())
+      return num::evaluate_state(num::Dynamics(model, values), o.t, q, qd);
+    const auto eq = principles::derive(model, method_option(o.method));
+    const jit::CompiledDynamics dynamics = compiled_dynamics(eq, values, o.no_jit, "eval");
+    return dynamics.evaluator ? num::evaluate_state(*dynamics.evaluator, o.t, q, qd)
+                              : num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
+  }();
   const Eigen::MatrixXd& M = state.mass_matrix;
   const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;
   if (!state.redundant.empty()) {
@@ -212,8 +220,8 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
-  e->add_option("--method", o->method,
-                "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
+  auto* method = e->add_option("--method", o->method,
+                               "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   e->add_flag("--json", o->json, "print one JSON object (MODEL_FORMAT.md)");
   e->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]): --qd "
@@ -223,7 +231,10 @@ void add_eval_command(CLI::App& app, Commands& commands) {
               "also the force and moment each frame's parent exerts on it and everything below "
               "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "
               "\"moment\"}})");
-  commands.push_back({e, [o] { return run_eval(*o); }});
+  commands.push_back({e, [o, method] {
+                        o->method_given = method->count() > 0;
+                        return run_eval(*o);
+                      }});
 }
 
 }  // namespace appell::cli

@@ -24,6 +24,7 @@
 #include "appell/sym/intermediates.hpp"
 #include "appell/sym/operation_count.hpp"
 #include "appell/sym/readable.hpp"
+#include "appell/sym/scalar_program.hpp"
 #include "appell/sym/tape.hpp"
 #include "appell/sym/time_functions.hpp"
 
@@ -57,6 +58,7 @@
 #include "appell/principles/nielsen.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/principles/readable_form.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/relative_motion.hpp"
 #include "appell/principles/speed_form.hpp"
 
@@ -67,6 +69,7 @@
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"

@@ -13,28 +13,36 @@
 #include <string>
 #include <vector>
 
+#include "appell/principles/recursive_dynamics.hpp"
+#include "appell/sym/scalar_program.hpp"
 #include "plan.hpp"
-#include "scalar_program.hpp"
 
 namespace appell::codegen::detail {
 
+using sym::add;
+using sym::congruence;
+using sym::cross;
+using sym::dot;
+using sym::identity3;
+using sym::Instruction;
+using sym::Mat3;
+using sym::mul;
+using sym::mul_transposed;
+using sym::Node;
+using sym::Op;
+using sym::ScalarProgram;
+using sym::scale;
+using sym::sub;
+using sym::Vec3;
+using sym::zero3;
+
 /// Program variables: plan.variables (t, q, qd, parameters, inputs), then q̈ (n), then the
-/// extra generalized forces of forward dynamics (n).
-struct DynamicsProgram {
-  ScalarProgram program;
-  std::size_t n = 0;
+/// extra generalized forces of forward dynamics (n). The outputs (principles::RecursiveDynamics)
+/// by the recursions, or from the tape of M and f where they do not apply.
+struct DynamicsProgram : principles::RecursiveDynamics {
   std::size_t first_qdd = 0, first_extra = 0;
   bool recursive = false;
   std::string fallback_reason;  // why not recursive (empty when recursive)
-  std::vector<Node> mass;       // n×n row-major; symmetric
-  std::vector<Node> bias;       // nonlinear effects C(q, q̇) q̇ + g(q) − Q_loads = −f
-  std::vector<Node> forcing;    // f = −bias
-  std::vector<Node> gravity;    // generalized gravity g(q) (M q̈ + b = τ's gravity part)
-  std::vector<Node> inverse;    // τ = M q̈ − f
-  std::vector<Node> forward;    // q̈ = M⁻¹ (f + Q_extra)
-  std::string forward_method;   // "articulated bodies" or "M = L^T D L"
-  std::vector<Node> pivots;     // D of M = Lᵀ D L (of the articulated bodies: the same)
-  std::vector<Node> diagonal;   // M's diagonal (the scale of the pivot test)
 };
 
 /// The program of `eq` (whose plan `plan` is, references claimed). The recursive construction
@@ -42,8 +50,19 @@ struct DynamicsProgram {
 /// program falls back to the tape (fallback_reason says so).
 DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan);
 
+/// The program of a model the recursions cover (principles::recursions_do_not_cover() empty),
+/// from `builder` (constructed before `plan`, so that the derivatives it reads exist), with no
+/// equations formed and nothing to check it against.
+DynamicsProgram build_recursive_dynamics(const Plan& plan, principles::RecursionBuilder& builder);
+
+/// Which of the first `count` variables the live part of `targets` reads.
+std::vector<bool> variables_read(const ScalarProgram& program, const std::vector<Node>& targets,
+                                 std::size_t count);
+
 /// The operations (nodes that are neither constants nor variables) `targets` need.
-std::size_t operation_count(const ScalarProgram& program, const std::vector<Node>& targets);
+inline std::size_t operation_count(const ScalarProgram& program, const std::vector<Node>& targets) {
+  return program.operation_count(targets);
+}
 
 /// Values of the program's variables at a state: the plan's parameter and input defaults.
 std::vector<double> program_variables(const Plan& plan, double t, const double* q, const double* qd,

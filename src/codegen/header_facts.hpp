@@ -17,8 +17,15 @@ struct HeaderFacts {
   std::vector<GeneratedField> parameters, inputs;  // the structs' members, in order
 };
 
+/// What the code is generated from: the model, and its formed equations or none (then by the
+/// recursions alone, for a model they cover).
+struct CodegenSource {
+  const model::Model& model;
+  const principles::Equations* equations = nullptr;
+};
+
 /// generate_cpp_header() or generate_c_header() by `language`, filling `facts` when not null.
-std::string generate_header(const principles::Equations& eq, const CodegenOptions& options,
+std::string generate_header(const CodegenSource& from, const CodegenOptions& options,
                             Language language, HeaderFacts* facts);
 
 }  // namespace appell::codegen::detail

@@ -29,7 +29,8 @@ LoadableSource loadable_c_source(const principles::Equations& equations,
   options.values = values;
   detail::HeaderFacts facts;
   LoadableSource out;
-  const std::string header = detail::generate_header(equations, options, Language::C, &facts);
+  const std::string header =
+      detail::generate_header({*equations.model, &equations}, options, Language::C, &facts);
   const std::string p = facts.prefix + "_";
   std::ostringstream s;
   s << header << "\n/* Entry points for loading (appell/codegen/loadable_source.hpp). */\n\n";

@@ -112,14 +112,13 @@ std::string operand_literal(double v) {
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
-Plan make_plan(const principles::Equations& eq, const model::Values& values) {
-  const model::Model& m = *eq.model;
+Plan make_plan(const model::Model& m, const model::Values& values) {
   // Throws ModelError naming a name that is neither a parameter nor an input (nor a derivative
   // of one), or a bad number.
   const model::BoundValues bound = model::bind(m, values);
   Plan plan;
   plan.bound = bound;
-  plan.n = eq.dof();
+  plan.n = m.dof();
   auto add = [&](const GiNaC::symbol& s, Argument a, std::string reference, int field = -1) {
     plan.variables.push_back(Variable{s, a, std::move(reference), field});
   };
@@ -169,6 +168,12 @@ Plan make_plan(const principles::Equations& eq, const model::Values& values) {
   for (std::size_t i = 0; i < input_symbols.size(); ++i)
     add(input_symbols[i], Argument::Inputs, "", static_cast<int>(i));
 
+  return plan;
+}
+
+Plan make_plan(const principles::Equations& eq, const model::Values& values) {
+  Plan plan = make_plan(*eq.model, values);
+  const model::BoundValues& bound = plan.bound;
   std::vector<GiNaC::symbol> symbols;
   for (const auto& v : plan.variables) symbols.push_back(v.symbol);
   GiNaC::exvector entries = eq.entries();
@@ -181,11 +186,18 @@ Plan make_plan(const principles::Equations& eq, const model::Values& values) {
 // The input members: candidates the tape reads, and order 0 of every function (so that every
 // declared input has a member even when the equations happen not to use it).
 std::vector<GeneratedField> claim_input_fields(Plan& plan) {
+  std::vector<bool> read(plan.variables.size(), false);
+  for (const auto& instruction : plan.tape->instructions())
+    if (instruction.op == Op::Variable) read[instruction.a] = true;
+  return claim_input_fields(plan, read);
+}
+
+std::vector<GeneratedField> claim_input_fields(Plan& plan, const std::vector<bool>& read) {
   std::vector<bool> used(plan.input_candidates.size(), false);
-  for (const auto& instruction : plan.tape->instructions()) {
-    if (instruction.op != Op::Variable) continue;
-    const Variable& v = plan.variables[instruction.a];
-    if (v.argument == Argument::Inputs) used[static_cast<std::size_t>(v.input_field)] = true;
+  for (std::size_t i = 0; i < plan.variables.size() && i < read.size(); ++i) {
+    const Variable& v = plan.variables[i];
+    if (read[i] && v.argument == Argument::Inputs)
+      used[static_cast<std::size_t>(v.input_field)] = true;
   }
   // The model's own names first, so that an input named dot_u keeps its name and the derivative
   // of an input u is the one renamed.

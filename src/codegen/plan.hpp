@@ -54,14 +54,19 @@ struct Plan {
   std::vector<InputCandidate> input_candidates;  // every known derivative order of every input
   std::vector<std::string> parameter_notes;      // per parameter: how the model defines it
   model::BoundValues bound;                      // the values bound (driven functions)
-  std::optional<sym::Tape> tape;                 // M row by row, then f
+  std::optional<sym::Tape> tape;                 // M row by row, then f (from equations)
 };
 
+/// The variables of `model` with `values` bound (model::bind's errors), without a tape: what the
+/// recursions read (principles::RecursionBuilder first, so that the derivatives they use exist).
+Plan make_plan(const model::Model& model, const model::Values& values);
 /// The variables and the tape of `eq` with `values` bound (model::bind's errors).
 Plan make_plan(const principles::Equations& eq, const model::Values& values);
 /// The input members: candidates the tape reads, and order 0 of every function. Sets the
 /// references of the input variables.
 std::vector<GeneratedField> claim_input_fields(Plan& plan);
+/// The same with the variables read given (`read[k]`: plan.variables[k] is read).
+std::vector<GeneratedField> claim_input_fields(Plan& plan, const std::vector<bool>& read);
 /// Whether M evaluates symmetric at two fixed, unremarkable states.
 bool mass_matrix_is_symmetric(const Plan& plan);
 

@@ -22,6 +22,23 @@ Tape::Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& var
   order_ = CanonicalOrder();
 }
 
+Tape::Tape(std::vector<Instruction> code, std::vector<std::uint32_t> outputs,
+           std::size_t variable_count)
+    : code_(std::move(code)), outputs_(std::move(outputs)), variable_count_(variable_count) {
+  for (std::size_t i = 0; i < code_.size(); ++i) {
+    const Instruction& c = code_[i];
+    const bool binary = c.op == Op::Add || c.op == Op::Sub || c.op == Op::Mul || c.op == Op::Div ||
+                        c.op == Op::Pow || c.op == Op::Atan2;
+    const bool ok = c.op == Op::Constant   ? true
+                    : c.op == Op::Variable ? c.a < variable_count_
+                                           : c.a < i && (!binary || c.b < i);
+    if (!ok)
+      throw std::invalid_argument("tape: instruction " + std::to_string(i) + " out of order");
+  }
+  for (std::uint32_t slot : outputs_)
+    if (slot >= code_.size()) throw std::invalid_argument("tape: output slot out of range");
+}
+
 std::size_t Tape::InstructionHash::operator()(const Instruction& i) const {
   std::size_t h = static_cast<std::size_t>(i.op);
   h = h * 1000003u ^ i.a;

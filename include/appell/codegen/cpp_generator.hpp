@@ -85,4 +85,11 @@ std::string generate_c_header(const principles::Equations& equations,
 /// generate_cpp_header() or generate_c_header() by options.language.
 std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
+/// The same functions straight from a model the recursions cover
+/// (principles::recursions_do_not_cover() empty), without forming its equations: time and
+/// memory about linear in the bodies (the mass matrix's composite inertias aside). The header
+/// says "Method: the recursions (no equations formed)". Throws std::invalid_argument for a model
+/// the recursions do not cover, and as generate_code() otherwise.
+std::string generate_code(const model::Model& model, const CodegenOptions& options);
+
 }  // namespace appell::codegen

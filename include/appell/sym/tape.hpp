@@ -67,6 +67,12 @@ class Tape {
   /// complex number, or a function or expression kind it cannot evaluate.
   Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& variables);
 
+  /// A tape written by another builder (ScalarProgram::tape): `code` in dependency order (every
+  /// operand an earlier slot, Variable instructions below `variable_count`), `outputs` slots of
+  /// it. Throws std::invalid_argument when that does not hold.
+  Tape(std::vector<Instruction> code, std::vector<std::uint32_t> outputs,
+       std::size_t variable_count);
+
   /// Evaluates every output: `variables` holds variable_count() values in the constructor's
   /// order, `outputs` receives output_count() values in the order of the expressions given.
   /// `workspace` is resized as needed (reuse it between calls). IEEE arithmetic: a division by

@@ -1,10 +1,10 @@
-#include "scalar_program.hpp"
+#include "appell/sym/scalar_program.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
-namespace appell::codegen::detail {
+namespace appell::sym {
 
 namespace {
 
@@ -76,12 +76,20 @@ double compute(Op op, double a, double b, double value) {
 }  // namespace
 
 std::size_t ScalarProgram::Hash::operator()(const Instruction& i) const {
+  // Operands are small consecutive integers: mixed (splitmix64's finalizer) so that nodes with
+  // nearby operands do not crowd into nearby buckets.
   std::uint64_t bits = 0;
   std::memcpy(&bits, &i.value, sizeof bits);
-  std::size_t h = static_cast<std::size_t>(i.op);
-  h = h * 1000003u ^ i.a;
-  h = h * 1000003u ^ i.b;
-  return h * 1000003u ^ static_cast<std::size_t>(bits ^ (bits >> 32));
+  auto mix = [](std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const std::uint64_t operands = (std::uint64_t{i.a} << 32 | i.b) ^ static_cast<std::uint64_t>(i.op)
+                                                                        << 59;
+  return static_cast<std::size_t>(mix(operands ^ mix(bits)));
 }
 
 bool ScalarProgram::Equal::operator()(const Instruction& x, const Instruction& y) const {
@@ -205,6 +213,47 @@ std::vector<Node> ScalarProgram::import(const sym::Tape& tape, const std::vector
   return outputs;
 }
 
+std::size_t ScalarProgram::operation_count(const std::vector<Node>& targets) const {
+  std::vector<bool> live(code_.size(), false);
+  for (Node t : targets) live.at(t) = true;
+  std::size_t count = 0;
+  for (std::size_t i = code_.size(); i-- > 0;) {
+    const Instruction& c = code_[i];
+    if (!live[i] || c.op == Op::Constant || c.op == Op::Variable) continue;
+    ++count;
+    live[c.a] = true;
+    if (!is_unary(c.op)) live[c.b] = true;
+  }
+  return count;
+}
+
+Tape ScalarProgram::tape(const std::vector<Node>& outputs, std::size_t variable_count) const {
+  std::vector<bool> live(code_.size(), false);
+  for (Node n : outputs) live.at(n) = true;
+  for (std::size_t i = code_.size(); i-- > 0;) {
+    if (!live[i]) continue;
+    const Instruction& c = code_[i];
+    if (c.op == Op::Constant || c.op == Op::Variable) continue;
+    live[c.a] = true;
+    if (!is_unary(c.op)) live[c.b] = true;
+  }
+  std::vector<std::uint32_t> slot(code_.size(), 0);
+  std::vector<Instruction> code;
+  for (std::size_t i = 0; i < code_.size(); ++i) {
+    if (!live[i]) continue;
+    Instruction c = code_[i];
+    if (c.op != Op::Constant && c.op != Op::Variable) {
+      c.a = slot[c.a];
+      if (!is_unary(c.op)) c.b = slot[c.b];
+    }
+    slot[i] = static_cast<std::uint32_t>(code.size());
+    code.push_back(c);
+  }
+  std::vector<std::uint32_t> output_slots;
+  for (Node n : outputs) output_slots.push_back(slot[n]);
+  return Tape(std::move(code), std::move(output_slots), variable_count);
+}
+
 void ScalarProgram::evaluate(const double* variables, const std::vector<Node>& outputs,
                              double* values, std::vector<double>& w) const {
   std::size_t end = 0;
@@ -303,4 +352,4 @@ Mat3 congruence(ScalarProgram& p, const Mat3& r, const Mat3& s) {
   return out;
 }
 
-}  // namespace appell::codegen::detail
+}  // namespace appell::sym

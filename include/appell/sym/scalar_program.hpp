@@ -1,11 +1,12 @@
-// A straight-line program of scalar operations, built node by node (internal to codegen).
+// A straight-line program of scalar operations, built node by node.
 //
-// The recursions of recursive_dynamics.cpp (Newton–Euler, composite inertias, LDLᵀ) are written
-// over these nodes instead of GiNaC trees: every node is hash-consed (the same operation on the
-// same operands is the same node) and folded where the result is known (x·0 = 0, x·1 = x,
-// x + 0 = x, constants computed), so the zeros and ones of a model (axes along z, a centre of
-// mass on x) vanish from the generated code and what is shared is computed once. Node indices
-// grow in construction order, which is deterministic, so the program is the same every run.
+// The recursions of principles/recursive_dynamics.hpp (Newton–Euler, composite inertias,
+// articulated bodies, LDLᵀ) are written over these nodes instead of GiNaC trees: every node is
+// hash-consed (the same operation on the same operands is the same node) and folded where the
+// result is known (x·0 = 0, x·1 = x, x + 0 = x, constants computed), so the zeros and ones of a
+// model (axes along z, a centre of mass on x) vanish from the generated code and what is shared is
+// computed once. Node indices grow in construction order, which is deterministic, so the program is
+// the same every run.
 #pragma once
 
 #include <array>
@@ -15,7 +16,7 @@
 
 #include "appell/sym/tape.hpp"
 
-namespace appell::codegen::detail {
+namespace appell::sym {
 
 using Op = sym::Tape::Op;
 using Instruction = sym::Tape::Instruction;
@@ -46,6 +47,13 @@ class ScalarProgram {
   std::vector<Node> import(const sym::Tape& tape, const std::vector<Node>& variables);
 
   const std::vector<Instruction>& instructions() const { return code_; }
+
+  /// The operations (nodes that are neither constants nor variables) `targets` need.
+  std::size_t operation_count(const std::vector<Node>& targets) const;
+
+  /// The instructions `outputs` need and nothing else, renumbered in the same order, as a Tape
+  /// over `variable_count` variables: what evaluates them fast, from any number of threads.
+  Tape tape(const std::vector<Node>& outputs, std::size_t variable_count) const;
 
   /// Evaluates every node up to and including max(outputs) (dead ones too: this is the checking
   /// path, not the fast one) and gives the outputs' values.
@@ -82,4 +90,4 @@ Mat3 add(ScalarProgram& p, const Mat3& a, const Mat3& b);
 /// R S Rᵀ for a symmetric S (only its upper triangle read; the result is symmetric).
 Mat3 congruence(ScalarProgram& p, const Mat3& r, const Mat3& s);
 
-}  // namespace appell::codegen::detail
+}  // namespace appell::sym

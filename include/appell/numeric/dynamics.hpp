@@ -1,0 +1,99 @@
+// The numbers of a model's dynamics without forming its equations (DESIGN.md, "Numbers").
+//
+// num::Dynamics is built from the recursions over the model's frame tree
+// (principles/recursive_dynamics.hpp) with the values bound and folded into the program: time
+// and memory about linear in the bodies, no symbolic M or f. Once built it is immutable: every
+// call takes a DynamicsWorkspace its caller owns (Pinocchio's Model/Data), so one Dynamics is
+// shared by any number of threads, each with its own workspace, and gives them the same bits.
+//
+//   accelerations      q̈ by the articulated-body recursion (O(n)), or by Cholesky of M where the
+//                      model's joints do not suit it;
+//   inverse_dynamics   τ = M q̈ − f by Newton–Euler (O(n));
+//   mass_matrix        M column by column from Newton–Euler at q̇ = 0 without gravity or loads
+//                      (n passes of O(n): exactly M q̈, nothing cancels);
+//   forcing            f, nonlinear_effects −f = C(q, q̇) q̇ + g(q) − Q_loads, gravity g(q).
+//
+// It covers what the recursions cover: frames with bodies and particles, springs, dampers,
+// forces, torques, generalized loads, potentials, inputs and prescribed motion. Models with
+// constraints, generalized speeds, a carrier frame or flexible bodies are refused
+// (std::invalid_argument naming why; principles::recursions_do_not_cover() says it beforehand):
+// their numbers come from the formed equations (CompiledEquations and its kin).
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
+
+namespace appell::num {
+
+/// Scratch space of Dynamics calls: one per thread, reused between calls (no allocation once
+/// sized). Its contents between calls mean nothing.
+struct DynamicsWorkspace {
+  std::vector<double> variables, outputs, slots;
+  Eigen::MatrixXd M;
+  Eigen::VectorXd f;
+};
+
+class Dynamics final : public DynamicsEvaluator {
+ public:
+  /// Builds the programs of `model` with `values` bound (model::bind: throws model::ModelError
+  /// for an unknown name or a bad number). Throws std::invalid_argument for a model the
+  /// recursions do not cover, or an expression that cannot be evaluated numerically.
+  explicit Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values = {});
+  ~Dynamics() override;
+
+  const model::Model& model() const;
+  std::size_t dof() const override;
+  const char* kind() const override { return "recursions"; }
+  /// "articulated bodies" (Featherstone's recursion) or "Cholesky of M" (a frame moved by two
+  /// coordinates, or a coordinate moving two frames).
+  const std::string& forward_method() const;
+  /// Operations of each program (after folding and sharing): what one call costs.
+  std::size_t operations() const;
+
+  /// M(q, t), n×n. Vectors in coordinate order with n entries (other sizes throw
+  /// std::invalid_argument).
+  void mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
+                   DynamicsWorkspace& work) const;
+  /// f(q, q̇, t) of M q̈ = f.
+  void forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& f,
+               DynamicsWorkspace& work) const;
+  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               Eigen::MatrixXd& M, Eigen::VectorXd& f,
+                               DynamicsWorkspace& work) const;
+  /// q̈ of M q̈ = f + Q (Q empty: none). Throws model::ComputationError when M is singular or
+  /// not positive definite at the state, or M or f is not finite (the message prints M).
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd, DynamicsWorkspace& work,
+                     const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
+  /// τ = M q̈ − f: the generalized forces the motion needs.
+  void inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                        const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,
+                        DynamicsWorkspace& work) const;
+  /// −f = C(q, q̇) q̇ + g(q) − Q_loads.
+  void nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         Eigen::VectorXd& h, DynamicsWorkspace& work) const;
+  /// g(q): the generalized forces of gravity alone at rest (τ = g holds the model still).
+  void gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
+               DynamicsWorkspace& work) const;
+
+  // DynamicsEvaluator: each call uses a workspace of its own (safe from any thread).
+  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override;
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd) const override;
+  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override;
+
+ private:
+  struct Programs;
+  std::shared_ptr<const Programs> programs_;
+};
+
+}  // namespace appell::num

@@ -1,0 +1,263 @@
+#include "appell/numeric/dynamics.hpp"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "appell/model/source_location.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
+#include "appell/sym/tape.hpp"
+
+namespace appell::num {
+
+using sym::Node;
+
+// The programs as tapes over one variable vector: t, q (n), q̇ (n), q̈ (n), extra forces (n).
+struct Dynamics::Programs {
+  std::shared_ptr<const model::Model> model;
+  std::size_t n = 0;
+  std::optional<sym::Tape> inverse, bias, gravity, inertial;
+  std::optional<sym::Tape> forward;  // q̈, then the pivots
+  std::string forward_method;
+  std::size_t operations = 0;
+
+  std::size_t variable_count() const { return 1 + 4 * n; }
+};
+
+namespace {
+
+std::size_t first_q() { return 1; }
+std::size_t first_qd(std::size_t n) { return 1 + n; }
+std::size_t first_qdd(std::size_t n) { return 1 + 2 * n; }
+std::size_t first_extra(std::size_t n) { return 1 + 3 * n; }
+
+std::string symbol_name(const GiNaC::symbol& s) { return s.get_name(); }
+
+void check_size(const Eigen::VectorXd& v, std::size_t n, const char* what) {
+  if (static_cast<std::size_t>(v.size()) != n)
+    throw std::invalid_argument(std::string(what) + " has " + std::to_string(v.size()) +
+                                " entries, the model " + std::to_string(n) + " coordinates");
+}
+
+}  // namespace
+
+Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values) {
+  if (!model) throw std::invalid_argument("num::Dynamics: no model");
+  const model::Model& m = *model;
+  const std::string reason = principles::recursions_do_not_cover(m);
+  if (!reason.empty())
+    throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
+  auto programs = std::make_shared<Programs>();
+  programs->model = model;
+  const std::size_t n = m.dof();
+  programs->n = n;
+
+  // The local expressions first: they may add derivative symbols that binding must know.
+  principles::RecursionBuilder builder(m);
+  const model::BoundValues bound = model::bind(m, values);
+
+  principles::RecursiveDynamics d;
+  sym::ScalarProgram& p = d.program;
+  std::map<GiNaC::ex, Node, GiNaC::ex_is_less> nodes;
+  const GiNaC::symbol t = m.time_functions->time();
+  nodes.emplace(t, p.variable(0));
+  for (std::size_t j = 0; j < n; ++j) {
+    nodes.emplace(m.coordinate_symbol(j, 0), p.variable(static_cast<std::uint32_t>(first_q() + j)));
+    nodes.emplace(m.coordinate_symbol(j, 1),
+                  p.variable(static_cast<std::uint32_t>(first_qd(n) + j)));
+  }
+  // Values fold: parameters and the functions given numbers are constants of the program.
+  for (const auto& [symbol, value] : bound.numbers)
+    nodes.emplace(symbol, p.constant(GiNaC::ex_to<GiNaC::numeric>(value).to_double()));
+  for (const auto& [symbol, value] : bound.unset) nodes.emplace(symbol, p.constant(0.0));
+  if (!bound.driven.empty()) {
+    // Functions driven by expressions of t: each a node computed from t.
+    GiNaC::exvector expressions;
+    std::vector<GiNaC::ex> symbols;
+    for (const auto& [symbol, expression] : bound.driven) {
+      symbols.push_back(symbol);
+      expressions.push_back(expression);
+    }
+    const sym::Tape driven(expressions, {t});
+    const std::vector<Node> values_of = p.import(driven, {nodes.at(t)});
+    for (std::size_t i = 0; i < symbols.size(); ++i) nodes.emplace(symbols[i], values_of[i]);
+  }
+  principles::RecursionInputs inputs;
+  for (const GiNaC::symbol& s : builder.symbols()) {
+    const auto it = nodes.find(s);
+    if (it == nodes.end())
+      throw std::invalid_argument("num::Dynamics: no value for the symbol " + symbol_name(s));
+    inputs.symbols.push_back(s);
+    inputs.nodes.push_back(it->second);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    inputs.qdd.push_back(p.variable(static_cast<std::uint32_t>(first_qdd(n) + j)));
+    inputs.extra.push_back(p.variable(static_cast<std::uint32_t>(first_extra(n) + j)));
+  }
+  principles::RecursionOptions options;
+  options.mass_matrix = false;  // M by columns of the inertial pass: O(n) nodes, not O(n²)
+  options.inertial = true;
+  options.forward = true;
+  builder.build(d, inputs, options);
+
+  const std::size_t count = programs->variable_count();
+  programs->inverse.emplace(p.tape(d.inverse, count));
+  programs->bias.emplace(p.tape(d.bias, count));
+  programs->gravity.emplace(p.tape(d.gravity, count));
+  programs->inertial.emplace(p.tape(d.inertial, count));
+  programs->operations = programs->inverse->operations() + programs->bias->operations() +
+                         programs->gravity->operations() + programs->inertial->operations();
+  if (!d.forward.empty()) {
+    std::vector<Node> outputs = d.forward;
+    outputs.insert(outputs.end(), d.pivots.begin(), d.pivots.end());
+    programs->forward.emplace(p.tape(outputs, count));
+    programs->forward_method = d.forward_method;
+    programs->operations += programs->forward->operations();
+  } else {
+    programs->forward_method = "Cholesky of M";
+  }
+  programs_ = std::move(programs);
+}
+
+Dynamics::~Dynamics() = default;
+
+const model::Model& Dynamics::model() const { return *programs_->model; }
+std::size_t Dynamics::dof() const { return programs_->n; }
+const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
+std::size_t Dynamics::operations() const { return programs_->operations; }
+
+namespace {
+
+// The variable vector of a call: t, q, q̇ (zeros when not given), q̈ and the extra forces zero.
+void load_state(std::vector<double>& v, std::size_t n, double t, const Eigen::VectorXd& q,
+                const Eigen::VectorXd* qd) {
+  v.assign(1 + 4 * n, 0.0);
+  v[0] = t;
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto k = static_cast<Eigen::Index>(j);
+    v[first_q() + j] = q[k];
+    if (qd) v[first_qd(n) + j] = (*qd)[k];
+  }
+}
+
+void run(const sym::Tape& tape, DynamicsWorkspace& work) {
+  work.outputs.resize(tape.output_count());
+  tape.evaluate(work.variables.data(), work.outputs.data(), work.slots);
+}
+
+}  // namespace
+
+void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
+                           DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  load_state(work.variables, n, t, q, nullptr);
+  const auto size = static_cast<Eigen::Index>(n);
+  M.resize(size, size);
+  for (std::size_t j = 0; j < n; ++j) {
+    work.variables[first_qdd(n) + j] = 1.0;
+    run(*programs_->inertial, work);
+    work.variables[first_qdd(n) + j] = 0.0;
+    for (std::size_t i = j; i < n; ++i)  // the lower triangle; mirrored below
+      M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = work.outputs[i];
+  }
+  for (Eigen::Index i = 0; i < size; ++i)
+    for (Eigen::Index j = i + 1; j < size; ++j) M(i, j) = M(j, i);
+}
+
+void Dynamics::forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                       Eigen::VectorXd& f, DynamicsWorkspace& work) const {
+  nonlinear_effects(t, q, qd, f, work);
+  f = -f;
+}
+
+void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                                       Eigen::VectorXd& f, DynamicsWorkspace& work) const {
+  mass_matrix(t, q, M, work);
+  forcing(t, q, qd, f, work);
+}
+
+void Dynamics::nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& h, DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  load_state(work.variables, n, t, q, &qd);
+  run(*programs_->bias, work);
+  h = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+}
+
+void Dynamics::gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
+                       DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  load_state(work.variables, n, t, q, nullptr);
+  run(*programs_->gravity, work);
+  g = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+}
+
+void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,
+                                DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  check_size(qdd, n, "qdd");
+  load_state(work.variables, n, t, q, &qd);
+  for (std::size_t j = 0; j < n; ++j)
+    work.variables[first_qdd(n) + j] = qdd[static_cast<Eigen::Index>(j)];
+  run(*programs_->inverse, work);
+  tau = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+}
+
+void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             Eigen::VectorXd& qdd, DynamicsWorkspace& work,
+                             const Eigen::VectorXd& Q) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  if (Q.size() != 0) check_size(Q, n, "Q");
+  const auto size = static_cast<Eigen::Index>(n);
+  if (programs_->forward) {
+    load_state(work.variables, n, t, q, &qd);
+    for (Eigen::Index j = 0; j < Q.size(); ++j)
+      work.variables[first_extra(n) + static_cast<std::size_t>(j)] = Q[j];
+    run(*programs_->forward, work);
+    bool solved = true;
+    for (std::size_t j = 0; j < n && solved; ++j)
+      solved = std::isfinite(work.outputs[j]) && work.outputs[n + j] > 0.0 &&
+               std::isfinite(work.outputs[n + j]);
+    if (solved) {
+      qdd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), size);
+      return;
+    }
+    // Refused (a pivot not positive, or not finite): M says why, or solves after all.
+  }
+  mass_matrix_and_forcing(t, q, qd, work.M, work.f, work);
+  if (Q.size() != 0) work.f += Q;
+  qdd = solve_accelerations(work.M, work.f);
+}
+
+void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
+                                       Eigen::VectorXd& f) const {
+  DynamicsWorkspace work;
+  mass_matrix_and_forcing(t, q, qd, M, f, work);
+}
+
+void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             Eigen::VectorXd& qdd) const {
+  DynamicsWorkspace work;
+  accelerations(t, q, qd, qdd, work);
+}
+
+void Dynamics::driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                              const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const {
+  DynamicsWorkspace work;
+  inverse_dynamics(t, q, qd, qdd, Q, work);
+}
+
+}  // namespace appell::num

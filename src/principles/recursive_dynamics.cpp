@@ -1,0 +1,904 @@
+#include "appell/principles/recursive_dynamics.hpp"
+
+#include <array>
+#include <cmath>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+
+#include "appell/kinematics/kinematics.hpp"
+#include "appell/kinematics/vector_algebra.hpp"
+#include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
+
+namespace appell::principles {
+
+using sym::Mat3;
+using sym::Node;
+using sym::Op;
+using sym::Vec3;
+
+namespace {
+
+using GiNaC::ex;
+using GiNaC::matrix;
+using Index3 = std::array<std::size_t, 3>;
+using Index9 = std::array<std::size_t, 9>;
+
+// GiNaC expressions gathered for one tape, each remembered by its position.
+class Expressions {
+ public:
+  std::size_t add(const ex& e) {
+    list.push_back(e);
+    return list.size() - 1;
+  }
+  Index3 add(const matrix& v) { return {add(v(0, 0)), add(v(1, 0)), add(v(2, 0))}; }
+  Index3 add(const model::Vector3& v) { return {add(v[0]), add(v[1]), add(v[2])}; }
+  Index9 add9(const matrix& m) {
+    Index9 r;
+    for (unsigned i = 0; i < 9; ++i) r[i] = add(m(i / 3, i % 3));
+    return r;
+  }
+  GiNaC::exvector list;
+};
+
+// One frame's placement in its parent and its local motion, as expressions.
+struct LocalFrame {
+  int parent = -1;
+  Index9 rotation;                                        // R_PF
+  Index3 translation, translation_dot, translation_ddot;  // t_PF and its time derivatives, P
+  Index3 omega, omega_dot;  // ω of F relative to P and its time derivative, F components
+  std::vector<std::size_t> coordinates;     // the coordinates R_PF or t_PF depend on
+  std::vector<Index3> omega_partial;        // ∂ω/∂q̇_j, F components
+  std::vector<Index3> translation_partial;  // ∂t/∂q_j, P components
+};
+
+struct LocalMass {
+  int frame = -1;
+  std::size_t mass = 0;
+  Index3 com;
+  std::optional<Index9> inertia;  // bodies; particles have none
+};
+
+// The loads, as expressions (the kinds the recursion applies; generalized loads and potentials
+// go to τ directly).
+struct LocalLoad {
+  enum class Kind { Force, Torque, Spring, Damper } kind = Kind::Force;
+  Index3 vector;         // force or torque
+  int frame = -1;        // Force: the point's frame; Torque: the frame turned
+  int in = -1;           // frame of the vector's components
+  Index3 point, other;   // Force: the point; Spring/Damper: from, to
+  int other_frame = -1;  // Spring/Damper: `to`'s frame (`frame` is `from`'s)
+  std::size_t coefficient = 0, rest_length = 0;
+  bool has_rest_length = false;
+};
+
+// ---- the nodes of one reading of the expressions -------------------------------------------
+
+struct FrameNodes {
+  int parent = -1;
+  Mat3 rotation;
+  Vec3 translation, translation_dot, translation_ddot, omega, omega_dot;
+  std::vector<std::size_t> coordinates;
+  std::vector<Vec3> omega_partial, translation_partial;
+};
+
+Vec3 vec(const std::vector<Node>& nodes, const Index3& i) {
+  return {nodes[i[0]], nodes[i[1]], nodes[i[2]]};
+}
+Mat3 mat(const std::vector<Node>& nodes, const Index9& i) {
+  Mat3 m;
+  for (int k = 0; k < 9; ++k) m[k] = nodes[i[k]];
+  return m;
+}
+
+std::vector<FrameNodes> frame_nodes(const std::vector<LocalFrame>& frames,
+                                    const std::vector<Node>& nodes) {
+  std::vector<FrameNodes> out;
+  for (const auto& f : frames) {
+    FrameNodes n;
+    n.parent = f.parent;
+    n.rotation = mat(nodes, f.rotation);
+    n.translation = vec(nodes, f.translation);
+    n.translation_dot = vec(nodes, f.translation_dot);
+    n.translation_ddot = vec(nodes, f.translation_ddot);
+    n.omega = vec(nodes, f.omega);
+    n.omega_dot = vec(nodes, f.omega_dot);
+    n.coordinates = f.coordinates;
+    for (const auto& w : f.omega_partial) n.omega_partial.push_back(vec(nodes, w));
+    for (const auto& t : f.translation_partial) n.translation_partial.push_back(vec(nodes, t));
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
+// ω, ε, velocity and acceleration of a frame's origin, all in the frame's components.
+struct Motion {
+  Vec3 omega, epsilon, velocity, acceleration;
+};
+// Force and moment about the frame's origin, frame components.
+struct Wrench {
+  Vec3 force, moment;
+};
+
+enum class Pass {
+  Full,      // q̈ as given: inverse dynamics
+  Bias,      // q̈ = 0: the nonlinear effects
+  Static,    // no motion at all, gravity alone: generalized gravity
+  Inertial,  // q̈ as given, no rates, no gravity, no loads: M q̈
+};
+
+}  // namespace
+
+class RecursionBuilder::Impl {
+ public:
+  explicit Impl(const model::Model& m) : model_(m) { collect(); }
+
+  std::vector<GiNaC::symbol> symbols() const {
+    sym::SymbolSet accelerations;
+    for (std::size_t j = 0; j < model_.dof(); ++j)
+      accelerations.insert(model_.coordinate_symbol(j, 2));
+    std::vector<GiNaC::symbol> out;
+    for (const auto& s : sym::symbols_in(expressions_.list))
+      if (!accelerations.count(s)) out.push_back(GiNaC::ex_to<GiNaC::symbol>(s));
+    return out;
+  }
+
+  void build(RecursiveDynamics& out, const RecursionInputs& inputs,
+             const RecursionOptions& options) {
+    out_ = &out;
+    p_ = &out.program;
+    inputs_ = &inputs;
+    const std::size_t n = model_.dof();
+    out.n = n;
+    if (inputs.symbols.size() != inputs.nodes.size() || inputs.qdd.size() != n ||
+        inputs.extra.size() != n)
+      throw std::invalid_argument("recursions: inputs of the wrong size");
+    std::vector<GiNaC::symbol> symbols = inputs.symbols;
+    std::vector<Node> variables = inputs.nodes;
+    for (std::size_t j = 0; j < n; ++j) {
+      symbols.push_back(model_.coordinate_symbol(j, 2));
+      variables.push_back(inputs.qdd[j]);
+    }
+    GiNaC::exvector expressions = expressions_.list;
+    if (!inputs.substitution.empty())
+      for (auto& e : expressions) e = sym::substitute(e, inputs.substitution);
+    const sym::Tape tape(expressions, symbols);
+
+    const std::size_t first_qdd = inputs.symbols.size();
+    std::vector<Node> still = variables;
+    for (std::size_t j = 0; j < n; ++j) still[first_qdd + j] = program().constant(0.0);
+    full_ = program().import(tape, variables);
+    no_qdd_ = program().import(tape, still);
+
+    out.inverse = newton_euler(Pass::Full);
+    out.bias = newton_euler(Pass::Bias);
+    out.forcing.clear();
+    for (Node b : out.bias) out.forcing.push_back(program().neg(b));
+    out.gravity = newton_euler(Pass::Static);
+    if (options.inertial) out.inertial = newton_euler(Pass::Inertial);
+    out.mass.clear();
+    if (options.mass_matrix) out.mass = composite_inertia();
+    out.forward.clear();
+    out.pivots.clear();
+    out.diagonal.clear();
+    out.forward_method.clear();
+    if (!options.forward) return;
+    auto [aba_forward, aba_pivots] = articulated_body();
+    if (options.mass_matrix) {
+      solve_by_ldlt(out, inputs.extra);
+      out.forward_method = "M = L^T D L";
+      if (!aba_forward.empty()) {
+        // Both are exact; keep the one with fewer operations (measured: also the faster one).
+        std::vector<Node> ldlt = out.forward, aba = aba_forward;
+        ldlt.insert(ldlt.end(), out.pivots.begin(), out.pivots.end());
+        ldlt.insert(ldlt.end(), out.diagonal.begin(), out.diagonal.end());
+        aba.insert(aba.end(), aba_pivots.begin(), aba_pivots.end());
+        if (out.program.operation_count(aba) < out.program.operation_count(ldlt)) {
+          out.forward = aba_forward;
+          out.pivots = out.diagonal = aba_pivots;
+          out.forward_method = "articulated bodies";
+        }
+      }
+    } else if (!aba_forward.empty()) {
+      out.forward = aba_forward;
+      out.pivots = out.diagonal = aba_pivots;
+      out.forward_method = "articulated bodies";
+    }
+  }
+
+ private:
+  sym::ScalarProgram& program() { return *p_; }
+
+  // ---- expressions --------------------------------------------------------------------------
+
+  int frame_index(const std::string& name) const { return *model_.frame_index(name); }
+
+  void collect() {
+    sym::Differentiator d(model_.time_functions);
+    const std::size_t n = model_.dof();
+    for (const auto& f : model_.frames) {
+      LocalFrame local;
+      local.parent = frame_index(f.parent);
+      // ω of F relative to P, F components: Σ_i (F_{i+1}···F_k)ᵀ w_i with w_i the own angular
+      // velocity of factor i (u ȧ about an axis, vee(Fᵀ Ḟ) for a matrix).
+      matrix omega(3, 1);
+      matrix tail = GiNaC::ex_to<matrix>(GiNaC::unit_matrix(3));
+      for (auto it = f.rotation.rbegin(); it != f.rotation.rend(); ++it) {
+        matrix own(3, 1);
+        if (it->kind == model::RotationFactor::Kind::Axis) {
+          own = kin::column(it->axis).mul_scalar(d.time_derivative(it->angle));
+        } else {
+          const matrix w = it->matrix.transpose().mul(d.time_derivative(it->matrix));
+          own = matrix(3, 1, GiNaC::lst{w(2, 1), w(0, 2), w(1, 0)});
+        }
+        omega = omega.add(tail.transpose().mul(own));
+        tail = kin::rotation_matrix(*it).mul(tail);
+      }
+      const matrix t = kin::column(f.translation);
+      const matrix t_dot = d.time_derivative(t);
+      local.rotation = expressions_.add9(tail);
+      local.translation = expressions_.add(t);
+      local.translation_dot = expressions_.add(t_dot);
+      local.translation_ddot = expressions_.add(d.time_derivative(t_dot));
+      local.omega = expressions_.add(omega);
+      local.omega_dot = expressions_.add(d.time_derivative(omega));
+      for (std::size_t j = 0; j < n; ++j) {
+        const GiNaC::symbol q = model_.coordinate_symbol(j, 0);
+        bool depends = false;
+        for (unsigned k = 0; k < 9 && !depends; ++k) depends = tail(k / 3, k % 3).has(q);
+        for (unsigned k = 0; k < 3 && !depends; ++k) depends = t(k, 0).has(q);
+        if (!depends) continue;
+        local.coordinates.push_back(j);
+        local.omega_partial.push_back(
+            expressions_.add(d.partial(omega, model_.coordinate_symbol(j, 1))));
+        local.translation_partial.push_back(expressions_.add(d.partial(t, q)));
+      }
+      frames_.push_back(std::move(local));
+    }
+    for (const auto& b : model_.bodies) {
+      const int k = frame_index(b.frame);
+      if (k < 0) continue;  // fixed in the world: no partial velocity
+      masses_.push_back(
+          {k, expressions_.add(b.mass), expressions_.add(b.com), expressions_.add9(b.inertia)});
+    }
+    for (const auto& p : model_.particles) {
+      const int k = frame_index(p.frame);
+      if (k < 0) continue;
+      masses_.push_back({k, expressions_.add(p.mass), expressions_.add(p.position), std::nullopt});
+    }
+    if (model_.gravity) gravity_ = expressions_.add(*model_.gravity);
+    generalized_.assign(n, {});
+    for (const auto& load : model_.loads) {
+      std::visit(
+          [&](const auto& l) {
+            using T = std::decay_t<decltype(l)>;
+            LocalLoad local;
+            if constexpr (std::is_same_v<T, model::ForceLoad>) {
+              local.kind = LocalLoad::Kind::Force;
+              local.vector = expressions_.add(l.force);
+              local.frame = frame_index(l.at.frame);
+              local.in = frame_index(l.in);
+              local.point = expressions_.add(l.at.point);
+              loads_.push_back(local);
+            } else if constexpr (std::is_same_v<T, model::TorqueLoad>) {
+              local.kind = LocalLoad::Kind::Torque;
+              local.vector = expressions_.add(l.torque);
+              local.frame = frame_index(l.on);
+              local.in = frame_index(l.in);
+              loads_.push_back(local);
+            } else if constexpr (std::is_same_v<T, model::SpringLoad> ||
+                                 std::is_same_v<T, model::DamperLoad>) {
+              local.frame = frame_index(l.from.frame);
+              local.point = expressions_.add(l.from.point);
+              local.other_frame = frame_index(l.to.frame);
+              local.other = expressions_.add(l.to.point);
+              if constexpr (std::is_same_v<T, model::SpringLoad>) {
+                local.kind = LocalLoad::Kind::Spring;
+                local.coefficient = expressions_.add(l.stiffness);
+                local.has_rest_length = !l.rest_length.is_zero();
+                local.rest_length = expressions_.add(l.rest_length);
+              } else {
+                local.kind = LocalLoad::Kind::Damper;
+                local.coefficient = expressions_.add(l.coefficient);
+              }
+              loads_.push_back(local);
+            } else if constexpr (std::is_same_v<T, model::GeneralizedLoad>) {
+              generalized_[l.coordinate].push_back({expressions_.add(l.value), -1.0});
+            } else if constexpr (std::is_same_v<T, model::PotentialLoad>) {
+              for (std::size_t j = 0; j < n; ++j)
+                generalized_[j].push_back(
+                    {expressions_.add(d.partial(l.potential, model_.coordinate_symbol(j))), 1.0});
+            }
+          },
+          load.kind);
+    }
+  }
+
+  // ---- Newton–Euler ---------------------------------------------------------------------------
+
+  std::vector<Motion> motions(Pass pass, const std::vector<FrameNodes>& frames) {
+    Motion world{zero3(program()), zero3(program()), zero3(program()), zero3(program())};
+    if (gravity_ && pass != Pass::Inertial) {
+      const Vec3 g = vec(full_, *gravity_);
+      world.acceleration = {program().neg(g[0]), program().neg(g[1]),
+                            program().neg(g[2])};  // gravity as a lift
+    }
+    std::vector<Motion> m;
+    for (const auto& f : frames) {
+      const Motion& parent = f.parent < 0 ? world : m[static_cast<std::size_t>(f.parent)];
+      const Mat3& r = f.rotation;
+      Motion here;
+      if (pass == Pass::Static) {
+        here = {zero3(program()), zero3(program()), zero3(program()),
+                mul_transposed(program(), r, parent.acceleration)};
+      } else if (pass == Pass::Inertial) {
+        // Only what is linear in q̈: the local ε and a of q̈ alone (∂ω/∂q̇ q̈, ∂t/∂q q̈), carried
+        // from the parent without any velocity (prescribed motion's rates included).
+        Vec3 epsilon = mul_transposed(program(), r, parent.epsilon);
+        Vec3 a =
+            add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
+        for (std::size_t c = 0; c < f.coordinates.size(); ++c) {
+          const Node qdd = inputs_->qdd[f.coordinates[c]];
+          epsilon = add(program(), epsilon, scale(program(), qdd, f.omega_partial[c]));
+          a = add(program(), a, scale(program(), qdd, f.translation_partial[c]));
+        }
+        here = {zero3(program()), epsilon, zero3(program()), mul_transposed(program(), r, a)};
+      } else {
+        const Vec3 parent_omega = mul_transposed(program(), r, parent.omega);
+        here.omega = add(program(), parent_omega, f.omega);
+        here.epsilon = add(
+            program(), add(program(), mul_transposed(program(), r, parent.epsilon), f.omega_dot),
+            cross(program(), parent_omega, f.omega));
+        const Vec3 w_t = cross(program(), parent.omega, f.translation);
+        here.velocity = mul_transposed(
+            program(), r, add(program(), add(program(), parent.velocity, w_t), f.translation_dot));
+        Vec3 a =
+            add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
+        a = add(program(), a, cross(program(), parent.omega, w_t));
+        a = add(program(), a,
+                scale(program(), program().constant(2.0),
+                      cross(program(), parent.omega, f.translation_dot)));
+        a = add(program(), a, f.translation_ddot);
+        here.acceleration = mul_transposed(program(), r, a);
+      }
+      m.push_back(here);
+    }
+    return m;
+  }
+
+  // Each frame's m a − F of its bodies and particles (applied forces still to subtract): the
+  // force and the moment about the origin, frame components.
+  std::vector<Wrench> body_wrenches(const std::vector<Motion>& motion,
+                                    const std::vector<Node>& nodes) {
+    std::vector<Wrench> wrench(motion.size(), Wrench{zero3(program()), zero3(program())});
+    for (const auto& mass : masses_) {
+      const Motion& m = motion[static_cast<std::size_t>(mass.frame)];
+      const Node mm = nodes[mass.mass];
+      const Vec3 c = vec(nodes, mass.com);
+      const Vec3 a = add(program(), add(program(), m.acceleration, cross(program(), m.epsilon, c)),
+                         cross(program(), m.omega, cross(program(), m.omega, c)));
+      const Vec3 f = scale(program(), mm, a);
+      Vec3 moment = cross(program(), c, f);
+      if (mass.inertia) {
+        const Mat3 inertia = mat(nodes, *mass.inertia);
+        moment = add(program(), moment, mul(program(), inertia, m.epsilon));
+        moment =
+            add(program(), moment, cross(program(), m.omega, mul(program(), inertia, m.omega)));
+      }
+      Wrench& w = wrench[static_cast<std::size_t>(mass.frame)];
+      w.force = add(program(), w.force, f);
+      w.moment = add(program(), w.moment, moment);
+    }
+    return wrench;
+  }
+
+  std::vector<Node> newton_euler(Pass pass) {
+    const std::vector<Node>& nodes = pass == Pass::Full ? full_ : no_qdd_;
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, nodes);
+    const std::vector<Motion> motion = motions(pass, frames);
+    std::vector<Wrench> wrench = body_wrenches(motion, nodes);
+    const std::size_t n = model_.dof();
+    std::vector<Node> tau(n, program().constant(0.0));
+    if (pass == Pass::Full || pass == Pass::Bias) {
+      apply_loads(frames, motion, nodes, wrench);
+      for (std::size_t j = 0; j < n; ++j)
+        for (const auto& [index, sign] : generalized_[j])
+          tau[j] =
+              sign > 0 ? program().add(tau[j], nodes[index]) : program().sub(tau[j], nodes[index]);
+    }
+    // The transpose of the velocity recursion: forces and moments back to the root.
+    for (std::size_t k = frames.size(); k-- > 0;) {
+      const FrameNodes& f = frames[k];
+      const Vec3 force_parent = mul(program(), f.rotation, wrench[k].force);
+      for (std::size_t c = 0; c < f.coordinates.size(); ++c) {
+        const std::size_t j = f.coordinates[c];
+        tau[j] = program().add(
+            tau[j], program().add(dot(program(), f.omega_partial[c], wrench[k].moment),
+                                  dot(program(), f.translation_partial[c], force_parent)));
+      }
+      if (f.parent < 0) continue;
+      Wrench& w = wrench[static_cast<std::size_t>(f.parent)];
+      w.force = add(program(), w.force, force_parent);
+      w.moment = add(program(), w.moment,
+                     add(program(), mul(program(), f.rotation, wrench[k].moment),
+                         cross(program(), f.translation, force_parent)));
+    }
+    return tau;
+  }
+
+  // The loads on the frames' wrenches (applied forces count negative: P holds m a − F).
+  void apply_loads(const std::vector<FrameNodes>& frames, const std::vector<Motion>& motion,
+                   const std::vector<Node>& nodes, std::vector<Wrench>& wrench) {
+    if (loads_.empty()) return;
+    // World rotations and origins of every frame (only those a load reads reach the code).
+    std::vector<Mat3> rotation;
+    std::vector<Vec3> origin;
+    for (const auto& f : frames) {
+      if (f.parent < 0) {
+        rotation.push_back(f.rotation);
+        origin.push_back(f.translation);
+      } else {
+        const auto p = static_cast<std::size_t>(f.parent);
+        rotation.push_back(mul(program(), rotation[p], f.rotation));
+        origin.push_back(add(program(), origin[p], mul(program(), rotation[p], f.translation)));
+      }
+    }
+    auto world_rotation = [&](int k) {
+      return k < 0 ? identity3(program()) : rotation[static_cast<std::size_t>(k)];
+    };
+    auto position = [&](int k, const Vec3& point) {
+      if (k < 0) return point;
+      const auto i = static_cast<std::size_t>(k);
+      return add(program(), origin[i], mul(program(), rotation[i], point));
+    };
+    auto velocity = [&](int k, const Vec3& point) {
+      if (k < 0) return zero3(program());
+      const auto i = static_cast<std::size_t>(k);
+      return mul(program(), rotation[i],
+                 add(program(), motion[i].velocity, cross(program(), motion[i].omega, point)));
+    };
+    // A force (world components) at a point of frame k.
+    auto push = [&](int k, const Vec3& point, const Vec3& world_force) {
+      if (k < 0) return;
+      const auto i = static_cast<std::size_t>(k);
+      const Vec3 f = mul_transposed(program(), rotation[i], world_force);
+      wrench[i].force = sub(program(), wrench[i].force, f);
+      wrench[i].moment = sub(program(), wrench[i].moment, cross(program(), point, f));
+    };
+    for (const auto& l : loads_) {
+      switch (l.kind) {
+        case LocalLoad::Kind::Force: {
+          if (l.frame < 0) break;
+          const Vec3 world = mul(program(), world_rotation(l.in), vec(nodes, l.vector));
+          push(l.frame, vec(nodes, l.point), world);
+          break;
+        }
+        case LocalLoad::Kind::Torque: {
+          if (l.frame < 0) break;
+          const auto i = static_cast<std::size_t>(l.frame);
+          const Vec3 world = mul(program(), world_rotation(l.in), vec(nodes, l.vector));
+          wrench[i].moment =
+              sub(program(), wrench[i].moment, mul_transposed(program(), rotation[i], world));
+          break;
+        }
+        case LocalLoad::Kind::Spring:
+        case LocalLoad::Kind::Damper: {
+          const Vec3 from = vec(nodes, l.point), to = vec(nodes, l.other);
+          const Vec3 delta = sub(program(), position(l.other_frame, to), position(l.frame, from));
+          const Node length2 = dot(program(), delta, delta);
+          Node factor;
+          if (l.kind == LocalLoad::Kind::Spring) {
+            // F_to = −k (d − L0) Δ/d
+            const Node k = nodes[l.coefficient];
+            factor = l.has_rest_length
+                         ? program().neg(program().mul(
+                               k, program().sub(program().constant(1.0),
+                                                program().div(nodes[l.rest_length],
+                                                              program().apply(Op::Sqrt, length2)))))
+                         : program().neg(k);
+          } else {
+            // F_to = −c (Δ·Δ̇) Δ / |Δ|²
+            const Vec3 rate = sub(program(), velocity(l.other_frame, to), velocity(l.frame, from));
+            factor = program().neg(program().div(
+                program().mul(nodes[l.coefficient], dot(program(), delta, rate)), length2));
+          }
+          const Vec3 f = scale(program(), factor, delta);
+          push(l.other_frame, to, f);
+          push(l.frame, from, {program().neg(f[0]), program().neg(f[1]), program().neg(f[2])});
+          break;
+        }
+      }
+    }
+  }
+
+  // ---- articulated bodies ------------------------------------------------------------------
+
+  using Vec6 = std::array<Node, 6>;   // (angular; linear) at the frame's origin, its components
+  using Mat6 = std::array<Node, 36>;  // row-major, symmetric
+
+  Vec6 join(const Vec3& a, const Vec3& b) { return {a[0], a[1], a[2], b[0], b[1], b[2]}; }
+  Vec3 top(const Vec6& v) { return {v[0], v[1], v[2]}; }
+  Vec3 bottom(const Vec6& v) { return {v[3], v[4], v[5]}; }
+
+  // A motion of the parent's origin seen at the child's: (Rᵀ ω, Rᵀ (v + ω × t)).
+  Vec6 motion_to_child(const FrameNodes& f, const Vec6& m) {
+    return join(mul_transposed(program(), f.rotation, top(m)),
+                mul_transposed(program(), f.rotation,
+                               add(program(), bottom(m), cross(program(), top(m), f.translation))));
+  }
+  // A force at the child's origin moved to the parent's: (R n + t × R f, R f).
+  Vec6 force_to_parent(const FrameNodes& f, const Vec6& w) {
+    const Vec3 force = mul(program(), f.rotation, bottom(w));
+    return join(
+        add(program(), mul(program(), f.rotation, top(w)), cross(program(), f.translation, force)),
+        force);
+  }
+  Vec6 mul6(const Mat6& m, const Vec6& v) {
+    Vec6 r;
+    for (int i = 0; i < 6; ++i) {
+      Node sum = program().constant(0.0);
+      for (int k = 0; k < 6; ++k) sum = program().add(sum, program().mul(m[6 * i + k], v[k]));
+      r[i] = sum;
+    }
+    return r;
+  }
+  Node dot6(const Vec6& a, const Vec6& b) {
+    Node sum = program().constant(0.0);
+    for (int k = 0; k < 6; ++k) sum = program().add(sum, program().mul(a[k], b[k]));
+    return sum;
+  }
+  Vec6 add6(const Vec6& a, const Vec6& b) {
+    Vec6 r;
+    for (int k = 0; k < 6; ++k) r[k] = program().add(a[k], b[k]);
+    return r;
+  }
+  // Xᵀ I X: the child's articulated inertia seen from the parent (upper triangle, mirrored).
+  Mat6 inertia_to_parent(const FrameNodes& f, const Mat6& inertia) {
+    Mat6 out;
+    for (int k = 0; k < 6; ++k) {
+      Vec6 unit;
+      for (int i = 0; i < 6; ++i) unit[i] = program().constant(i == k ? 1.0 : 0.0);
+      const Vec6 column = force_to_parent(f, mul6(inertia, motion_to_child(f, unit)));
+      for (int i = 0; i <= k; ++i) out[6 * i + k] = out[6 * k + i] = column[i];
+    }
+    return out;
+  }
+
+  // Forward dynamics by the articulated-body recursion (Featherstone's ABA), for models whose
+  // every coordinate moves exactly one frame and no frame more than one coordinate; the result
+  // gives q̈ and the pivots D (empty otherwise).
+  std::pair<std::vector<Node>, std::vector<Node>> articulated_body() {
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, no_qdd_);
+    const std::size_t count = frames.size(), n = model_.dof();
+    std::vector<int> owner(n, -1);
+    for (std::size_t k = 0; k < count; ++k) {
+      if (frames[k].coordinates.size() > 1) return {};
+      for (std::size_t j : frames[k].coordinates) {
+        if (owner[j] >= 0) return {};
+        owner[j] = static_cast<int>(k);
+      }
+    }
+    for (int o : owner)
+      if (o < 0) return {};
+    // Velocities and the bias accelerations c (the motion at q̈ = 0 less the parent's carried
+    // over), from the Newton–Euler pass at q̈ = 0.
+    const std::vector<Motion> bias = motions(Pass::Bias, frames);
+    Motion world{zero3(program()), zero3(program()), zero3(program()), zero3(program())};
+    if (gravity_) {
+      const Vec3 g = vec(full_, *gravity_);
+      world.acceleration = {program().neg(g[0]), program().neg(g[1]), program().neg(g[2])};
+    }
+    std::vector<Vec6> c(count);
+    for (std::size_t k = 0; k < count; ++k) {
+      const Motion& parent =
+          frames[k].parent < 0 ? world : bias[static_cast<std::size_t>(frames[k].parent)];
+      const Vec6 carried = motion_to_child(frames[k], join(parent.epsilon, parent.acceleration));
+      c[k] = {program().sub(bias[k].epsilon[0], carried[0]),
+              program().sub(bias[k].epsilon[1], carried[1]),
+              program().sub(bias[k].epsilon[2], carried[2]),
+              program().sub(bias[k].acceleration[0], carried[3]),
+              program().sub(bias[k].acceleration[1], carried[4]),
+              program().sub(bias[k].acceleration[2], carried[5])};
+    }
+    // Rigid inertias about the origins, and the bias forces: the Newton–Euler wrench of the
+    // motion without accelerations, less the loads.
+    std::vector<Motion> still = bias;
+    for (auto& m : still) m.epsilon = m.acceleration = zero3(program());
+    std::vector<Wrench> wrench = body_wrenches(still, no_qdd_);
+    apply_loads(frames, still, no_qdd_, wrench);
+    std::vector<Mat6> I(count);
+    std::vector<Vec6> pa(count);
+    const Node z = program().constant(0.0);
+    std::vector<Node> m(count, z);
+    std::vector<Vec3> h(count, zero3(program()));
+    std::vector<Mat3> J(count, Mat3{z, z, z, z, z, z, z, z, z});
+    rigid_inertias(m, h, J);
+    for (std::size_t k = 0; k < count; ++k) {
+      Mat6& r = I[k];
+      r.fill(z);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r[6 * i + j] = J[k][3 * i + j];
+      // n = J ω + h × v: the block [h]×; f = m v − h × ω: the block −[h]× = [h]×ᵀ.
+      const Vec3& hk = h[k];
+      const Node hx[9] = {z,
+                          program().neg(hk[2]),
+                          hk[1],
+                          hk[2],
+                          z,
+                          program().neg(hk[0]),
+                          program().neg(hk[1]),
+                          hk[0],
+                          z};
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          r[6 * i + 3 + j] = hx[3 * i + j];
+          r[6 * (3 + j) + i] = hx[3 * i + j];
+        }
+      for (int i = 0; i < 3; ++i) r[6 * (3 + i) + 3 + i] = m[k];
+      pa[k] = join(wrench[k].moment, wrench[k].force);
+    }
+    // The applied generalized forces: extra forces, generalized loads, potentials.
+    std::vector<Node> tau(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      tau[j] = inputs_->extra[j];
+      for (const auto& [index, sign] : generalized_[j])
+        tau[j] = sign > 0 ? program().sub(tau[j], no_qdd_[index])
+                          : program().add(tau[j], no_qdd_[index]);
+    }
+    std::vector<Vec6> S(count), U(count);
+    std::vector<Node> D(count, z), u(count, z);
+    for (std::size_t k = count; k-- > 0;) {
+      const FrameNodes& f = frames[k];
+      Mat6 Ia = I[k];
+      Vec6 pk = add6(pa[k], mul6(I[k], c[k]));
+      if (!f.coordinates.empty()) {
+        const std::size_t j = f.coordinates[0];
+        S[k] = join(f.omega_partial[0],
+                    mul_transposed(program(), f.rotation, f.translation_partial[0]));
+        U[k] = mul6(I[k], S[k]);
+        D[k] = dot6(S[k], U[k]);
+        u[k] = program().sub(tau[j], dot6(S[k], pa[k]));
+        const Node inverse = program().div(program().constant(1.0), D[k]);
+        for (int a = 0; a < 6; ++a)
+          for (int b = a; b < 6; ++b)
+            Ia[6 * a + b] = Ia[6 * b + a] = program().sub(
+                I[k][6 * a + b], program().mul(program().mul(U[k][a], U[k][b]), inverse));
+        pk = add6(pa[k], mul6(Ia, c[k]));
+        const Node ratio = program().mul(u[k], inverse);
+        for (int a = 0; a < 6; ++a) pk[a] = program().add(pk[a], program().mul(U[k][a], ratio));
+      }
+      if (f.parent < 0) continue;
+      const auto parent = static_cast<std::size_t>(f.parent);
+      const Mat6 moved = inertia_to_parent(f, Ia);
+      for (int a = 0; a < 36; ++a) I[parent][a] = program().add(I[parent][a], moved[a]);
+      pa[parent] = add6(pa[parent], force_to_parent(f, pk));
+    }
+    std::vector<Vec6> acceleration(count);
+    std::vector<Node> qdd(n), pivots(n);
+    for (std::size_t k = 0; k < count; ++k) {
+      const FrameNodes& f = frames[k];
+      const Vec6 parent = f.parent < 0 ? join(zero3(program()), world.acceleration)
+                                       : acceleration[static_cast<std::size_t>(f.parent)];
+      Vec6 a = add6(motion_to_child(f, parent), c[k]);
+      if (!f.coordinates.empty()) {
+        const std::size_t j = f.coordinates[0];
+        qdd[j] = program().div(program().sub(u[k], dot6(U[k], a)), D[k]);
+        pivots[j] = D[k];
+        for (int e = 0; e < 6; ++e) a[e] = program().add(a[e], program().mul(S[k][e], qdd[j]));
+      }
+      acceleration[k] = a;
+    }
+    return {qdd, pivots};
+  }
+  // ---- composite rigid bodies ----------------------------------------------------------------
+
+  // Mass, first moment and rotational inertia about each frame's origin of its own bodies and
+  // particles (added to m, h, J), frame components.
+  void rigid_inertias(std::vector<Node>& m, std::vector<Vec3>& h, std::vector<Mat3>& J) {
+    for (const auto& mass : masses_) {
+      const auto k = static_cast<std::size_t>(mass.frame);
+      const Node mm = full_[mass.mass];
+      const Vec3 c = vec(full_, mass.com);
+      m[k] = program().add(m[k], mm);
+      h[k] = add(program(), h[k], scale(program(), mm, c));
+      Mat3 about_origin = shift(mm, c);  // m (|c|² 1 − c cᵀ)
+      if (mass.inertia) about_origin = add(program(), about_origin, mat(full_, *mass.inertia));
+      J[k] = add(program(), J[k], about_origin);
+    }
+  }
+
+  std::vector<Node> composite_inertia() {
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
+    const std::size_t count = frames.size(), n = model_.dof();
+    // Mass, first moment and rotational inertia about the frame's origin, frame components.
+    std::vector<Node> m(count, program().constant(0.0));
+    std::vector<Vec3> h(count, zero3(program()));
+    const Node z = program().constant(0.0);
+    std::vector<Mat3> J(count, Mat3{z, z, z, z, z, z, z, z, z});
+    rigid_inertias(m, h, J);
+    for (std::size_t k = count; k-- > 0;) {
+      const FrameNodes& f = frames[k];
+      if (f.parent < 0) continue;
+      const auto p = static_cast<std::size_t>(f.parent);
+      const Vec3 rh = mul(program(), f.rotation, h[k]);
+      m[p] = program().add(m[p], m[k]);
+      h[p] = add(program(), h[p], add(program(), scale(program(), m[k], f.translation), rh));
+      // J_O = R J Rᵀ − m[t]×[t]× − [t]×[h]× − [h]×[t]× for the body moved by t from O.
+      const Vec3& t = f.translation;
+      Mat3 moved = add(program(), congruence(program(), f.rotation, J[k]), shift(m[k], t));
+      const Node th2 = program().mul(program().constant(2.0), dot(program(), t, rh));
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          Node e = program().add(program().mul(rh[i], t[j]), program().mul(t[i], rh[j]));
+          if (i == j)
+            e = program().sub(th2, e);
+          else
+            e = program().neg(e);
+          moved[3 * i + j] = program().add(moved[3 * i + j], e);
+        }
+      J[p] = add(program(), J[p], moved);
+    }
+    std::vector<Node> M(n * n, program().constant(0.0));
+    for (std::size_t g = 0; g < count; ++g) {
+      const FrameNodes& G = frames[g];
+      for (std::size_t c = 0; c < G.coordinates.size(); ++c) {
+        const std::size_t j = G.coordinates[c];
+        // The composite's momentum-rate under the motion S_j: n = J W + h × V, f = m V − h × W.
+        const Vec3& w = G.omega_partial[c];
+        const Vec3 v = mul_transposed(program(), G.rotation, G.translation_partial[c]);
+        Vec3 moment = add(program(), mul(program(), J[g], w), cross(program(), h[g], v));
+        Vec3 force = sub(program(), scale(program(), m[g], v), cross(program(), h[g], w));
+        std::size_t k = g;
+        while (true) {
+          const FrameNodes& F = frames[k];
+          const Vec3 force_parent = mul(program(), F.rotation, force);
+          for (std::size_t e = 0; e < F.coordinates.size(); ++e) {
+            const std::size_t i = F.coordinates[e];
+            const Node value =
+                program().add(dot(program(), F.omega_partial[e], moment),
+                              dot(program(), F.translation_partial[e], force_parent));
+            M[i * n + j] = program().add(M[i * n + j], value);
+            if (k != g) M[j * n + i] = program().add(M[j * n + i], value);
+          }
+          if (F.parent < 0) break;
+          moment = add(program(), mul(program(), F.rotation, moment),
+                       cross(program(), F.translation, force_parent));
+          force = force_parent;
+          k = static_cast<std::size_t>(F.parent);
+        }
+      }
+    }
+    // One value for M_ij and M_ji (the same sum, possibly in two orders).
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) M[j * n + i] = M[i * n + j];
+    return M;
+  }
+
+  // m (|c|² 1 − c cᵀ): a mass m at c seen from the origin.
+  Mat3 shift(Node mass, const Vec3& c) {
+    const Node c2 = dot(program(), c, c);
+    Mat3 r;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        Node e = program().mul(c[i], c[j]);
+        e = i == j ? program().sub(c2, e) : program().neg(e);
+        r[3 * i + j] = program().mul(mass, e);
+      }
+    return r;
+  }
+
+  const model::Model& model_;
+  RecursiveDynamics* out_ = nullptr;
+  sym::ScalarProgram* p_ = nullptr;
+  const RecursionInputs* inputs_ = nullptr;
+  Expressions expressions_;
+  std::vector<LocalFrame> frames_;
+  std::vector<LocalMass> masses_;
+  std::vector<LocalLoad> loads_;
+  std::optional<Index3> gravity_;
+  std::vector<std::vector<std::pair<std::size_t, double>>> generalized_;  // (expr, sign) per j
+  std::vector<Node> full_, no_qdd_;
+};
+
+// M = Lᵀ D L, eliminating from the last coordinate to the first (leaves first when parents
+// come first: no fill-in), then Lᵀ D L q̈ = b. Zeros of M fold away, so a tree costs what its
+// branches induce.
+void solve_by_ldlt(RecursiveDynamics& d, const std::vector<sym::Node>& extra) {
+  sym::ScalarProgram& p = d.program;
+  const std::size_t n = d.n;
+  std::vector<Node> H = d.mass;
+  for (std::size_t k = n; k-- > 0;) {
+    const Node inverse = p.div(p.constant(1.0), H[k * n + k]);
+    for (std::size_t i = k; i-- > 0;) {
+      if (p.is_zero(H[k * n + i])) continue;
+      const Node a = p.mul(H[k * n + i], inverse);
+      for (std::size_t j = i + 1; j-- > 0;)
+        H[i * n + j] = p.sub(H[i * n + j], p.mul(H[k * n + j], a));
+      H[k * n + i] = a;
+    }
+  }
+  std::vector<Node> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = p.sub(extra[i], d.bias[i]);
+  for (std::size_t i = n; i-- > 0;)  // Lᵀ y = b
+    for (std::size_t k = i + 1; k < n; ++k) x[i] = p.sub(x[i], p.mul(H[k * n + i], x[k]));
+  for (std::size_t i = 0; i < n; ++i) x[i] = p.div(x[i], H[i * n + i]);  // D z = y
+  for (std::size_t i = 0; i < n; ++i)                                    // L x = z
+    for (std::size_t j = 0; j < i; ++j) x[i] = p.sub(x[i], p.mul(H[i * n + j], x[j]));
+  d.forward = x;
+  d.pivots.clear();
+  d.diagonal.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    d.pivots.push_back(H[i * n + i]);
+    d.diagonal.push_back(d.mass[i * n + i]);
+  }
+}
+
+namespace {
+
+// Whether `e` holds a symbol that is not a parameter: a coordinate, t or a function of time.
+bool moves(const GiNaC::ex& e, const sym::SymbolSet& parameters) {
+  for (const auto& s : sym::symbols_in({e}))
+    if (!parameters.count(s)) return true;
+  return false;
+}
+bool moves(const model::Vector3& v, const sym::SymbolSet& parameters) {
+  return moves(v[0], parameters) || moves(v[1], parameters) || moves(v[2], parameters);
+}
+
+}  // namespace
+
+std::string recursions_do_not_cover(const model::Model& model) {
+  if (model.relative_to) return "relative motion in a carrier frame";
+  if (!model.flexible.empty()) return "flexible bodies";
+  if (!model.constraints.empty()) return "constraints";
+  if (model.has_speeds()) return "generalized speeds";
+  // The recursions carry masses and points rigidly with their frames: a mass, a centre of mass,
+  // an inertia or a point of a load that moves in its frame needs the formed equations.
+  sym::SymbolSet parameters;
+  for (const auto& p : model.parameters) parameters.insert(p.symbol);
+  for (const auto& b : model.bodies) {
+    bool inertia = false;
+    for (unsigned k = 0; k < 9 && !inertia; ++k)
+      inertia = moves(b.inertia(k / 3, k % 3), parameters);
+    if (moves(b.mass, parameters) || moves(b.com, parameters) || inertia)
+      return "body " + b.name + ", which moves or changes in its frame";
+  }
+  for (const auto& p : model.particles)
+    if (moves(p.mass, parameters) || moves(p.position, parameters))
+      return "particle " + p.name + ", which moves in its frame";
+  for (const auto& load : model.loads) {
+    const bool moving = std::visit(
+        [&](const auto& l) {
+          using T = std::decay_t<decltype(l)>;
+          if constexpr (std::is_same_v<T, model::ForceLoad>) return moves(l.at.point, parameters);
+          if constexpr (std::is_same_v<T, model::SpringLoad> ||
+                        std::is_same_v<T, model::DamperLoad>)
+            return moves(l.from.point, parameters) || moves(l.to.point, parameters);
+          return false;
+        },
+        load.kind);
+    if (moving) return "a load whose point moves in its frame";
+  }
+  return "";
+}
+
+RecursionBuilder::RecursionBuilder(const model::Model& model) {
+  const std::string reason = recursions_do_not_cover(model);
+  if (!reason.empty()) throw std::invalid_argument("the recursions do not cover " + reason);
+  impl_ = std::make_unique<Impl>(model);
+}
+
+RecursionBuilder::~RecursionBuilder() = default;
+
+std::vector<GiNaC::symbol> RecursionBuilder::symbols() const { return impl_->symbols(); }
+
+void RecursionBuilder::build(RecursiveDynamics& out, const RecursionInputs& inputs,
+                             const RecursionOptions& options) {
+  impl_->build(out, inputs, options);
+}
+
+}  // namespace appell::principles
