@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
@@ -15,6 +16,8 @@
 #include "appell/numeric/symbolic_linearization.hpp"
 #include "appell/principles/derive.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
+#include "support/spawn_cli.hpp"
 
 namespace {
 
@@ -452,19 +455,142 @@ TEST(SymbolicLinearize, CommandLineTextJsonLatexAndTheSizeLimit) {
     std::fputs(big.c_str(), f);
     std::fclose(f);
   }
+  // Past the limit the numeric model is printed and a note says why the symbolic one is not.
   const auto limit = test_support::run_cli("linearize " + big_path + " --symbolic");
-  EXPECT_EQ(limit.code, 1) << limit.out;
+  EXPECT_EQ(limit.code, 0) << limit.out;
   EXPECT_NE(limit.out.find("at most 8"), std::string::npos) << limit.out;
+  EXPECT_NE(limit.out.find("dx/dt = A x + B u"), std::string::npos) << limit.out;
   EXPECT_EQ(test_support::run_cli("linearize " + big_path).code, 0);
-  // Redundant constraints (three for a pendulum's two): exit 1 saying so, nothing printed before.
+  // Redundant constraints (three for a pendulum's two): the numeric model (minimum-norm) and a
+  // note saying so.
   const auto redundant = test_support::run_cli("linearize " + std::string(APPELL_EXAMPLES_DIR) +
                                                "/overconstrained_pendulum.yaml --symbolic");
-  EXPECT_EQ(redundant.code, 1) << redundant.out;
-  EXPECT_NE(redundant.out.find("redundant"), std::string::npos) << redundant.out;
-  EXPECT_EQ(redundant.out.find("dx/dt"), std::string::npos) << redundant.out;
+  EXPECT_EQ(redundant.code, 0) << redundant.out;
+  EXPECT_NE(redundant.out.find("note: no symbolic A and B: the constraints are redundant"),
+            std::string::npos)
+      << redundant.out;
+  EXPECT_NE(redundant.out.find("dx/dt"), std::string::npos) << redundant.out;
+  EXPECT_EQ(redundant.out.find("symbolic, in the parameters"), std::string::npos) << redundant.out;
   const auto both = test_support::run_cli("linearize " + path + " --latex --json");
   EXPECT_EQ(both.code, 2) << both.out;
   EXPECT_NE(both.out.find("--latex"), std::string::npos) << both.out;
+}
+
+// A planar chain of nine pendulums hanging at rest, a torque tau at the first joint: 9
+// coordinates, past the symbolic limit. `--symbolic`, `--symbolic --json` and `--latex` print the
+// numeric model that plain `linearize` prints (to the byte, as JSON, and as LaTeX numbers), exit
+// 0, and say on stderr why the symbolic model is absent.
+class SymbolicLinearizeCli : public test_support::ScratchDirTest {};
+
+double latex_value(const std::string& entry) {
+  // "1.5 \times 10^{-7}" or "-0.25"
+  const auto times = entry.find("\\times 10^{");
+  if (times == std::string::npos) return std::stod(entry);
+  return std::stod(entry.substr(0, times)) *
+         std::pow(10.0, std::stod(entry.substr(times + 11, entry.find('}', times) - times - 11)));
+}
+
+// The rows of the pmatrix after "NAME = " in `latex`.
+std::vector<std::vector<double>> latex_rows(const std::string& latex, const std::string& name) {
+  std::vector<std::vector<double>> rows;
+  const auto begin = latex.find(name + " = \\begin{pmatrix}\n");
+  if (begin == std::string::npos) return rows;
+  std::istringstream in(latex.substr(begin + name.size() + 19));
+  for (std::string line; std::getline(in, line) && line != "\\end{pmatrix}";) {
+    if (line.ends_with(" \\\\")) line.resize(line.size() - 3);
+    std::vector<double> row;
+    for (std::size_t start = 0;;) {
+      const auto amp = line.find(" & ", start);
+      row.push_back(latex_value(line.substr(start, amp - start)));
+      if (amp == std::string::npos) break;
+      start = amp + 3;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+TEST_F(SymbolicLinearizeCli, PastTheSizeLimitTheNumericModelIsPrintedWithANote) {
+  constexpr int links = 9;
+  std::string yaml = "name: chain9\nparameters: {m: 0.7, l: 0.4, g: 9.81}\ncoordinates: [";
+  for (int i = 1; i <= links; ++i) yaml += (i > 1 ? ", q" : "q") + std::to_string(i);
+  yaml += "]\ninputs: [tau]\nframes:\n  l1: {rotation: rot_z(q1)}\n";
+  for (int i = 2; i <= links; ++i)
+    yaml += "  l" + std::to_string(i) + ": {parent: l" + std::to_string(i - 1) +
+            ", translation: [0, -l, 0], rotation: rot_z(q" + std::to_string(i) + ")}\n";
+  yaml += "particles:\n";
+  for (int i = 1; i <= links; ++i)
+    yaml += "  p" + std::to_string(i) + ": {frame: l" + std::to_string(i) +
+            ", mass: m, position: [0, -l, 0]}\n";
+  yaml += "gravity: [0, -g, 0]\nloads:\n  - {generalized: {coordinate: q1, value: tau}}\n";
+  const std::string model = write("chain9.yaml", yaml);
+  const auto run = [&](std::vector<std::string> args, const std::string& name) {
+    args.insert(args.begin(), {"linearize", model});
+    return test_support::run_cli_into(args, (dir_ / (name + ".out")).string(),
+                                      (dir_ / (name + ".err")).string());
+  };
+  const auto out = [&](const std::string& name) {
+    return test_support::file_text((dir_ / (name + ".out")).string());
+  };
+
+  const auto plain = run({}, "plain");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+  const auto text = run({"--symbolic"}, "text");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_EQ(out("text"), out("plain"));
+  const std::string note =
+      "note: no symbolic A and B: the symbolic linear model is formed for at most 8 coordinates "
+      "and constraints together; this model has 9 and 0; the numeric A and B printed hold at the "
+      "operating point\n";
+  EXPECT_EQ(text.err, note);
+
+  const auto plain_json = run({"--json"}, "plain_json");
+  ASSERT_EQ(plain_json.code, 0) << plain_json.err;
+  const auto json = run({"--json", "--symbolic"}, "json");
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(json.err, note);
+  const auto numeric = nlohmann::ordered_json::parse(out("plain_json"));
+  const auto j = nlohmann::ordered_json::parse(out("json"));
+  EXPECT_EQ(j["A"], numeric["A"]);
+  EXPECT_EQ(j["B"], numeric["B"]);
+  EXPECT_EQ(j["eigenvalues"], numeric["eigenvalues"]);
+  EXPECT_TRUE(j["A_symbolic"].is_null());
+  EXPECT_TRUE(j["B_symbolic"].is_null());
+  EXPECT_NE(j["symbolic_absent"].get<std::string>().find("at most 8"), std::string::npos);
+
+  // The numbers are the chain's: 18 states, hanging at rest it oscillates (every eigenvalue on
+  // the imaginary axis, none zero), and the torque accelerates the first joint forward.
+  const auto A = j["A"].get<std::vector<std::vector<double>>>();
+  const auto B = j["B"].get<std::vector<std::vector<double>>>();
+  ASSERT_EQ(A.size(), 2u * links);
+  ASSERT_EQ(B.size(), 2u * links);
+  ASSERT_EQ(B[0].size(), 1u);
+  EXPECT_GT(B[links][0], 0.0);
+  for (const auto& s : j["eigenvalues"]) {
+    EXPECT_LT(std::abs(s[0].get<double>()), 1e-8) << s;
+    EXPECT_GT(std::abs(s[1].get<double>()), 1.0) << s;
+  }
+
+  const auto latex = run({"--latex"}, "latex");
+  ASSERT_EQ(latex.code, 0) << latex.err;
+  EXPECT_EQ(latex.err, note);
+  const std::string tex = out("latex");
+  EXPECT_NE(tex.find("% numeric A and B about t = 0, q = [0, 0, 0, 0, 0, 0, 0, 0, 0]"),
+            std::string::npos)
+      << tex;
+  EXPECT_NE(tex.find("(no symbolic model: the symbolic linear model is formed for at most 8"),
+            std::string::npos)
+      << tex;
+  const auto latex_A = latex_rows(tex, "A"), latex_B = latex_rows(tex, "B");
+  ASSERT_EQ(latex_A.size(), A.size()) << tex;
+  ASSERT_EQ(latex_B.size(), B.size()) << tex;
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    ASSERT_EQ(latex_A[i].size(), A[i].size()) << tex;
+    for (std::size_t k = 0; k < A[i].size(); ++k)
+      EXPECT_NEAR(latex_A[i][k], A[i][k], 1e-11 * std::max(1.0, std::abs(A[i][k])));
+    EXPECT_NEAR(latex_B[i][0], B[i][0], 1e-11 * std::max(1.0, std::abs(B[i][0])));
+  }
 }
 
 // The UR5 at rest in its zero pose: its stiffness under gravity is defective (rank 1 here: only

@@ -58,21 +58,42 @@ int run_linearize(const LinearizeOptions& o) {
     throw at_option(e, {{"inputs", "--inputs"}});
   }
   if (o.latex && o.json) throw usage_error("--latex", "--latex and --json exclude each other", "");
-  // Formed before anything is printed: a failure leaves no partial output.
+  // Formed before anything is printed, so that the output is one whole. When it cannot be
+  // formed (too large, redundant constraints, singular for general parameters) the numeric A and
+  // B still hold at the point: they are printed, and a note on stderr says why the symbolic ones
+  // are not.
   std::optional<num::SymbolicLinearModel> symbolic;
-  if (o.symbolic || o.latex) symbolic = num::symbolic_linear_model(eq, linear, options);
+  std::string absent;  // why there is no symbolic model
+  if (o.symbolic || o.latex) {
+    try {
+      symbolic = num::symbolic_linear_model(eq, linear, options);
+    } catch (const model::ComputationError& e) {
+      absent = e.what();
+    }
+  }
+  const auto note = [&] {
+    if (absent.empty()) return;
+    std::cout << std::flush;  // the note after the model, also where both streams meet
+    std::cerr << "note: no symbolic A and B: " << absent
+              << "; the numeric A and B printed hold at the operating point\n";
+  };
   if (o.latex) {
-    std::cout << io::write_symbolic_linear_model_latex(*model, *symbolic);
+    std::cout << (symbolic ? io::write_symbolic_linear_model_latex(*model, *symbolic)
+                           : io::write_linear_model_latex(*model, linear, o.t, absent));
+    note();
     return 0;
   }
   if (o.json) {
     std::string json = io::write_linear_model_json(linear, o.modes);
     if (symbolic) json = io::add_symbolic_linear_model_json(json, *model, *symbolic);
+    if (!absent.empty()) json = io::add_symbolic_linear_model_absent_json(json, absent);
     std::cout << json << "\n";
+    note();
     return 0;
   }
   std::cout << io::write_linear_model_text(*model, linear, o.t, o.modes);
   if (symbolic) std::cout << io::write_symbolic_linear_model_text(*model, *symbolic);
+  note();
   return 0;
 }
 
@@ -99,8 +120,11 @@ void add_linearize_command(CLI::App& app, Commands& commands) {
               "with --modes)");
   c->add_flag("--modes", o->modes, "natural frequencies and damping ratios of the eigenvalues");
   c->add_flag("--symbolic", o->symbolic,
-              "also A and B as expressions of the parameters (readable form)");
-  c->add_flag("--latex", o->latex, "only the symbolic A and B, as LaTeX matrices");
+              "also A and B as expressions of the parameters (readable form); when they cannot be "
+              "formed, a note says why and the numeric model is printed");
+  c->add_flag("--latex", o->latex,
+              "only the symbolic A and B, as LaTeX matrices (the numeric ones, with a note, when "
+              "the symbolic ones cannot be formed)");
   commands.push_back({c, [o] { return run_linearize(*o); }});
 }
 

@@ -72,6 +72,26 @@ void write_entries(std::ostream& out, const model::Model& model, const GiNaC::ma
   if (!any) out << "  (every entry of " << name << " is 0)\n";
 }
 
+// 12 significant digits as the text has them, an exponent written \times 10^{k}.
+std::string latex_number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(12) << number(v);
+  const std::string text = s.str();
+  const auto e = text.find('e');
+  if (e == std::string::npos) return text;
+  return text.substr(0, e) + " \\times 10^{" + std::to_string(std::stoi(text.substr(e + 1))) + "}";
+}
+
+std::string latex_matrix(const Eigen::MatrixXd& m) {
+  std::string out = "\\begin{pmatrix}\n";
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    out += "  ";
+    for (Eigen::Index k = 0; k < m.cols(); ++k) out += (k ? " & " : "") + latex_number(m(i, k));
+    out += i + 1 < m.rows() ? " \\\\\n" : "\n";
+  }
+  return out + "\\end{pmatrix}";
+}
+
 std::string latex_matrix(const model::Model& model, const GiNaC::matrix& m) {
   const sym::ReadableContext context = readable_context(model);
   std::string out = "\\begin{pmatrix}\n";
@@ -104,6 +124,31 @@ std::string write_symbolic_linear_model_latex(const model::Model& model,
   out << "A = " << latex_matrix(model, linear.A) << "\n";
   if (linear.B.cols() > 0) out << "B = " << latex_matrix(model, linear.B) << "\n";
   return out.str();
+}
+
+std::string write_linear_model_latex(const model::Model& model, const num::LinearModel& linear,
+                                     double t, const std::string& reason) {
+  std::ostringstream out;
+  out << std::setprecision(12);
+  out << "% " << model.name << ": dx/dt = A x + B u, x = (" << list(linear.states) << "), u = ("
+      << list(linear.inputs) << ")\n";
+  out << "% numeric A and B about t = " << number(t) << ", q = ";
+  write_vector(out, linear.q);
+  out << ", dot(q) = ";
+  write_vector(out, linear.qd);
+  out << " (no symbolic model: " << reason << ")\n";
+  out << "A = " << latex_matrix(linear.A) << "\n";
+  if (linear.B.cols() > 0) out << "B = " << latex_matrix(linear.B) << "\n";
+  return out.str();
+}
+
+std::string add_symbolic_linear_model_absent_json(const std::string& json,
+                                                  const std::string& reason) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(json);
+  j["A_symbolic"] = nullptr;
+  j["B_symbolic"] = nullptr;
+  j["symbolic_absent"] = reason;
+  return j.dump();
 }
 
 std::string add_symbolic_linear_model_json(const std::string& json, const model::Model& model,

@@ -97,8 +97,7 @@ SymbolicLinearModel symbolic_linear_model(const principles::Equations& eq,
   if (n + m > kMaxSymbolicLinearSize) {
     std::ostringstream s;
     s << "the symbolic linear model is formed for at most " << kMaxSymbolicLinearSize
-      << " coordinates and constraints together; this model has " << n << " and " << m
-      << " (the numeric A and B hold)";
+      << " coordinates and constraints together; this model has " << n << " and " << m;
     throw model::ComputationError(s.str());
   }
 
@@ -110,7 +109,7 @@ SymbolicLinearModel symbolic_linear_model(const principles::Equations& eq,
   if (holonomic_count != linear.dependent_coordinates.size() || m != linear.dependent_speeds.size())
     throw model::ComputationError(
         "the constraints are redundant at the operating point: the symbolic linear model needs "
-        "independent constraints (the numeric A and B hold)");
+        "independent constraints");
 
   // Everything but the parameters at its operating value: coordinates and speeds at the point,
   // t, inputs and unspecified functions at their values.

@@ -40,4 +40,17 @@ std::string write_symbolic_linear_model_latex(const model::Model& model,
 std::string add_symbolic_linear_model_json(const std::string& json, const model::Model& model,
                                            const num::SymbolicLinearModel& linear);
 
+/// The numeric A and B as LaTeX pmatrix environments, for when the symbolic model could not be
+/// formed (num::symbolic_linear_model threw `reason`): a comment line as
+/// write_symbolic_linear_model_latex's, then one giving the operating point and saying that the
+/// matrices are numeric and why. 12 significant digits (1.5e-07 as 1.5 \times 10^{-7}); ends with
+/// a newline.
+std::string write_linear_model_latex(const model::Model& model, const num::LinearModel& linear,
+                                     double t, const std::string& reason);
+
+/// `json` (what write_linear_model_json printed) with "A_symbolic" and "B_symbolic" null and
+/// "symbolic_absent": `reason`, why the symbolic model was not formed (the numeric A and B hold).
+std::string add_symbolic_linear_model_absent_json(const std::string& json,
+                                                  const std::string& reason);
+
 }  // namespace appell::io
