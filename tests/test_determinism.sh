@@ -83,7 +83,7 @@ run "derive speeds" derive examples/speeds/free_box_quaternion.yaml
 run "derive speeds --format json" derive examples/speeds/free_box_quaternion.yaml --format json
 run "simulate speeds" simulate examples/speeds/free_box_quaternion.yaml --t-end 0.2 \
   --u0 0.1,0,0,0.01,2,0.01 --out '$OUT/run.csv'
-run "simulate floating base" simulate examples/urdf/two_link.urdf --floating-base --t-end 0.2 \
+run "simulate floating base" simulate examples/urdf/satellite_arm.urdf --floating-base --t-end 0.2 \
   --out '$OUT/run.csv'
 run "check planar_2r" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml
 run "check planar_2r --json" check examples/planar_2r.yaml examples/claims/planar_2r_seed000.yaml --json

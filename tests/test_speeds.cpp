@@ -707,7 +707,7 @@ TEST(SpeedsUrdf, FloatingBaseConservesMomentaAndFallsUnderGravity) {
 
   // appell import writes the same model as a file: rot_quat, the base's speeds.
   const auto imported =
-      test_support::run_cli("import " + examples + "/urdf/two_link.urdf --floating-base");
+      test_support::run_cli("import " + examples + "/urdf/satellite_arm.urdf --floating-base");
   ASSERT_EQ(imported.code, 0) << imported.out;
   EXPECT_NE(imported.out.find("rotation: \"rot_quat(base_e0, base_e1, base_e2, base_e3)\", "
                               "speeds: [base_wx, base_wy, base_wz]"),
@@ -715,7 +715,7 @@ TEST(SpeedsUrdf, FloatingBaseConservesMomentaAndFallsUnderGravity) {
       << imported.out;
   EXPECT_NE(imported.out.find("- {name: base_vx, value: \"dot(base_x)\"}"), std::string::npos)
       << imported.out;
-  const auto reread = io::parse_model(imported.out, "two_link.yaml");
+  const auto reread = io::parse_model(imported.out, "satellite_arm.yaml");
   EXPECT_EQ(reread->speeds.size(), 8u);
   EXPECT_EQ(reread->coordinates[3].initial, 1.0);
   const auto derived = test_support::run_cli("derive " + path + " --floating-base");

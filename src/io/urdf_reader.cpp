@@ -156,6 +156,7 @@ class UrdfReader {
     out.name = Names::sanitized(urdf_->getName().empty() ? "robot" : urdf_->getName(), "robot_");
     out.description = "URDF robot " + urdf_->getName() + " (" + source_ + ")";
     walk_tree();
+    if (options_.floating_base) check_floating_base();
     plan_lumping(out);
     name_items();
     for (const auto& link : order_) translate_link(out, link);
@@ -445,6 +446,45 @@ class UrdfReader {
   }
 
   static bool moves(const urdf::Joint& joint) { return joint.type != urdf::Joint::FIXED; }
+
+  // -- a floating base that can move ---------------------------------------------------------
+
+  /// The floating body is the root link with every link fixed to it (through fixed joints). When
+  /// none of them has mass and at most one joint moves the rest of the robot, the base's motion
+  /// along that joint's axis and the joint's rate move the same masses: the mass matrix is
+  /// singular in every state (two_link.urdf's massless `base` with its one shoulder). Refused
+  /// here, naming the fix, rather than by a simulation that stops at its first step. With two
+  /// or more joints leaving a massless base (a pelvis between two legs) the base is in general
+  /// determined, and read.
+  void check_floating_base() const {
+    std::vector<std::string> body{root_}, moving;
+    for (std::size_t k = 0; k < body.size(); ++k) {
+      if (auto c = children_.find(body[k]); c != children_.end())
+        for (const auto& joint : c->second) {
+          const urdf::Joint& j = *urdf_->getJoint(joint);
+          if (moves(j))
+            moving.push_back(joint);
+          else
+            body.push_back(j.child_link_name);
+        }
+    }
+    for (const auto& link : body)
+      if (has_mass(*urdf_->getLink(link)) && urdf_->getLink(link)->inertial->mass > 0.0) return;
+    if (moving.size() > 1) return;
+    const std::string carried = body.size() > 1 ? " (nor any link fixed to it)" : "";
+    const std::string why =
+        moving.empty()
+            ? "and nothing else moves: the robot has no mass to float"
+            : "and only joint '" + moving.front() + "' moves the rest of the robot: the base " +
+                  "moving about that joint's axis and the joint's rate move the same masses, so "
+                  "the motion is not determined (the mass matrix is singular)";
+    fail(at(links_.at(root_)),
+         "the floating base (--floating-base) is link '" + root_ + "', which has no mass" +
+             carried + ", " + why + "; give link '" + root_ +
+             "' an <inertial> (the body that floats), or read the robot with a fixed base "
+             "(without --floating-base)",
+         root_);
+  }
 
   // -- dummy links: lumped into the link they are fixed to ----------------------------------
 

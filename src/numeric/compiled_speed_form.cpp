@@ -91,6 +91,18 @@ CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorX
   return s;
 }
 
+Eigen::VectorXd CompiledSpeedForm::velocities(double t, const Eigen::VectorXd& q,
+                                              const Eigen::VectorXd& u) const {
+  tape_.evaluate(t, q, u, outputs_);
+  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_);
+  // W follows M̃ and f̃ in the outputs.
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
+      kinematics(outputs_.data() + p * p + p, n, p);
+  if (!kinematics.allFinite())
+    throw model::ComputationError("the kinematics of the speeds are not finite at this state");
+  return kinematics * u;
+}
+
 Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::Values& values,
                                        double t, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& qd) {

@@ -154,9 +154,14 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     try {
       s = compiled.solve(t, q, u);
     } catch (const model::ComputationError&) {
-      // Not finite or singular at this row: delivered with unknown rates; the integrator stops.
-      s.qd = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
-      s.qdd = s.qd;
+      // Not finite or singular at this row: delivered with unknown accelerations (the
+      // velocities, and with them the momenta, are known where W is); the integrator stops.
+      s.qdd = Eigen::VectorXd::Constant(n, std::numeric_limits<double>::quiet_NaN());
+      try {
+        s.qd = compiled.velocities(t, q, u);
+      } catch (const model::ComputationError&) {
+        s.qd = s.qdd;
+      }
       s.udot = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
     }
     energy_tape.evaluate(t, q, u, energy_values);

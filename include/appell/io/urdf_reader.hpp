@@ -58,7 +58,9 @@ struct UrdfOptions {
   /// ROOT_y, ROOT_z and turned by a unit quaternion ROOT_e0 .. ROOT_e3 (initially 1, 0, 0, 0),
   /// with the speeds ROOT_vx, ROOT_vy, ROOT_vz (its origin's velocity, world axes) and ROOT_wx,
   /// ROOT_wy, ROOT_wz (its angular velocity, its own axes); the joints' speeds are their dot(q).
-  /// Without it the root link is world (a fixed base).
+  /// Without it the root link is world (a fixed base). The body that floats is the root link
+  /// with the links fixed to it; without mass, and with at most one joint moving the rest, its
+  /// motion would not be determined (a singular mass matrix): translate_urdf refuses that.
   bool floating_base = false;
 };
 
@@ -138,9 +140,10 @@ struct UrdfModel {
 /// links, a cycle, an unknown joint type, a `floating` or `planar` joint (a fixed base and
 /// one-coordinate joints only), a zero <axis>, a non-positive mass, an inertia with a negative
 /// moment, and whatever else urdfdom rejects (its message, located at the element it names when
-/// it names one). A dummy link (a zero mass, or an inertia no rigid body has) fixed to a link
-/// with a physical body is lumped into that body, with a warning; build_model applies the
-/// model's inertia rules (planar inertias) to the rest.
+/// it names one), and a floating base (UrdfOptions::floating_base) without mass that at most
+/// one joint leaves (at the root link, naming the fix). A dummy link (a zero mass, or an inertia no
+/// rigid body has) fixed to a link with a physical body is lumped into that body, with a warning;
+/// build_model applies the model's inertia rules (planar inertias) to the rest.
 UrdfModel translate_urdf(const std::string& xml, const std::string& source_name,
                          const UrdfOptions& options = {});
 

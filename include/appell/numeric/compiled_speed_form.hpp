@@ -55,6 +55,10 @@ class CompiledSpeedForm {
   /// Everything at (t, q, u). Throws model::ComputationError when an entry is not finite or M̃
   /// is singular there.
   State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) const;
+  /// q̇ = W u alone, as solve gives it: also where M̃ is singular, since a state's velocities do
+  /// not need its accelerations (a simulation's row where it stops still has its momenta).
+  /// Throws model::ComputationError when W is not finite there.
+  Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) const;
 
  private:
   std::size_t n_ = 0, p_ = 0;
