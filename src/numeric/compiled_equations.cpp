@@ -11,14 +11,10 @@
 #include "appell/model/values.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/sym/dag.hpp"
+#include "rank_revealing.hpp"
 #include "tape_layout.hpp"
 
 namespace appell::num {
-
-namespace {
-// Relative size below which a pivot counts as zero in the rank of the constraint rows.
-constexpr double kRankTolerance = 1e-10;
-}  // namespace
 
 Layout layout_of(const model::Model& m, const GiNaC::exvector& entries,
                  const model::Values& values) {
@@ -112,12 +108,12 @@ void CompiledEquations::constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) cons
   }
 }
 
-std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A) {
+std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A, double rank_tolerance) {
   if (A.rows() == 0) return {};
   // Column-pivoted QR of Aᵀ: the constraints (columns) pivoted first span the rows of A; those
   // left after the rank are combinations of them.
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;
-  qr.setThreshold(kRankTolerance);
+  qr.setThreshold(rank_tolerance);
   qr.compute(A.transpose());
   std::vector<std::size_t> redundant;
   for (Eigen::Index k = qr.rank(); k < A.rows(); ++k)
@@ -128,8 +124,8 @@ std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A) {
 
 void CompiledEquations::accelerations_and_multipliers(
     const Eigen::MatrixXd& M, const Eigen::VectorXd& f, const Eigen::MatrixXd& A,
-    const Eigen::VectorXd& b, Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const {
-  // q̈ = M⁻¹(f + Aᵀλ) and A q̈ = b give (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f.
+    const Eigen::VectorXd& b, Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
+    const ConstraintTolerances& tolerances) const {
   const Eigen::VectorXd free_acceleration = accelerations(M, f);
   if (A.rows() == 0) {
     qdd = free_acceleration;
@@ -138,25 +134,32 @@ void CompiledEquations::accelerations_and_multipliers(
   }
   if (!A.allFinite() || !b.allFinite())
     throw model::ComputationError("the constraint rows A, b are not finite at this state");
+  // M = L Lᵀ and y = Lᵀ q̈: M q̈ = f + Aᵀλ is y = L⁻¹f + Ãᵀλ with Ã = A L⁻ᵀ, and A q̈ = b is
+  // Ã y = b. The rank is decided on Ã itself rather than on A M⁻¹ Aᵀ = ÃÃᵀ, whose singular
+  // values are the squares: drift of 1e-8 would hide below a threshold of 1e-10 there.
   const Eigen::LLT<Eigen::MatrixXd> llt(M);
-  const Eigen::MatrixXd minv_at = llt.solve(A.transpose());
-  const Eigen::MatrixXd schur = A * minv_at;
-  const Eigen::VectorXd rhs = b - A * free_acceleration;
-  // Redundant constraints (real mechanisms are often over-constrained) make A M⁻¹ Aᵀ singular:
-  // q̈ is still unique, λ is not; take the minimum-norm λ from a rank-revealing factorization.
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(kRankTolerance);
-  cod.compute(schur);
-  lambda = cod.solve(rhs);
-  // Redundant rows that ask for different accelerations have no solution at all.
-  if (!lambda.allFinite() ||
-      (schur * lambda - rhs).norm() > 1e-8 * (1.0 + rhs.norm() + schur.norm() * lambda.norm()))
-    throw model::ComputationError(
-        "the constraints are inconsistent at this state: redundant constraints (A M^-1 A^T has "
-        "rank " +
-        std::to_string(cod.rank()) + " < " + std::to_string(schur.rows()) +
-        ") ask for different accelerations");
-  qdd = free_acceleration + minv_at * lambda;
+  const Eigen::MatrixXd scaled = llt.matrixL().solve(A.transpose()).transpose();
+  const Eigen::VectorXd constrained = A * free_acceleration;
+  const Eigen::VectorXd rhs = b - constrained;
+  // Redundant constraints (real mechanisms are often over-constrained) leave null directions in
+  // Ã: the least-squares step is unique, λ is not; take the minimum-norm one.
+  const auto cod = detail::rank_revealing(scaled, tolerances.rank);
+  const Eigen::VectorXd step = cod.solve(rhs);
+  lambda = cod.pseudoInverse().transpose() * step;
+  // What the null directions leave of A q̈ = b: drift when it is as small as the state's error,
+  // redundant rows asking for different accelerations when it is not.
+  const double missed = (rhs - scaled * step).norm();
+  if (!step.allFinite() || !lambda.allFinite() ||
+      missed > tolerances.consistency * (b.norm() + constrained.norm())) {
+    std::ostringstream s;
+    s.precision(3);
+    s << "the constraints are inconsistent at this state: redundant constraints (A has rank "
+      << cod.rank() << " < " << A.rows() << ") ask for different accelerations (A qdd = b is "
+      << "missed by " << missed << ", more than " << tolerances.consistency
+      << " of |b| + |A M^-1 f| = " << b.norm() + constrained.norm() << ")";
+    throw model::ComputationError(s.str());
+  }
+  qdd = free_acceleration + llt.matrixU().solve(step);
 }
 
 }  // namespace appell::num

@@ -5,13 +5,15 @@
 
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "rank_revealing.hpp"
 
 namespace appell::num {
 
 using GiNaC::ex;
 
-ConstraintManifold::ConstraintManifold(const model::Model& model, const GiNaC::exmap& values)
-    : n_(model.dof()), count_(model.constraints.size()) {
+ConstraintManifold::ConstraintManifold(const model::Model& model, const GiNaC::exmap& values,
+                                       double rank_tolerance)
+    : n_(model.dof()), count_(model.constraints.size()), rank_tolerance_(rank_tolerance) {
   sym::Differentiator d(model.time_functions);
   std::vector<GiNaC::symbol> positions, speeds;
   for (std::size_t j = 0; j < n_; ++j) {
@@ -103,7 +105,7 @@ bool ConstraintManifold::project_positions(double t, Eigen::VectorXd& q, double 
     if (!phi_.allFinite() || !phi_q_.allFinite()) return false;
     if (phi_.cwiseAbs().maxCoeff() <= tolerance) return true;
     // The minimum-norm step, also when constraints are redundant (Φ_q rank-deficient).
-    const Eigen::VectorXd step = phi_q_.completeOrthogonalDecomposition().solve(-phi_);
+    const Eigen::VectorXd step = detail::rank_revealing(phi_q_, rank_tolerance_).solve(-phi_);
     q += step;
     // A step at the level of rounding: as close as doubles get.
     if (step.cwiseAbs().maxCoeff() <= 1e-15 * (1.0 + q.cwiseAbs().maxCoeff())) {
@@ -118,7 +120,7 @@ void ConstraintManifold::project_velocities(double t, const Eigen::VectorXd& q,
                                             Eigen::VectorXd& qd) const {
   if (count_ == 0) return;
   evaluate(t, q, qd);
-  qd += rate_qd_.completeOrthogonalDecomposition().solve(-rate_);
+  qd += detail::rank_revealing(rate_qd_, rank_tolerance_).solve(-rate_);
 }
 
 void ConstraintManifold::project_error(double t, const Eigen::VectorXd& q,
@@ -128,8 +130,10 @@ void ConstraintManifold::project_error(double t, const Eigen::VectorXd& q,
   evaluate(t, q, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n_)));
   // e − J⁺J e: the component of e tangent to the manifold.
   if (holonomic_ > 0)
-    position_error -= phi_q_.completeOrthogonalDecomposition().solve(phi_q_ * position_error);
-  velocity_error -= rate_qd_.completeOrthogonalDecomposition().solve(rate_qd_ * velocity_error);
+    position_error -=
+        detail::rank_revealing(phi_q_, rank_tolerance_).solve(phi_q_ * position_error);
+  velocity_error -=
+      detail::rank_revealing(rate_qd_, rank_tolerance_).solve(rate_qd_ * velocity_error);
 }
 
 }  // namespace appell::num

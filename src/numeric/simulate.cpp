@@ -99,6 +99,7 @@ struct RightHandSide {
   const DynamicsEvaluator* dynamics;   // null: the tape of `equations`
   const ConstraintManifold* manifold;  // null without constraints
   double projection_tolerance;
+  ConstraintTolerances tolerances;  // of redundant constraints, scaled to rtol and atol
   Eigen::Index n;
   Eigen::VectorXd q, qd, f, b, qdd, lambda;
   Eigen::MatrixXd M, A;
@@ -120,7 +121,7 @@ struct RightHandSide {
     equations->evaluate(t, q, qd, M, f);
     if (manifold) {
       equations->constraints(A, b);
-      equations->accelerations_and_multipliers(M, f, A, b, qdd, lambda);
+      equations->accelerations_and_multipliers(M, f, A, b, qdd, lambda, tolerances);
     } else {
       qdd = equations->accelerations(M, f);
     }
@@ -275,8 +276,11 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   // every other symbol's number, and the initial state made consistent with them.
   std::optional<ConstraintManifold> manifold;
   const double projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
+  // Over-constrained mechanisms: the redundant constraints' rank deficiency and disagreement are
+  // told from independence and inconsistency at the size of the integrator's error.
+  const ConstraintTolerances tolerances = constraint_tolerances_for(options.rtol, options.atol);
   if (constrained) {
-    manifold.emplace(m, numbers);
+    manifold.emplace(m, numbers, tolerances.rank);
     const Eigen::VectorXd given_q = q0, given_qd = qd0;
     if (!manifold->project_positions(options.t_start, q0, projection_tolerance)) {
       std::ostringstream s;
@@ -292,7 +296,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     Eigen::VectorXd f0, b0;
     compiled->evaluate(options.t_start, q0, qd0, M0, f0);
     compiled->constraints(A0, b0);
-    for (std::size_t i : redundant_constraints(A0))
+    for (std::size_t i : redundant_constraints(A0, tolerances.rank))
       result.redundant_constraints.push_back(m.constraints[i].name);
   }
 
@@ -300,6 +304,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                     options.dynamics.get(),
                     manifold ? &*manifold : nullptr,
                     projection_tolerance,
+                    tolerances,
                     size,
                     q0,
                     qd0,

@@ -7,15 +7,18 @@
 #include <vector>
 
 #include "appell/model/values.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
 
 /// The constraints (row indices of A, ascending) that are linear combinations of the others at
-/// this state: those a column-pivoted QR of Aᵀ leaves after its rank (relative tolerance 1e-10).
-/// Empty when A has full row rank or no rows. A is m×n, as from CompiledEquations::constraints.
-std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A);
+/// this state: those a column-pivoted QR of Aᵀ leaves after its rank (pivots at most
+/// rank_tolerance times the largest count as zero). Empty when A has full row rank or no rows. A
+/// is m×n, as from CompiledEquations::constraints.
+std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A,
+                                               double rank_tolerance = 1e-10);
 
 /// The equations M q̈ = f (and A q̈ = b) of one model compiled for evaluation at numeric states:
 /// t in s, q and q̇ in the model's coordinate order (n values each), SI units as the model's
@@ -51,15 +54,21 @@ class CompiledEquations {
   /// model's order of constraints), from the last evaluate() (whose state they belong to; zeros
   /// before the first). 0×n and empty without constraints.
   void constraints(Eigen::MatrixXd& A, Eigen::VectorXd& b) const;
-  /// Solves M q̈ = f + Aᵀλ with A q̈ = b (Schur complement (A M⁻¹ Aᵀ) λ = b − A M⁻¹ f); qdd gets
-  /// n values, lambda m (the model's order of constraints; empty when A has no rows, q̈ = M⁻¹ f).
-  /// With redundant constraints (A of rank r < m) q̈ is still unique and λ is the minimum-norm
-  /// one (complete orthogonal decomposition). Throws model::ComputationError as accelerations()
-  /// does, when A or b is not finite, or when redundant constraints are inconsistent (ask for
-  /// different q̈).
+  /// Solves M q̈ = f + Aᵀλ with A q̈ = b ((A M⁻¹ Aᵀ) λ = b − A M⁻¹ f); qdd gets n values, lambda
+  /// m (the model's order of constraints; empty when A has no rows, q̈ = M⁻¹ f). With redundant
+  /// constraints (A of rank r < m, decided with `tolerances.rank` relative to A M^-1/2's largest
+  /// singular value) q̈ is the least-squares one, unique, and λ the minimum-norm one: with
+  /// M = L Lᵀ and Ã = A L⁻ᵀ, Lᵀ q̈ moves from its unconstrained value by Ã⁺(b − A M⁻¹ f) (Gauss's
+  /// least compulsion) and λ = (ÃÃᵀ)⁺(b − A M⁻¹ f), from a complete orthogonal decomposition of
+  /// Ã. Throws model::ComputationError as accelerations() does, when A or b is not finite, or
+  /// when redundant constraints are inconsistent: A q̈ = b is then missed by more than
+  /// `tolerances.consistency` times ‖b‖ + ‖A M⁻¹ f‖ (they ask for different q̈). The default
+  /// tolerances are for a state on the constraints (eval); a simulation passes
+  /// constraint_tolerances_for(rtol, atol), which accepts the drift its tolerances allow.
   void accelerations_and_multipliers(const Eigen::MatrixXd& M, const Eigen::VectorXd& f,
                                      const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
-                                     Eigen::VectorXd& qdd, Eigen::VectorXd& lambda) const;
+                                     Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
+                                     const ConstraintTolerances& tolerances = {}) const;
 
   /// The tape: variables t, q, q̇, then the bound values; outputs M row by row, f, A row by
   /// row, b.

@@ -7,7 +7,11 @@
 // step, the state is projected back after every step (CVODE's projection, Eich 1993):
 // positions onto φ = 0 by Gauss–Newton with the minimum-norm correction, then velocities onto
 // φ̇ = 0 and the nonholonomic g = 0, which are linear in q̇. The same projections make a given
-// initial state consistent.
+// initial state consistent. Redundant constraints (an over-constrained mechanism, Jacobians of
+// deficient row rank) are left out of each correction along the null directions of the Jacobian,
+// decided with a rank tolerance of the size of the integrator's error (ConstraintTolerances):
+// decided at rounding level instead, the drift would make the Jacobian look regular and the
+// velocity projection would take away every motion the mechanism has.
 #pragma once
 
 #include <ginac/ginac.h>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "appell/model/model.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/tape.hpp"
 
 namespace appell::num {
@@ -37,8 +42,11 @@ class ConstraintManifold {
   /// numbers, inputs by expressions of t: e.g. model::BoundValues::substitution()). A symbol left
   /// over (or an expression the tape cannot evaluate) throws model::ModelError located at the
   /// model's first constraint and naming it, whichever constraint holds the symbol; the message
-  /// names the symbol.
-  ConstraintManifold(const model::Model& model, const GiNaC::exmap& values);
+  /// names the symbol. Directions whose singular value is at most `rank_tolerance` times the
+  /// Jacobian's largest count as null (ConstraintTolerances::rank; a simulation passes
+  /// constraint_tolerances_for(rtol, atol).rank).
+  ConstraintManifold(const model::Model& model, const GiNaC::exmap& values,
+                     double rank_tolerance = ConstraintTolerances{}.rank);
 
   /// m, every constraint.
   std::size_t constraint_count() const { return count_; }
@@ -50,12 +58,12 @@ class ConstraintManifold {
                                 const Eigen::VectorXd& qd) const;
 
   /// Moves q onto φ(q, t) = 0 by the smallest steps (Gauss–Newton with the pseudo-inverse of
-  /// Φ_q) until max |φ| ≤ tolerance. Returns false when that is not reached within 25
-  /// iterations or φ, Φ_q stop being finite (q then holds the last iterate); true at once
-  /// without holonomic constraints.
+  /// Φ_q, its rank decided with the rank tolerance) until max |φ| ≤ tolerance. Returns false when
+  /// that is not reached within 25 iterations or φ, Φ_q stop being finite (q then holds the last
+  /// iterate); true at once without holonomic constraints.
   bool project_positions(double t, Eigen::VectorXd& q, double tolerance) const;
   /// Moves q̇ onto the velocity-level constraints at (q, t) by the smallest change (exact: they
-  /// are linear in q̇).
+  /// are linear in q̇; redundant ones, by the rank tolerance, are met through the others).
   void project_velocities(double t, const Eigen::VectorXd& q, Eigen::VectorXd& qd) const;
   /// Removes from an error estimate (positions, velocities) its components normal to the
   /// manifold at (q, t), as CVODE asks of a projection.
@@ -67,6 +75,7 @@ class ConstraintManifold {
   void evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) const;
 
   std::size_t n_ = 0, count_ = 0, holonomic_ = 0;
+  double rank_tolerance_ = 0.0;
   std::unique_ptr<Tape> tape_;
   mutable std::vector<double> variables_, outputs_, workspace_;
   mutable Eigen::VectorXd phi_, rate_;
