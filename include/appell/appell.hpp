@@ -69,6 +69,7 @@
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/numeric/interruption.hpp"
