@@ -47,7 +47,16 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(PlanarInertias, APlanarDoublePendulumEqualsOneWithPhysicalInertias) {
-  const auto planar = io::parse_model(double_pendulum("[0, 0, I, 0, 0, 0]"), "planar.yaml");
+  // [0, 0, I]: the principal moments alone, as the planar textbooks write them.
+  for (const std::string form : {"[0, 0, I]", "[0, 0, I, 0, 0, 0]"}) {
+    SCOPED_TRACE(form);
+    const auto short_form = io::parse_model(double_pendulum(form), "planar.yaml");
+    EXPECT_TRUE((short_form->bodies[1].inertia -
+                 GiNaC::diag_matrix(GiNaC::lst{0, 0, short_form->parameters[2].symbol}))
+                    .evalm()
+                    .is_zero_matrix());
+  }
+  const auto planar = io::parse_model(double_pendulum("[0, 0, I]"), "planar.yaml");
   const auto physical = io::parse_model(double_pendulum("[I/2, I/2, I, 0, 0, 0]"), "physical.yaml");
   ASSERT_EQ(planar->bodies.size(), 2u);
   // The extra moments never enter (ω stays along z): the same M and f at random states, by two

@@ -588,12 +588,20 @@ class ModelReader {
                                        expr(e[5]))
             .at(origin);
       }
+      if (value.node.size() == 3) {
+        // The principal moments alone, products zero: the planar textbooks' [0, 0, I].
+        const auto e = list(value, "entries");
+        return model::Inertia::entries(expr(e[0]), expr(e[1]), expr(e[2]), 0, 0, 0).at(origin);
+      }
       fail(value.where,
-           "inertia must be a 3x3 matrix (list of rows) or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz]",
+           "inertia must be a 3x3 matrix (list of rows), [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] or "
+           "[Ixx, Iyy, Izz]",
            value.key);
     }
     if (!value.node.IsMap())
-      fail(value.where, "inertia must be a 3x3 matrix, [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] or a shape",
+      fail(value.where,
+           "inertia must be a 3x3 matrix, [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], [Ixx, Iyy, Izz] or a "
+           "shape",
            value.key);
 
     const Fields shapes(*this, value, "an inertia", {"rod", "disk", "cylinder", "box", "sphere"});
