@@ -18,6 +18,7 @@
 #include "appell/io/urdf_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
+#include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "support/test_models.hpp"
@@ -247,3 +248,55 @@ TEST(Dynamics, RefusesWhatTheRecursionsDoNotCoverAndBadValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// The simulation of a model without its equations (num::simulate of the model: num::Dynamics for
+// q̈, T and V from the recursions) against the simulation of its formed equations: the same
+// rows, energies and verdict on conservation.
+void check_simulations_agree(const std::shared_ptr<const model::Model>& model,
+                             const model::Values& values = {}) {
+  num::SimulationOptions options;
+  options.t_end = 1.0;
+  options.output_step = 0.25;
+  options.rtol = options.atol = 1e-10;
+  options.values = values;
+  std::vector<std::vector<double>> by_model, by_equations;
+  auto recorder = [](std::vector<std::vector<double>>& rows) {
+    return [&rows](const num::SimulationRow& row) {
+      std::vector<double> r{row.t, row.kinetic, row.potential};
+      r.insert(r.end(), row.q.data(), row.q.data() + row.q.size());
+      r.insert(r.end(), row.qd.data(), row.qd.data() + row.qd.size());
+      rows.push_back(r);
+    };
+  };
+  const num::SimulationResult a = num::simulate(model, options, recorder(by_model));
+  const num::SimulationResult b = num::simulate(
+      principles::derive(model, principles::Method::GibbsAppell), options, recorder(by_equations));
+  EXPECT_EQ(a.conservative, b.conservative)
+      << a.not_conservative_because << " / " << b.not_conservative_because;
+  EXPECT_EQ(a.not_conservative_because, b.not_conservative_because);
+  ASSERT_EQ(by_model.size(), by_equations.size());
+  for (std::size_t r = 0; r < by_model.size(); ++r)
+    for (std::size_t k = 0; k < by_model[r].size(); ++k)
+      EXPECT_NEAR(by_model[r][k], by_equations[r][k], 1e-7 * (1.0 + std::fabs(by_equations[r][k])))
+          << "row " << r << ", column " << k;
+}
+
+}  // namespace
+
+TEST(DynamicsSimulation, AgreesWithTheFormedEquationsOnExamples) {
+  for (const char* name : {"double_pendulum", "spring_damper_cart", "bead_on_hoop",
+                           "turntable_pendulum", "spinning_disk", "three_link_arm"}) {
+    SCOPED_TRACE(name);
+    const auto model = io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/" + name + ".yaml");
+    ASSERT_EQ(principles::recursions_do_not_cover(*model), "");
+    check_simulations_agree(model);
+  }
+}
+
+TEST(DynamicsSimulation, AgreesOnTheTreeWithEveryLoad) {
+  model::Values values;
+  values.set("u", 0.4);
+  check_simulations_agree(io::parse_model(tree_yaml, "tree.yaml"), values);
+}

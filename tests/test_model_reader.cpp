@@ -814,7 +814,7 @@ bodies:
   expect_model_error(R"(name: m
 coordinates: [q]
 bodies:
-  b: {frame: world, mass: 1, inertia: [1, 2, 3]}
+  b: {frame: world, mass: 1, inertia: [1, 2, 3, 4]}
 )",
                      4, 39, "inertia", "inertia must be");
 }

@@ -18,6 +18,7 @@
 #include "appell/io/csv_writer.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/report/report.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
@@ -124,7 +125,11 @@ int run_simulate(const SimulateOptions& o) {
   std::optional<report::SimulationRecording> recording;
   if (!o.report.empty()) recording.emplace(options);
 
-  const auto equations = principles::derive(model, principles::Method::GibbsAppell);
+  // A tree the recursions cover is integrated without forming its equations (num::simulate of
+  // the model); other models in their Gibbs–Appell equations.
+  const bool by_recursions = principles::recursions_do_not_cover(*model).empty();
+  std::optional<principles::Equations> equations;
+  if (!by_recursions) equations = principles::derive(model, principles::Method::GibbsAppell);
   // After the simulation's own columns: the momenta, and with --reactions every frame's reaction.
   model::Values values = options.values;
   for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
@@ -164,13 +169,18 @@ int run_simulate(const SimulateOptions& o) {
               << std::defaultfloat;
   };
   try {
-    if (model->constraints.empty()) {
+    if (by_recursions) {
+      // q̈ by the compiled generated code of the recursions (or the recursions interpreted).
+      options.dynamics = compiled_dynamics(model, values, o.no_jit, "simulate").evaluator;
+      evaluator = options.dynamics->kind();
+    } else if (model->constraints.empty()) {
       // q̈ by the compiled generated code (or the tape: jit_flags.hpp); the constrained solver
       // needs A and b and keeps the tape.
-      options.dynamics = compiled_dynamics(equations, values, o.no_jit, "simulate").evaluator;
+      options.dynamics = compiled_dynamics(*equations, values, o.no_jit, "simulate").evaluator;
       evaluator = options.dynamics->kind();
     }
-    const auto result = num::simulate(equations, options, on_row);
+    const auto result = by_recursions ? num::simulate(model, options, on_row)
+                                      : num::simulate(*equations, options, on_row);
     const double seconds = elapsed();
     progress.finish();
     print_speed(result, seconds);

@@ -22,4 +22,17 @@ jit::CompiledDynamics compiled_dynamics(const principles::Equations& equations,
   return dynamics;
 }
 
+jit::CompiledDynamics compiled_dynamics(std::shared_ptr<const model::Model> model,
+                                        const model::Values& values, bool no_jit,
+                                        const std::string& command) {
+  jit::JitOptions options;
+  options.enabled = !no_jit;
+  jit::CompiledDynamics dynamics = jit::compile_dynamics(std::move(model), values, options);
+  if (!dynamics.note.empty())
+    std::cerr << "appell " << command
+              << ": note: evaluating by the recursions interpreted (slower): " << dynamics.note
+              << "\n";
+  return dynamics;
+}
+
 }  // namespace appell::cli

@@ -20,4 +20,10 @@ jit::CompiledDynamics compiled_dynamics(const principles::Equations& equations,
                                         const model::Values& values, bool no_jit,
                                         const std::string& command);
 
+/// The same for a model the recursions cover, without forming its equations (the generated code
+/// of the recursions compiled, or num::Dynamics interpreted).
+jit::CompiledDynamics compiled_dynamics(std::shared_ptr<const model::Model> model,
+                                        const model::Values& values, bool no_jit,
+                                        const std::string& command);
+
 }  // namespace appell::cli

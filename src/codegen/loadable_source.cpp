@@ -22,15 +22,15 @@ void write_unpacker(std::ostringstream& s, const std::string& type, const std::s
 
 }  // namespace
 
-LoadableSource loadable_c_source(const principles::Equations& equations,
-                                 const model::Values& values) {
+namespace {
+
+LoadableSource loadable_source(const detail::CodegenSource& from, const model::Values& values) {
   CodegenOptions options;
   options.namespace_name = "appell_jit_model";
   options.values = values;
   detail::HeaderFacts facts;
   LoadableSource out;
-  const std::string header =
-      detail::generate_header({*equations.model, &equations}, options, Language::C, &facts);
+  const std::string header = detail::generate_header(from, options, Language::C, &facts);
   const std::string p = facts.prefix + "_";
   std::ostringstream s;
   s << header << "\n/* Entry points for loading (appell/codegen/loadable_source.hpp). */\n\n";
@@ -72,6 +72,17 @@ LoadableSource loadable_c_source(const principles::Equations& equations,
   for (const auto& f : facts.parameters) out.parameters.push_back(f.default_value);
   for (const auto& f : facts.inputs) out.inputs.push_back(f.default_value);
   return out;
+}
+
+}  // namespace
+
+LoadableSource loadable_c_source(const principles::Equations& equations,
+                                 const model::Values& values) {
+  return loadable_source({*equations.model, &equations}, values);
+}
+
+LoadableSource loadable_c_source(const model::Model& model, const model::Values& values) {
+  return loadable_source({model, nullptr}, values);
 }
 
 }  // namespace appell::codegen

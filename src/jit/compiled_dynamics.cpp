@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "appell/codegen/loadable_source.hpp"
+#include "appell/numeric/dynamics.hpp"
 
 namespace appell::jit {
 
@@ -118,6 +119,32 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
     out.library_path.clear();
     out.compiled_now = false;
     return tape("the JIT failed", e.what());
+  }
+}
+
+CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
+                                  const model::Values& values, const JitOptions& options) {
+  CompiledDynamics out;
+  // Built first: it checks the values and the model's cover, and is the fallback.
+  auto recursions = std::make_shared<num::Dynamics>(model, values);
+  auto interpreted = [&](std::string reason, std::string note) {
+    out.reason = std::move(reason);
+    out.note = std::move(note);
+    out.evaluator = recursions;
+    return out;
+  };
+  if (!options.enabled) return interpreted("the JIT is off", "");
+  const codegen::LoadableSource source = codegen::loadable_c_source(*model, values);
+  try {
+    num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
+    out.library_path = library.path().string();
+    out.compiled_now = library.compiled_now();
+    out.evaluator = std::make_shared<JitDynamics>(std::move(library), source);
+    return out;
+  } catch (const num::NativeCompileError& e) {
+    out.library_path.clear();
+    out.compiled_now = false;
+    return interpreted("the JIT failed", e.what());
   }
 }
 

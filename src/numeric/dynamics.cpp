@@ -8,7 +8,9 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/sym/dag.hpp"
 #include "appell/sym/tape.hpp"
+#include "cvode_support.hpp"
 
 namespace appell::num {
 
@@ -19,7 +21,9 @@ struct Dynamics::Programs {
   std::shared_ptr<const model::Model> model;
   std::size_t n = 0;
   std::optional<sym::Tape> inverse, bias, gravity, inertial;
-  std::optional<sym::Tape> forward;  // q̈, then the pivots
+  std::optional<sym::Tape> forward;   // q̈, then the pivots
+  std::optional<sym::Tape> energies;  // T, V
+  std::string not_conservative_because;
   std::string forward_method;
   std::size_t operations = 0;
 
@@ -100,13 +104,29 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   options.mass_matrix = false;  // M by columns of the inertial pass: O(n) nodes, not O(n²)
   options.inertial = true;
   options.forward = true;
+  options.energies = true;
   builder.build(d, inputs, options);
+
+  // E = T + V is conserved unless a load does work or something depends on t once every value
+  // is bound (a number given to a function is a constant; a driven one depends on t).
+  sym::SymbolSet symbols;
+  for (const GiNaC::symbol& s : inputs.symbols) {
+    if (bound.numbers.count(s) || bound.unset.count(s)) continue;
+    if (const auto driven = bound.driven.find(s); driven != bound.driven.end()) {
+      for (const auto& inner : sym::symbols_in({driven->second})) symbols.insert(inner);
+      continue;
+    }
+    symbols.insert(s);
+  }
+  programs->not_conservative_because =
+      detail::non_conservative_reason(m, symbols, bound.substitution());
 
   const std::size_t count = programs->variable_count();
   programs->inverse.emplace(p.tape(d.inverse, count));
   programs->bias.emplace(p.tape(d.bias, count));
   programs->gravity.emplace(p.tape(d.gravity, count));
   programs->inertial.emplace(p.tape(d.inertial, count));
+  programs->energies.emplace(p.tape({d.kinetic, d.potential}, count));
   programs->operations = programs->inverse->operations() + programs->bias->operations() +
                          programs->gravity->operations() + programs->inertial->operations();
   if (!d.forward.empty()) {
@@ -127,6 +147,9 @@ const model::Model& Dynamics::model() const { return *programs_->model; }
 std::size_t Dynamics::dof() const { return programs_->n; }
 const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
 std::size_t Dynamics::operations() const { return programs_->operations; }
+const std::string& Dynamics::energy_not_conserved_because() const {
+  return programs_->not_conservative_because;
+}
 
 namespace {
 
@@ -165,6 +188,17 @@ void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& 
   }
   for (Eigen::Index i = 0; i < size; ++i)
     for (Eigen::Index j = i + 1; j < size; ++j) M(i, j) = M(j, i);
+}
+
+void Dynamics::energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                        double& kinetic, double& potential, DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n;
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  load_state(work.variables, n, t, q, &qd);
+  run(*programs_->energies, work);
+  kinetic = work.outputs[0];
+  potential = work.outputs[1];
 }
 
 void Dynamics::forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

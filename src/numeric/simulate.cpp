@@ -24,10 +24,13 @@
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/tape.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -209,6 +212,72 @@ Eigen::VectorXd initial_values(const model::Model& m, const std::vector<double>&
   return v;
 }
 
+// CVODE over the rows: the part every route shares, once the right-hand side and the energies
+// are set up (and, with constraints, the initial state made consistent).
+using EnergyFunction =
+    std::function<void(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                       double& kinetic, double& potential)>;
+
+void integrate(const model::Model& m, RightHandSide& rhs, const EnergyFunction& energy,
+               const SimulationOptions& options, const Eigen::VectorXd& q0,
+               const Eigen::VectorXd& qd0, const RowCallback& on_row, SimulationResult& result) {
+  const Eigen::Index size = rhs.n;
+  Eigen::VectorXd q = q0, qd = qd0;
+  auto emit_row = [&](double t) {
+    rhs.q = q;
+    rhs.qd = qd;
+    try {
+      rhs.accelerations(t);
+    } catch (const model::ComputationError&) {
+      // A singular M at this row: the row is still delivered, with q̈ and λ unknown (NaN), and
+      // the integrator stops on it with the reason right after.
+      rhs.qdd.setConstant(size, std::numeric_limits<double>::quiet_NaN());
+      rhs.lambda.setConstant(static_cast<Eigen::Index>(m.constraints.size()),
+                             std::numeric_limits<double>::quiet_NaN());
+    }
+    if (rhs.manifold) {
+      const ConstraintViolation v = rhs.manifold->violation(t, q, qd);
+      result.max_violation.position = std::max(result.max_violation.position, v.position);
+      result.max_violation.velocity = std::max(result.max_violation.velocity, v.velocity);
+    }
+    double kinetic = 0.0, potential = 0.0;
+    energy(t, q, qd, kinetic, potential);
+    const double total = kinetic + potential;
+    if (result.rows == 0) result.initial_energy = total;
+    result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
+    result.t_reached = t;
+    ++result.rows;
+    on_row(SimulationRow{t, q, qd, kinetic, potential, total, rhs.qdd, rhs.lambda});
+  };
+
+  // CVODE.
+  Eigen::VectorXd y0(2 * size);
+  y0 << q0, qd0;
+  const CvodeSolver solver(y0, right_hand_side, &rhs, options);
+  const double* state = solver.state();
+
+  if (rhs.manifold) {
+    expect_success(CVodeSetProjFn(solver.cvode(), project_onto_constraints), "CVodeSetProjFn");
+    expect_success(CVodeSetProjErrEst(solver.cvode(), SUNTRUE), "CVodeSetProjErrEst");
+  }
+
+  emit_row(options.t_start);
+  solver.output_rows(options, result, rhs.failure, [&](double reached) {
+    for (Eigen::Index j = 0; j < size; ++j) {
+      q[j] = state[j];
+      qd[j] = state[size + j];
+    }
+    if (rhs.manifold) {
+      // CVODE interpolates the rows between its (projected) steps; the interpolant leaves the
+      // manifold by the interpolation error, all of it normal when the constraints leave no
+      // freedom (a driven mechanism). The row is projected like a step.
+      rhs.manifold->project_positions(reached, q, rhs.projection_tolerance);
+      rhs.manifold->project_velocities(reached, q, qd);
+    }
+    emit_row(reached);
+  });
+}
+
 }  // namespace
 
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
@@ -317,66 +386,66 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                     Eigen::VectorXd(size),
                     Eigen::VectorXd(size),
                     nullptr};
-
   std::vector<double> energy_values(2), workspace;
-  Eigen::VectorXd q = q0, qd = qd0;
-  auto emit_row = [&](double t) {
-    rhs.q = q;
-    rhs.qd = qd;
-    try {
-      rhs.accelerations(t);
-    } catch (const model::ComputationError&) {
-      // A singular M at this row: the row is still delivered, with q̈ and λ unknown (NaN), and
-      // the integrator stops on it with the reason right after.
-      rhs.qdd.setConstant(size, std::numeric_limits<double>::quiet_NaN());
-      rhs.lambda.setConstant(static_cast<Eigen::Index>(m.constraints.size()),
-                             std::numeric_limits<double>::quiet_NaN());
-    }
-    if (manifold) {
-      const ConstraintViolation v = manifold->violation(t, q, qd);
-      result.max_violation.position = std::max(result.max_violation.position, v.position);
-      result.max_violation.velocity = std::max(result.max_violation.velocity, v.velocity);
-    }
+  const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                    double& kinetic, double& potential) {
     energy_inputs[0] = t;
     for (std::size_t j = 0; j < n; ++j) {
       energy_inputs[1 + j] = q[static_cast<Eigen::Index>(j)];
       energy_inputs[1 + n + j] = qd[static_cast<Eigen::Index>(j)];
     }
     energy_tape.evaluate(energy_inputs.data(), energy_values.data(), workspace);
-    const double total = energy_values[0] + energy_values[1];
-    if (result.rows == 0) result.initial_energy = total;
-    result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
-    result.t_reached = t;
-    ++result.rows;
-    on_row(SimulationRow{t, q, qd, energy_values[0], energy_values[1], total, rhs.qdd, rhs.lambda});
+    kinetic = energy_values[0];
+    potential = energy_values[1];
   };
+  integrate(m, rhs, energy, options, q0, qd0, on_row, result);
+  return result;
+}
 
-  // CVODE.
-  Eigen::VectorXd y0(2 * size);
-  y0 << q0, qd0;
-  const CvodeSolver solver(y0, right_hand_side, &rhs, options);
-  const double* state = solver.state();
-
-  if (manifold) {
-    expect_success(CVodeSetProjFn(solver.cvode(), project_onto_constraints), "CVodeSetProjFn");
-    expect_success(CVodeSetProjErrEst(solver.cvode(), SUNTRUE), "CVodeSetProjErrEst");
-  }
-
-  emit_row(options.t_start);
-  solver.output_rows(options, result, rhs.failure, [&](double reached) {
-    for (Eigen::Index j = 0; j < size; ++j) {
-      q[j] = state[j];
-      qd[j] = state[size + j];
-    }
-    if (manifold) {
-      // CVODE interpolates the rows between its (projected) steps; the interpolant leaves the
-      // manifold by the interpolation error, all of it normal when the constraints leave no
-      // freedom (a driven mechanism). The row is projected like a step.
-      manifold->project_positions(reached, q, projection_tolerance);
-      manifold->project_velocities(reached, q, qd);
-    }
-    emit_row(reached);
-  });
+SimulationResult simulate(std::shared_ptr<const model::Model> model,
+                          const SimulationOptions& options, const RowCallback& on_row) {
+  if (!model) throw std::invalid_argument("simulate: no model");
+  const model::Model& m = *model;
+  // What the recursions do not cover is integrated in its formed equations.
+  if (!principles::recursions_do_not_cover(m).empty())
+    return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);
+  const std::size_t n = m.dof();
+  const auto size = static_cast<Eigen::Index>(n);
+  check_span_and_tolerances(options);
+  const Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
+  const Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
+  if (options.dynamics && options.dynamics->dof() != n)
+    throw std::invalid_argument(
+        "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
+  // No equations formed: q̈ from the given evaluator (the JIT's) or the recursions' own, T and V
+  // from the recursions.
+  const Dynamics dynamics(model, all_values(options));
+  SimulationResult result;
+  result.not_conservative_because = dynamics.energy_not_conserved_because();
+  result.conservative = result.not_conservative_because.empty();
+  RightHandSide rhs{nullptr,
+                    options.dynamics ? options.dynamics.get() : &dynamics,
+                    nullptr,
+                    0.0,
+                    constraint_tolerances_for(options.rtol, options.atol),
+                    size,
+                    q0,
+                    qd0,
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(),
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(),
+                    Eigen::MatrixXd(size, size),
+                    Eigen::MatrixXd(),
+                    Eigen::VectorXd(size),
+                    Eigen::VectorXd(size),
+                    nullptr};
+  DynamicsWorkspace work;
+  const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                    double& kinetic, double& potential) {
+    dynamics.energies(t, q, qd, kinetic, potential, work);
+  };
+  integrate(m, rhs, energy, options, q0, qd0, on_row, result);
   return result;
 }
 

@@ -180,6 +180,7 @@ class RecursionBuilder::Impl {
     for (Node b : out.bias) out.forcing.push_back(program().neg(b));
     out.gravity = newton_euler(Pass::Static);
     if (options.inertial) out.inertial = newton_euler(Pass::Inertial);
+    if (options.energies) energies(out);
     out.mass.clear();
     if (options.mass_matrix) out.mass = composite_inertia();
     out.forward.clear();
@@ -316,6 +317,87 @@ class RecursionBuilder::Impl {
           },
           load.kind);
     }
+    // What only the energies read, last, so that the expressions before keep their places.
+    for (const auto& b : model_.bodies)
+      if (frame_index(b.frame) < 0)
+        world_masses_.push_back({-1, expressions_.add(b.mass), expressions_.add(b.com), {}});
+    for (const auto& p : model_.particles)
+      if (frame_index(p.frame) < 0)
+        world_masses_.push_back(
+            {-1, expressions_.add(p.mass), expressions_.add(p.position), std::nullopt});
+    for (const auto& load : model_.loads)
+      if (const auto* potential = std::get_if<model::PotentialLoad>(&load.kind))
+        potentials_.push_back(expressions_.add(potential->potential));
+  }
+
+  // T and V at (t, q, q̇): T = Σ ½ m |v + ω × c|² + ½ ω·Iω over the masses, V of gravity
+  // (−Σ m g·r over every mass, fixed ones too), of the springs (½ k (|Δ| − L0)², ½ k |Δ|² without
+  // a rest length: the potentials of their forces) and of the potential loads, as
+  // principles::potential_energy forms them.
+  void energies(RecursiveDynamics& out) {
+    sym::ScalarProgram& p = program();
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, no_qdd_);
+    const std::vector<Motion> motion = motions(Pass::Bias, frames);
+    const Placements placed = placements(frames);
+    const Node half = p.constant(0.5);
+    Node kinetic = p.constant(0.0), potential = p.constant(0.0);
+    std::optional<Vec3> g;
+    if (gravity_) g = vec(no_qdd_, *gravity_);
+    for (const auto& mass : masses_) {
+      const auto k = static_cast<std::size_t>(mass.frame);
+      const Node m = no_qdd_[mass.mass];
+      const Vec3 c = vec(no_qdd_, mass.com);
+      const Vec3 v = add(p, motion[k].velocity, cross(p, motion[k].omega, c));
+      kinetic = p.add(kinetic, p.mul(half, p.mul(m, dot(p, v, v))));
+      if (mass.inertia) {
+        const Vec3& w = motion[k].omega;
+        kinetic = p.add(kinetic, p.mul(half, dot(p, w, mul(p, mat(no_qdd_, *mass.inertia), w))));
+      }
+      if (g) potential = p.sub(potential, p.mul(m, dot(p, *g, placed.position(p, mass.frame, c))));
+    }
+    if (g)
+      for (const auto& mass : world_masses_)
+        potential = p.sub(potential, p.mul(no_qdd_[mass.mass], dot(p, *g, vec(no_qdd_, mass.com))));
+    for (const auto& l : loads_) {
+      if (l.kind != LocalLoad::Kind::Spring) continue;
+      const Vec3 delta = sub(p, placed.position(p, l.other_frame, vec(no_qdd_, l.other)),
+                             placed.position(p, l.frame, vec(no_qdd_, l.point)));
+      Node stretch2 = dot(p, delta, delta);
+      if (l.has_rest_length) {
+        const Node stretch = p.sub(p.apply(Op::Sqrt, stretch2), no_qdd_[l.rest_length]);
+        stretch2 = p.mul(stretch, stretch);
+      }
+      potential = p.add(potential, p.mul(half, p.mul(no_qdd_[l.coefficient], stretch2)));
+    }
+    for (std::size_t index : potentials_) potential = p.add(potential, no_qdd_[index]);
+    out.kinetic = kinetic;
+    out.potential = potential;
+  }
+
+  // World rotations and origins of every frame (only what an output reads reaches its code).
+  struct Placements {
+    std::vector<Mat3> rotation;
+    std::vector<Vec3> origin;
+    Vec3 position(sym::ScalarProgram& p, int k, const Vec3& point) const {
+      if (k < 0) return point;
+      const auto i = static_cast<std::size_t>(k);
+      return add(p, origin[i], mul(p, rotation[i], point));
+    }
+  };
+  Placements placements(const std::vector<FrameNodes>& frames) {
+    Placements out;
+    for (const auto& f : frames) {
+      if (f.parent < 0) {
+        out.rotation.push_back(f.rotation);
+        out.origin.push_back(f.translation);
+      } else {
+        const auto p = static_cast<std::size_t>(f.parent);
+        out.rotation.push_back(mul(program(), out.rotation[p], f.rotation));
+        out.origin.push_back(
+            add(program(), out.origin[p], mul(program(), out.rotation[p], f.translation)));
+      }
+    }
+    return out;
   }
 
   // ---- Newton–Euler ---------------------------------------------------------------------------
@@ -434,19 +516,9 @@ class RecursionBuilder::Impl {
   void apply_loads(const std::vector<FrameNodes>& frames, const std::vector<Motion>& motion,
                    const std::vector<Node>& nodes, std::vector<Wrench>& wrench) {
     if (loads_.empty()) return;
-    // World rotations and origins of every frame (only those a load reads reach the code).
-    std::vector<Mat3> rotation;
-    std::vector<Vec3> origin;
-    for (const auto& f : frames) {
-      if (f.parent < 0) {
-        rotation.push_back(f.rotation);
-        origin.push_back(f.translation);
-      } else {
-        const auto p = static_cast<std::size_t>(f.parent);
-        rotation.push_back(mul(program(), rotation[p], f.rotation));
-        origin.push_back(add(program(), origin[p], mul(program(), rotation[p], f.translation)));
-      }
-    }
+    const Placements placed = placements(frames);
+    const std::vector<Mat3>& rotation = placed.rotation;
+    const std::vector<Vec3>& origin = placed.origin;
     auto world_rotation = [&](int k) {
       return k < 0 ? identity3(program()) : rotation[static_cast<std::size_t>(k)];
     };
@@ -798,6 +870,8 @@ class RecursionBuilder::Impl {
   Expressions expressions_;
   std::vector<LocalFrame> frames_;
   std::vector<LocalMass> masses_;
+  std::vector<LocalMass> world_masses_;  // fixed in the world: their potential only
+  std::vector<std::size_t> potentials_;  // the potential loads' V
   std::vector<LocalLoad> loads_;
   std::optional<Index3> gravity_;
   std::vector<std::vector<std::pair<std::size_t, double>>> generalized_;  // (expr, sign) per j

@@ -50,5 +50,8 @@ struct LoadableSource {
 /// std::invalid_argument).
 LoadableSource loadable_c_source(const principles::Equations& equations,
                                  const model::Values& values = {});
+/// The same straight from a model the recursions cover (generate_code(model, ...)): no
+/// equations formed. Throws std::invalid_argument for a model they do not cover.
+LoadableSource loadable_c_source(const model::Model& model, const model::Values& values = {});
 
 }  // namespace appell::codegen

@@ -52,4 +52,12 @@ struct CompiledDynamics {
 CompiledDynamics compile_dynamics(const principles::Equations& equations,
                                   const model::Values& values = {}, const JitOptions& options = {});
 
+/// The evaluator of a model the recursions cover (principles::recursions_do_not_cover() empty),
+/// without forming its equations: the generated code of the recursions compiled, or else
+/// num::Dynamics (kind "recursions", the same recursions interpreted; `note` or `reason` says
+/// why). Either may be used from several threads at once. Throws std::invalid_argument for a
+/// model the recursions do not cover, model::ModelError for bad values.
+CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
+                                  const model::Values& values = {}, const JitOptions& options = {});
+
 }  // namespace appell::jit

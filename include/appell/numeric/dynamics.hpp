@@ -11,7 +11,8 @@
 //   inverse_dynamics   τ = M q̈ − f by Newton–Euler (O(n));
 //   mass_matrix        M column by column from Newton–Euler at q̇ = 0 without gravity or loads
 //                      (n passes of O(n): exactly M q̈, nothing cancels);
-//   forcing            f, nonlinear_effects −f = C(q, q̇) q̇ + g(q) − Q_loads, gravity g(q).
+//   forcing            f, nonlinear_effects −f = C(q, q̇) q̇ + g(q) − Q_loads, gravity g(q);
+//   energies           T and V, from the same recursions.
 //
 // It covers what the recursions cover: frames with bodies and particles, springs, dampers,
 // forces, torques, generalized loads, potentials, inputs and prescribed motion. Models with
@@ -56,6 +57,9 @@ class Dynamics final : public DynamicsEvaluator {
   const std::string& forward_method() const;
   /// Operations of each program (after folding and sharing): what one call costs.
   std::size_t operations() const;
+  /// Why E = T + V may change along a motion (a load that does work, a dependence on t once the
+  /// values are bound: SimulationResult::not_conservative_because); empty when it may not.
+  const std::string& energy_not_conserved_because() const;
 
   /// M(q, t), n×n. Vectors in coordinate order with n entries (other sizes throw
   /// std::invalid_argument).
@@ -79,6 +83,10 @@ class Dynamics final : public DynamicsEvaluator {
   /// −f = C(q, q̇) q̇ + g(q) − Q_loads.
   void nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::VectorXd& h, DynamicsWorkspace& work) const;
+  /// The kinetic energy T and the potential energy V of gravity, springs and potential loads
+  /// (as principles::kinetic_energy and principles::potential_energy form them).
+  void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double& kinetic,
+                double& potential, DynamicsWorkspace& work) const;
   /// g(q): the generalized forces of gravity alone at rest (τ = g holds the model still).
   void gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
                DynamicsWorkspace& work) const;

@@ -156,4 +156,12 @@ GiNaC::ex parse_time_function(const model::Model& model, const std::string& text
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row);
 
+/// The same for a model, without forming its equations where the recursions cover it
+/// (principles::recursions_do_not_cover() empty): q̈ from num::Dynamics (or options.dynamics,
+/// e.g. the JIT's, when given), T and V from the same recursions; setting up costs milliseconds
+/// for a robot. Other models are integrated in their Gibbs–Appell equations (derived here).
+/// Throws as the other overload.
+SimulationResult simulate(std::shared_ptr<const model::Model> model,
+                          const SimulationOptions& options, const RowCallback& on_row);
+
 }  // namespace appell::num

@@ -13,6 +13,7 @@
 //               motion, no gravity, no loads): exactly M(q, t) q̈, so that M's columns cost n
 //               passes of O(n) and no symbolic M is formed;
 //   mass        composite rigid bodies, M_ij = S_iᵀ X I^c S_j (O(n·depth) nodes);
+//   energies    T = Σ ½ m |v_c|² + ½ ω·Iω and V of gravity, springs and potential loads;
 //   forward     the articulated-body recursion (Featherstone's ABA, O(n)) where every coordinate
 //               moves one frame and no frame more than one coordinate; M = Lᵀ D L otherwise.
 // Constants fold as the nodes are built, so the zeros and ones of a model vanish; the program is
@@ -38,16 +39,17 @@ std::string recursions_do_not_cover(const model::Model& model);
 struct RecursiveDynamics {
   sym::ScalarProgram program;
   std::size_t n = 0;
-  std::vector<sym::Node> inverse;   // τ = M q̈ − f
-  std::vector<sym::Node> bias;      // −f: C(q, q̇) q̇ + g(q) − Q_loads
-  std::vector<sym::Node> forcing;   // f
-  std::vector<sym::Node> gravity;   // generalized gravity g(q)
-  std::vector<sym::Node> inertial;  // M q̈ (only with RecursionOptions::inertial)
-  std::vector<sym::Node> mass;      // n×n row-major, symmetric (only with mass_matrix)
-  std::vector<sym::Node> forward;   // q̈ = M⁻¹ (f + Q_extra); empty when not built
-  std::string forward_method;       // "articulated bodies" or "M = L^T D L"
-  std::vector<sym::Node> pivots;    // D of the forward solve (positive where M is)
-  std::vector<sym::Node> diagonal;  // the scale of each pivot's test
+  std::vector<sym::Node> inverse;        // τ = M q̈ − f
+  std::vector<sym::Node> bias;           // −f: C(q, q̇) q̇ + g(q) − Q_loads
+  std::vector<sym::Node> forcing;        // f
+  std::vector<sym::Node> gravity;        // generalized gravity g(q)
+  std::vector<sym::Node> inertial;       // M q̈ (only with RecursionOptions::inertial)
+  std::vector<sym::Node> mass;           // n×n row-major, symmetric (only with mass_matrix)
+  std::vector<sym::Node> forward;        // q̈ = M⁻¹ (f + Q_extra); empty when not built
+  std::string forward_method;            // "articulated bodies" or "M = L^T D L"
+  std::vector<sym::Node> pivots;         // D of the forward solve (positive where M is)
+  std::vector<sym::Node> diagonal;       // the scale of each pivot's test
+  sym::Node kinetic = 0, potential = 0;  // T and V (only with RecursionOptions::energies)
 };
 
 /// How the program reads the model's symbols.
@@ -67,6 +69,7 @@ struct RecursionInputs {
 struct RecursionOptions {
   bool mass_matrix = true;  // mass (composite rigid bodies)
   bool inertial = false;    // inertial (Newton–Euler of the q̈ terms alone)
+  bool energies = false;    // kinetic and potential (gravity, springs, potential loads)
   /// forward: the articulated bodies where they apply and need fewer operations than M = Lᵀ D L
   /// (which needs mass_matrix); without mass_matrix, only the articulated bodies.
   bool forward = true;
