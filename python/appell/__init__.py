@@ -9,6 +9,8 @@ Python bindings over the C++ library (docs/python.md)::
     M, f = eq.to_sympy()                   # SymPy matrices, SymPy mechanics' conventions
     c = eq.compile()
     M, f = c.evaluate([0.3, -0.5], [1.0, 0.0])
+    d = appell.Dynamics(model)             # numbers without forming the equations
+    qdd = d.accelerations([0.3, -0.5], [1.0, 0.0])
     result = appell.simulate(model, t_end=2.0)
     result.t, result.q, result.E
 
@@ -21,6 +23,7 @@ from . import _appell
 from ._appell import (  # noqa: F401  (the public names)
     Compiled,
     ComputationError,
+    Dynamics,
     Equations,
     Model,
     ModelBuilder,
@@ -34,6 +37,7 @@ __version__ = _appell.__version__
 __all__ = [
     "Compiled",
     "ComputationError",
+    "Dynamics",
     "Equations",
     "EquilibriaResult",
     "InverseResult",

@@ -2,6 +2,9 @@
 #include <chrono>
 #include <cmath>
 
+#include "appell/jit/compiled_dynamics.hpp"
+#include "appell/numeric/dynamics.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "common.hpp"
 
 namespace appell::python {
@@ -108,7 +111,8 @@ struct States {
   double time(std::size_t i) const { return t.size() ? t.data()[t.size() == 1 ? 0 : i] : t0; }
 };
 
-States states(const Compiled& c, const py::handle& q, const py::handle& qd, const py::handle& t) {
+States states(std::size_t coordinates, const py::handle& q, const py::handle& qd,
+              const py::handle& t) {
   States s;
   auto as_array = [](const py::handle& value, const char* argument) {
     Array a;
@@ -121,12 +125,12 @@ States states(const Compiled& c, const py::handle& q, const py::handle& qd, cons
   };
   s.q = as_array(q, "q");
   s.qd = as_array(qd, "qd");
-  const std::string n = std::to_string(c.n);
+  const std::string n = std::to_string(coordinates);
   for (const auto& [a, name] : {std::pair<const Array&, const char*>{s.q, "q"}, {s.qd, "qd"}}) {
-    if (a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) != c.n)
+    if (a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) != coordinates)
       value_error(name, "expected " + n + " values (one per coordinate), got " +
                             std::to_string(a.shape(0)));
-    if (a.ndim() == 2 && static_cast<std::size_t>(a.shape(1)) != c.n)
+    if (a.ndim() == 2 && static_cast<std::size_t>(a.shape(1)) != coordinates)
       value_error(name, "expected shape (k, " + n + "), got (" + std::to_string(a.shape(0)) + ", " +
                             std::to_string(a.shape(1)) + ")");
     if (a.ndim() != 1 && a.ndim() != 2)
@@ -159,7 +163,7 @@ void load_state(const States& s, std::size_t i, std::size_t n, Eigen::VectorXd& 
 
 // M (k, n, n) and f (k, n), or (n, n) and (n,) for one state.
 py::tuple evaluate(Compiled& c, const py::handle& q, const py::handle& qd, const py::handle& t) {
-  const States s = states(c, q, qd, t);
+  const States s = states(c.n, q, qd, t);
   const auto n = static_cast<py::ssize_t>(c.n), k = static_cast<py::ssize_t>(s.k);
   py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
   py::array_t<double> f = s.batch ? py::array_t<double>({k, n}) : py::array_t<double>(n);
@@ -189,7 +193,7 @@ py::tuple evaluate(Compiled& c, const py::handle& q, const py::handle& qd, const
 // q̈ (k, n) or (n,); with constraints also λ (k, m) or (m,).
 py::object accelerations(Compiled& c, const py::handle& q, const py::handle& qd,
                          const py::handle& t) {
-  const States s = states(c, q, qd, t);
+  const States s = states(c.n, q, qd, t);
   const auto n = static_cast<py::ssize_t>(c.n), m = static_cast<py::ssize_t>(c.m),
              k = static_cast<py::ssize_t>(s.k);
   py::array_t<double> qdd = s.batch ? py::array_t<double>({k, n}) : py::array_t<double>(n);
@@ -317,6 +321,129 @@ py::list verify(const Model& target, std::size_t states, double tolerance, bool 
   return rows;
 }
 
+// ---- appell.Dynamics: the numbers without the equations (num::Dynamics, or its JIT) ----------
+
+struct DynamicsHandle {
+  std::shared_ptr<const model::Model> model;
+  std::shared_ptr<const num::Dynamics> recursions;          // M, f, g, T, V
+  std::shared_ptr<const num::DynamicsEvaluator> evaluator;  // q'' and tau: the JIT or the above
+  std::string kind, note;
+  std::size_t n = 0;
+};
+
+std::unique_ptr<DynamicsHandle> make_dynamics(const py::handle& target, const py::handle& values,
+                                              bool jit) {
+  auto d = std::make_unique<DynamicsHandle>();
+  d->model = model_of(target, "model");
+  const model::Values bound = to_values(*d->model, values, "values");
+  const std::string reason = principles::recursions_do_not_cover(*d->model);
+  if (!reason.empty())
+    value_error("model", "the recursions do not cover " + reason +
+                             ": use derive(model).compile() (the formed equations)");
+  locked([&] {
+    jit::JitOptions options;
+    options.enabled = jit;
+    const jit::CompiledDynamics compiled = jit::compile_dynamics(d->model, bound, options);
+    d->evaluator = compiled.evaluator;
+    d->note = compiled.note;
+    d->recursions = std::dynamic_pointer_cast<const num::Dynamics>(compiled.evaluator);
+    if (!d->recursions) d->recursions = std::make_shared<num::Dynamics>(d->model, bound);
+  });
+  d->kind = d->evaluator->kind();
+  d->n = d->model->dof();
+  return d;
+}
+
+// Runs `each(i, q, qd)` over the states, the GIL released for a long batch.
+template <class Each>
+void over_states(const States& s, std::size_t n, Each&& each) {
+  auto run = [&] {
+    Eigen::VectorXd q(static_cast<Eigen::Index>(n)), qd(static_cast<Eigen::Index>(n));
+    for (std::size_t i = 0; i < s.k; ++i) {
+      load_state(s, i, n, q, qd);
+      each(i, q, qd);
+    }
+  };
+  if (s.k > 16) {
+    py::gil_scoped_release release;
+    run();
+  } else {
+    run();
+  }
+}
+
+py::array_t<double> vectors(const States& s, std::size_t n) {
+  const auto nn = static_cast<py::ssize_t>(n), k = static_cast<py::ssize_t>(s.k);
+  return s.batch ? py::array_t<double>({k, nn}) : py::array_t<double>(nn);
+}
+
+py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const py::handle& q,
+                                           const py::handle& qd, const py::handle& t) {
+  const States s = states(d.n, q, qd, t);
+  py::array_t<double> out = vectors(s, d.n);
+  double* p = out.mutable_data();
+  Eigen::VectorXd qdd;
+  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    d.evaluator->accelerations(s.time(i), qv, qdv, qdd);
+    Eigen::Map<Eigen::VectorXd>(p + i * d.n, qdd.size()) = qdd;
+  });
+  return out;
+}
+
+py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const py::handle& q,
+                                     const py::handle& qd, const py::handle& qdd,
+                                     const py::handle& t) {
+  const States s = states(d.n, q, qd, t);
+  const States a = states(d.n, qdd, qdd, py::float_(0.0));
+  if (a.k != s.k || a.batch != s.batch) value_error("qdd", "expected the shape of q");
+  py::array_t<double> out = vectors(s, d.n);
+  double* p = out.mutable_data();
+  Eigen::VectorXd accelerations(static_cast<Eigen::Index>(d.n)), unused(accelerations.size()), tau;
+  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    load_state(a, i, d.n, accelerations, unused);
+    d.evaluator->driving_forces(s.time(i), qv, qdv, accelerations, tau);
+    Eigen::Map<Eigen::VectorXd>(p + i * d.n, tau.size()) = tau;
+  });
+  return out;
+}
+
+py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const py::handle& q,
+                                    const py::handle& qd, const py::handle& t) {
+  const States s = states(d.n, q, qd, t);
+  const auto n = static_cast<py::ssize_t>(d.n), k = static_cast<py::ssize_t>(s.k);
+  py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
+  py::array_t<double> f = vectors(s, d.n);
+  double* Mp = M.mutable_data();
+  double* fp = f.mutable_data();
+  num::DynamicsWorkspace work;
+  Eigen::MatrixXd Mv;
+  Eigen::VectorXd fv;
+  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    d.recursions->mass_matrix_and_forcing(s.time(i), qv, qdv, Mv, fv, work);
+    // numpy's row-major (n, n) from Eigen's column-major: M is symmetric, but stay exact.
+    for (std::size_t r = 0; r < d.n; ++r)
+      for (std::size_t c = 0; c < d.n; ++c)
+        Mp[i * d.n * d.n + r * d.n + c] =
+            Mv(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
+    Eigen::Map<Eigen::VectorXd>(fp + i * d.n, fv.size()) = fv;
+  });
+  return py::make_tuple(M, f);
+}
+
+py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const py::handle& q,
+                                     const py::handle& t) {
+  const States s = states(d.n, q, q, t);
+  py::array_t<double> out = vectors(s, d.n);
+  double* p = out.mutable_data();
+  num::DynamicsWorkspace work;
+  Eigen::VectorXd g;
+  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd&) {
+    d.recursions->gravity(s.time(i), qv, g, work);
+    Eigen::Map<Eigen::VectorXd>(p + i * d.n, g.size()) = g;
+  });
+  return out;
+}
+
 }  // namespace
 
 void bind_equations(py::module_& m) {
@@ -414,6 +541,37 @@ number or shape (k,).)doc")
            "seconds per evaluate() made in C++ (bench/python_bindings.py)")
       .def("state", &state, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
            "M, f, A, b, qdd, lam and the redundant constraints at one state (`appell eval`)");
+
+  py::class_<DynamicsHandle>(m, "Dynamics", R"doc(The numbers of a model without forming its
+equations: built from the recursions over its frame tree (Newton-Euler, articulated bodies) in
+milliseconds, values folded in; q'' and tau by the compiled generated code of those recursions
+(jit=True and a C compiler) or by the recursions interpreted. Immutable: one object may be used
+from several Python threads at once (long batches release the GIL). q, qd, qdd have shape (n,) or
+(k, n) for k states; t is a number or shape (k,). Models with constraints, generalized speeds, a
+carrier frame or flexible bodies are refused (ValueError): use derive(model).compile().)doc")
+      .def(py::init(&make_dynamics), py::arg("model"), py::arg("values") = py::none(),
+           py::kw_only(), py::arg("jit") = true)
+      .def_property_readonly("dof", [](const DynamicsHandle& d) { return d.n; })
+      .def_property_readonly(
+          "kind", [](const DynamicsHandle& d) { return d.kind; },
+          "'jit' (compiled generated code) or 'recursions' (interpreted)")
+      .def_property_readonly(
+          "note", [](const DynamicsHandle& d) { return d.note; },
+          "why the JIT was not used although asked for ('' otherwise)")
+      .def_property_readonly("coordinates",
+                             [](const DynamicsHandle& d) {
+                               std::vector<std::string> names;
+                               for (const auto& c : d.model->coordinates) names.push_back(c.name);
+                               return names;
+                             })
+      .def("accelerations", &dynamics_accelerations, py::arg("q"), py::arg("qd"),
+           py::arg("t") = 0.0, "q'' of M q'' = f, shape (n,) or (k, n)")
+      .def("inverse_dynamics", &dynamics_inverse, py::arg("q"), py::arg("qd"), py::arg("qdd"),
+           py::arg("t") = 0.0, "tau = M q'' - f, shape (n,) or (k, n)")
+      .def("mass_matrix_and_forcing", &dynamics_mass_and_forcing, py::arg("q"), py::arg("qd"),
+           py::arg("t") = 0.0, "(M, f): shapes (n, n), (n,), or (k, n, n), (k, n)")
+      .def("gravity", &dynamics_gravity, py::arg("q"), py::arg("t") = 0.0,
+           "g(q): the generalized forces that hold the model still against gravity");
 
   m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
         py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"));
