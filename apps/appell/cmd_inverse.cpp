@@ -11,6 +11,7 @@
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "cli_support.hpp"
 #include "jit_flags.hpp"
 #include "output_paths.hpp"
@@ -24,6 +25,7 @@ struct InverseOptions {
   std::string model, method = "gibbs-appell", trajectory, from_csv, t_end, output_step, out;
   std::vector<std::string> set;
   bool no_jit = false;
+  bool method_given = false;  // --method on the command line: that principle's equations
 };
 
 // Enough rows for any sensible study; more is almost surely a mistyped step.
@@ -83,10 +85,16 @@ int run_inverse(const InverseOptions& o) {
     rows = samples.size();
   }
 
-  const auto equations = principles::derive(model, method_option(o.method));
-  // By the compiled Newton-Euler recursion (or the tape: jit_flags.hpp).
+  // A tree the recursions cover, without --method: Newton-Euler straight from the model (its
+  // generated code compiled, or interpreted), no equations formed. Otherwise that principle's
+  // equations, compiled (or the tape: jit_flags.hpp).
+  const principles::Method method = method_option(o.method);
+  const bool by_recursions = !o.method_given && principles::recursions_do_not_cover(*model).empty();
   const num::InverseDynamics inverse(
-      compiled_dynamics(equations, values, o.no_jit, "inverse").evaluator);
+      by_recursions
+          ? compiled_dynamics(model, values, o.no_jit, "inverse").evaluator
+          : compiled_dynamics(principles::derive(model, method), values, o.no_jit, "inverse")
+                .evaluator);
 
   io::OutputFile out = open_output("--out", o.out);
   try {
@@ -108,8 +116,9 @@ int run_inverse(const InverseOptions& o) {
   }
   out.close();
   std::cout << "appell inverse: " << rows << " rows of driving forces (" << model->dof()
-            << " coordinates, " << principles::method_name(equations.method) << ") written to "
-            << o.out << "\n";
+            << " coordinates, "
+            << (by_recursions ? "the recursions" : principles::method_name(method))
+            << ") written to " << o.out << "\n";
   return 0;
 }
 
@@ -132,9 +141,15 @@ void add_inverse_command(CLI::App& app, Commands& commands) {
   c->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
-  c->add_option("--method", o->method, "lagrange | gibbs-appell (default)");
+  auto* method = c->add_option("--method", o->method,
+                               "lagrange | gibbs-appell: from that principle's equations "
+                               "(default: Newton-Euler straight from the model where the "
+                               "recursions cover it, else gibbs-appell)");
   add_jit_flag(*c, o->no_jit);
-  commands.push_back({c, [o] { return run_inverse(*o); }});
+  commands.push_back({c, [o, method] {
+                        o->method_given = method->count() > 0;
+                        return run_inverse(*o);
+                      }});
 }
 
 }  // namespace appell::cli
