@@ -36,6 +36,12 @@ class ScalarProgram {
   /// Any other operation of the tape (functions, powers), folded when its operands are constants.
   Node apply(Op op, Node a, Node b = 0, double value = 0.0);
 
+  /// Room for `nodes` nodes without rehashing (what a large program spends otherwise).
+  void reserve(std::size_t nodes) {
+    code_.reserve(nodes);
+    unique_.reserve(nodes);
+  }
+
   bool is_constant(Node n) const { return code_[n].op == Op::Constant; }
   bool is_zero(Node n) const { return is_constant(n) && code_[n].value == 0.0; }
   bool is_one(Node n) const { return is_constant(n) && code_[n].value == 1.0; }
