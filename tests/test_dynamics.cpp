@@ -6,6 +6,7 @@
 // dynamics undo each other and M q̈ by columns equals τ − τ(q̈ = 0); and threads sharing one
 // Dynamics get the bits one thread gets.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +17,13 @@
 
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
+#include "appell/jit/compiled_dynamics.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "support/c_compiler.hpp"
 #include "support/test_models.hpp"
 
 namespace {
@@ -299,4 +302,54 @@ TEST(DynamicsSimulation, AgreesOnTheTreeWithEveryLoad) {
   model::Values values;
   values.set("u", 0.4);
   check_simulations_agree(io::parse_model(tree_yaml, "tree.yaml"), values);
+}
+
+// The JIT of a model's recursions (jit::compile_dynamics(model)): the numbers of num::Dynamics;
+// found again in the cache for the same model written differently (whitespace, comments, key
+// order), compiled anew when a value the code folds changes (a parameter of the geometry is a
+// struct member, passed at run time: the same code).
+TEST(DynamicsJit, CompiledRecursionsAgreeAndTheCacheKeyFollowsTheCode) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const fs::path cache =
+      fs::temp_directory_path() / ("appell-dynamics-jit-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  jit::JitOptions options;
+  options.compiler.cache_directory = cache;
+  const std::string plain = spatial_chain_yaml(4);
+  std::string spaced = "# the same chain, written otherwise\n" + plain;
+  for (std::size_t at = spaced.find(", "); at != std::string::npos; at = spaced.find(", ", at + 3))
+    spaced.replace(at, 2, " ,  ");
+  const auto a = io::parse_model(plain, "chain.yaml");
+  const auto b = io::parse_model(spaced, "chain.yaml");
+  const jit::CompiledDynamics first = jit::compile_dynamics(a, {}, options);
+  ASSERT_STREQ(first.evaluator->kind(), "jit") << first.note;
+  EXPECT_TRUE(first.compiled_now);
+  const jit::CompiledDynamics again = jit::compile_dynamics(b, {}, options);
+  EXPECT_FALSE(again.compiled_now) << "whitespace and comments changed the key";
+  EXPECT_EQ(again.library_path, first.library_path);
+  model::Values heavier;
+  heavier.set("m", 3.0);  // a struct member of the generated code: the same library
+  EXPECT_EQ(jit::compile_dynamics(a, heavier, options).library_path, first.library_path);
+  // A different axis is different code.
+  std::string turned = plain;
+  turned.replace(turned.find("rot_z(q3)"), 9, "rot_x(q3)");
+  const jit::CompiledDynamics other =
+      jit::compile_dynamics(io::parse_model(turned, "chain.yaml"), {}, options);
+  EXPECT_NE(other.library_path, first.library_path);
+
+  const num::Dynamics interpreted(a, heavier);
+  const jit::CompiledDynamics compiled = jit::compile_dynamics(a, heavier, options);
+  std::mt19937 engine(4);
+  for (int s = 0; s < 5; ++s) {
+    const Eigen::VectorXd q = random_vector(engine, 4, -1.5, 1.5),
+                          qd = random_vector(engine, 4, -2.0, 2.0);
+    Eigen::VectorXd want, got, tau_want, tau_got;
+    interpreted.accelerations(0.2, q, qd, want);
+    compiled.evaluator->accelerations(0.2, q, qd, got);
+    EXPECT_LE((got - want).cwiseAbs().maxCoeff(), 1e-10 * (1.0 + want.cwiseAbs().maxCoeff()));
+    interpreted.driving_forces(0.2, q, qd, want, tau_want);
+    compiled.evaluator->driving_forces(0.2, q, qd, want, tau_got);
+    EXPECT_LE((tau_got - tau_want).cwiseAbs().maxCoeff(), 1e-10);
+  }
+  fs::remove_all(cache);
 }

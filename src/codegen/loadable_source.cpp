@@ -1,9 +1,11 @@
 #include "appell/codegen/loadable_source.hpp"
 
 #include <sstream>
+#include <stdexcept>
 
 #include "appell/codegen/cpp_generator.hpp"
 #include "header_facts.hpp"
+#include "plan.hpp"
 
 namespace appell::codegen {
 
@@ -25,9 +27,13 @@ void write_unpacker(std::ostringstream& s, const std::string& type, const std::s
 namespace {
 
 LoadableSource loadable_source(const detail::CodegenSource& from, const model::Values& values) {
+  // Numbers cross at run time in the p and in arrays: the code, and with it the cache key, holds
+  // only what is generated as code (functions driven by expressions of t), so one compiled
+  // library serves every --set of the same model.
   CodegenOptions options;
   options.namespace_name = "appell_jit_model";
-  options.values = values;
+  for (const auto& [name, expression] : values.driven())
+    options.values.drive(name, expression, values.where(name));
   detail::HeaderFacts facts;
   LoadableSource out;
   const std::string header = detail::generate_header(from, options, Language::C, &facts);
@@ -69,8 +75,19 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
   out.dof = facts.dof;
   out.recursive = facts.recursive;
   out.fallback_reason = facts.fallback_reason;
-  for (const auto& f : facts.parameters) out.parameters.push_back(f.default_value);
-  for (const auto& f : facts.inputs) out.inputs.push_back(f.default_value);
+  // The values themselves (model::bind's errors for bad ones), member by member.
+  const detail::Plan bound = detail::make_plan(from.model, values);
+  for (const auto& f : facts.parameters)
+    for (const auto& given : bound.parameters)
+      if (given.name == f.name) out.parameters.push_back(given.default_value);
+  for (const auto& f : facts.inputs)
+    for (const auto& candidate : bound.input_candidates)
+      if (candidate.field.name == f.name) {
+        out.inputs.push_back(candidate.field.default_value);
+        break;
+      }
+  if (out.parameters.size() != facts.parameters.size() || out.inputs.size() != facts.inputs.size())
+    throw std::logic_error("loadable source: a member without its value");
   return out;
 }
 
