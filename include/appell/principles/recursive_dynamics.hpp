@@ -101,7 +101,7 @@ class RecursionBuilder {
              const RecursionOptions& options = {});
 
  private:
-  struct Impl;
+  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
