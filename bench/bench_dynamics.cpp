@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../tests/support/test_models.hpp"  // the benchmarks' chains
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/numeric/dynamics.hpp"
@@ -25,23 +25,6 @@ namespace {
 
 using namespace appell;
 using Clock = std::chrono::steady_clock;
-
-std::string chain_yaml(int n) {
-  std::ostringstream y;
-  y << "name: chain-" << n << "\nparameters: {m: 1.0, l: 0.5, g: 9.81}\ncoordinates: [";
-  for (int i = 1; i <= n; ++i) y << (i > 1 ? ", " : "") << "q" << i;
-  y << "]\nframes:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  link" << i << ": {parent: " << (i == 1 ? "world" : "link" + std::to_string(i - 1))
-      << (i == 1 ? "" : ", translation: [l, 0, 0]") << ", rotation: rot_" << (i % 2 ? 'z' : 'y')
-      << "(q" << i << ")}\n";
-  y << "bodies:\n";
-  for (int i = 1; i <= n; ++i)
-    y << "  rod" << i << ": {frame: link" << i
-      << ", mass: m, com: [l/2, 0, 0], inertia: {rod: {length: l, axis: x}}}\n";
-  y << "gravity: [0, 0, -g]\n";
-  return y.str();
-}
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -123,8 +106,9 @@ int main(int argc, char** argv) {
       return io::read_urdf_file(std::string(APPELL_EXAMPLES_DIR) + "/urdf/" + robot + ".urdf");
     });
   for (int n : {30, 100, 1000})
-    models.emplace_back("chain" + std::to_string(n),
-                        [n] { return io::parse_model(chain_yaml(n), "chain.yaml"); });
+    models.emplace_back("chain" + std::to_string(n), [n] {
+      return io::parse_model(test_support::spatial_chain_yaml(n), "chain.yaml");
+    });
   std::printf("%-18s %5s %9s %9s %11s %11s %11s %10s  %s\n", "model", "dof", "build s", "ops",
               "forward us", "inverse us", "M us", "8 threads", "forward by");
   for (const auto& [name, make] : models) {

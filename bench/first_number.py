@@ -12,23 +12,9 @@ import subprocess
 import sys
 import tempfile
 
+from derive_intermediates import chain_yaml  # the benchmarks' spatial chain
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def chain_yaml(n):
-    lines = ["name: chain-%d" % n, "parameters: {m: 1.0, l: 0.5, g: 9.81}",
-             "coordinates: [%s]" % ", ".join("q%d" % i for i in range(1, n + 1)), "frames:"]
-    for i in range(1, n + 1):
-        parent = "world" if i == 1 else "link%d" % (i - 1)
-        offset = "" if i == 1 else ", translation: [l, 0, 0]"
-        axis = "z" if i % 2 else "y"
-        lines.append("  link%d: {parent: %s%s, rotation: rot_%s(q%d)}" % (i, parent, offset, axis, i))
-    lines.append("bodies:")
-    for i in range(1, n + 1):
-        lines.append("  rod%d: {frame: link%d, mass: m, com: [l/2, 0, 0], "
-                     "inertia: {rod: {length: l, axis: x}}}" % (i, i))
-    lines.append("gravity: [0, 0, -g]")
-    return "\n".join(lines) + "\n"
 
 
 def measure(command):

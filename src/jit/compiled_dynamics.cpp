@@ -83,6 +83,14 @@ class JitDynamics : public num::DynamicsEvaluator {
   InverseDynamics inverse_;
 };
 
+// Compiles (or finds in the cache) and loads `source` into `out`; throws NativeCompileError.
+void load(const codegen::LoadableSource& source, const JitOptions& options, CompiledDynamics& out) {
+  num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
+  out.library_path = library.path().string();
+  out.compiled_now = library.compiled_now();
+  out.evaluator = std::make_shared<JitDynamics>(std::move(library), source);
+}
+
 }  // namespace
 
 CompiledDynamics compile_dynamics(const principles::Equations& equations,
@@ -110,14 +118,9 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
   if (!source.recursive)
     return tape("the generated code is not recursive (" + source.fallback_reason + ")", "");
   try {
-    num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
-    out.library_path = library.path().string();
-    out.compiled_now = library.compiled_now();
-    out.evaluator = std::make_shared<JitDynamics>(std::move(library), source);
+    load(source, options, out);
     return out;
   } catch (const num::NativeCompileError& e) {
-    out.library_path.clear();
-    out.compiled_now = false;
     return tape("the JIT failed", e.what());
   }
 }
@@ -136,14 +139,9 @@ CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
   if (!options.enabled) return interpreted("the JIT is off", "");
   const codegen::LoadableSource source = codegen::loadable_c_source(*model, values);
   try {
-    num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
-    out.library_path = library.path().string();
-    out.compiled_now = library.compiled_now();
-    out.evaluator = std::make_shared<JitDynamics>(std::move(library), source);
+    load(source, options, out);
     return out;
   } catch (const num::NativeCompileError& e) {
-    out.library_path.clear();
-    out.compiled_now = false;
     return interpreted("the JIT failed", e.what());
   }
 }

@@ -212,6 +212,32 @@ Eigen::VectorXd initial_values(const model::Model& m, const std::vector<double>&
   return v;
 }
 
+// The right-hand side at the initial state, its buffers sized.
+RightHandSide right_hand_side_of(const CompiledEquations* equations,
+                                 const DynamicsEvaluator* dynamics,
+                                 const ConstraintManifold* manifold, double projection_tolerance,
+                                 const ConstraintTolerances& tolerances, const Eigen::VectorXd& q0,
+                                 const Eigen::VectorXd& qd0) {
+  const Eigen::Index size = q0.size();
+  return RightHandSide{equations,
+                       dynamics,
+                       manifold,
+                       projection_tolerance,
+                       tolerances,
+                       size,
+                       q0,
+                       qd0,
+                       Eigen::VectorXd(size),
+                       Eigen::VectorXd(),
+                       Eigen::VectorXd(size),
+                       Eigen::VectorXd(),
+                       Eigen::MatrixXd(size, size),
+                       Eigen::MatrixXd(),
+                       Eigen::VectorXd(size),
+                       Eigen::VectorXd(size),
+                       nullptr};
+}
+
 // CVODE over the rows: the part every route shares, once the right-hand side and the energies
 // are set up (and, with constraints, the initial state made consistent).
 using EnergyFunction =
@@ -284,7 +310,6 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                           const RowCallback& on_row) {
   const model::Model& m = *equations.model;
   const std::size_t n = m.dof();
-  const auto size = static_cast<Eigen::Index>(n);
 
   check_span_and_tolerances(options);
   Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
@@ -369,23 +394,9 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
       result.redundant_constraints.push_back(m.constraints[i].name);
   }
 
-  RightHandSide rhs{compiled ? &*compiled : nullptr,
-                    options.dynamics.get(),
-                    manifold ? &*manifold : nullptr,
-                    projection_tolerance,
-                    tolerances,
-                    size,
-                    q0,
-                    qd0,
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(),
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(),
-                    Eigen::MatrixXd(size, size),
-                    Eigen::MatrixXd(),
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(size),
-                    nullptr};
+  RightHandSide rhs = right_hand_side_of(compiled ? &*compiled : nullptr, options.dynamics.get(),
+                                         manifold ? &*manifold : nullptr, projection_tolerance,
+                                         tolerances, q0, qd0);
   std::vector<double> energy_values(2), workspace;
   const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                     double& kinetic, double& potential) {
@@ -410,7 +421,6 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
   if (!principles::recursions_do_not_cover(m).empty())
     return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);
   const std::size_t n = m.dof();
-  const auto size = static_cast<Eigen::Index>(n);
   check_span_and_tolerances(options);
   const Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
   const Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
@@ -423,23 +433,9 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
   SimulationResult result;
   result.not_conservative_because = dynamics.energy_not_conserved_because();
   result.conservative = result.not_conservative_because.empty();
-  RightHandSide rhs{nullptr,
-                    options.dynamics ? options.dynamics.get() : &dynamics,
-                    nullptr,
-                    0.0,
-                    constraint_tolerances_for(options.rtol, options.atol),
-                    size,
-                    q0,
-                    qd0,
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(),
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(),
-                    Eigen::MatrixXd(size, size),
-                    Eigen::MatrixXd(),
-                    Eigen::VectorXd(size),
-                    Eigen::VectorXd(size),
-                    nullptr};
+  RightHandSide rhs =
+      right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &dynamics, nullptr,
+                         0.0, constraint_tolerances_for(options.rtol, options.atol), q0, qd0);
   DynamicsWorkspace work;
   const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                     double& kinetic, double& potential) {
