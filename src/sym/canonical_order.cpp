@@ -59,7 +59,40 @@ bool is_negative_real(const ex& e) {
          GiNaC::ex_to<numeric>(e).is_negative();
 }
 
+// GiNaC keeps a sum as Σ rest_i·coeff_i + c and a product as Π rest_i^coeff_i · c. op(i) builds
+// and evaluates a new node for every pair whose coeff is not 1 (a product's evaluation computes
+// the integer content of each of its sum factors): on the formed equations of a 20-link chain
+// that was most of the time spent ordering them, and every such node, a new address each call,
+// missed every memo keyed by node. The pairs are read here instead, in op()'s order.
+struct Pairs : GiNaC::expairseq {
+  static const GiNaC::epvector& of(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&Pairs::seq);
+  }
+  static const ex& coefficient(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&Pairs::overall_coeff);
+  }
+};
+
+const numeric& one() {
+  static const numeric value(1);
+  return value;
+}
+
+bool is_one(const ex& e) {
+  return GiNaC::is_a<numeric>(e) && GiNaC::ex_to<numeric>(e).is_equal(one());
+}
+
 }  // namespace
+
+std::uint64_t CanonicalOrder::number_hash(const numeric& n) {
+  // The hash of the number's text (the same in every run), computed once per value: printing a
+  // number through a stream costs more than everything else a node's hash needs.
+  static const std::uint64_t text_of_one = text_hash("1");
+  if (n.is_equal(one())) return text_of_one;
+  const ex key = n;
+  if (auto it = numbers_.find(key); it != numbers_.end()) return it->second;
+  return numbers_.emplace(key, text_hash(text_of(key))).first->second;
+}
 
 const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
   const void* key = node_key(e);
@@ -71,7 +104,8 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
   switch (kind) {
     case Number:
       sign = is_negative_real(e) ? -1 : 1;
-      h = mix(h, text_hash(text_of(sign < 0 ? ex(-e) : e)));
+      h = mix(
+          h, number_hash(sign < 0 ? numeric(-GiNaC::ex_to<numeric>(e)) : GiNaC::ex_to<numeric>(e)));
       break;
     case Constant:
       h = mix(h, text_hash(text_of(e)));
@@ -89,26 +123,23 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
         if (base.sign < 0) h = mix(h, 3);
         break;
       }
-      // |coefficient| and the (base, exponent) multiset of factors(); -x hashes as x.
-      const Factors f = factors(e);
-      sign = f.sign;
-      if (f.coefficient == 1 && f.powers.size() == 1 && f.powers.begin()->second.exponent == 1) {
-        h = f.powers.begin()->first;
-        leaf = entry(f.powers.begin()->second.base).leaf;
-        break;
-      }
-      h = mix(mix(0x243f6a8885a308d3ull, static_cast<std::uint64_t>(Product)),
-              text_hash(text_of(f.coefficient)));
-      for (const auto& [base, power] : f.powers)
-        if (!power.exponent.is_zero()) h = mix(mix(h, base), text_hash(text_of(power.exponent)));
+      const Summary p = product_summary(factors(e));
+      h = p.hash;
+      sign = p.sign;
+      leaf = p.leaf;
       break;
     }
     case Sum: {
       // The terms' hashes with their signs relative to the first term's (the smallest hash):
       // a - b and b - a hash alike, with opposite signs.
       std::vector<std::pair<std::uint64_t, int>> terms;
-      for (std::size_t i = 0; i < e.nops(); ++i) {
-        const Entry& t = entry(e.op(i));
+      terms.reserve(e.nops());
+      for (const GiNaC::expair& pair : Pairs::of(e)) {
+        const Summary t = term_summary(pair);
+        terms.emplace_back(t.hash, t.sign);
+      }
+      if (const ex& c = Pairs::coefficient(e); !c.is_zero()) {
+        const Entry& t = entry(c);
         terms.emplace_back(t.hash, t.sign);
       }
       std::sort(terms.begin(), terms.end());
@@ -130,36 +161,78 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
   return memo_.emplace(key, Entry{e, h, sign, leaf}).first->second;
 }
 
+CanonicalOrder::Summary CanonicalOrder::product_summary(const Factors& f) {
+  // |coefficient| and the (base, exponent) multiset of factors(); -x hashes as x.
+  if (f.coefficient == 1 && f.powers.size() == 1 && f.powers.begin()->second.exponent == 1) {
+    const auto& [key, power] = *f.powers.begin();
+    return {key, f.sign, entry(power.base).leaf};
+  }
+  std::uint64_t h = mix(mix(0x243f6a8885a308d3ull, static_cast<std::uint64_t>(Product)),
+                        number_hash(f.coefficient));
+  for (const auto& [base, power] : f.powers)
+    if (!power.exponent.is_zero()) h = mix(mix(h, base), number_hash(power.exponent));
+  return {h, f.sign, false};
+}
+
+CanonicalOrder::Summary CanonicalOrder::term_summary(const GiNaC::expair& term) {
+  if (is_one_coefficient(term)) {
+    const Entry& t = entry(term.rest);
+    return {t.hash, t.sign, t.leaf};
+  }
+  // rest·coeff as op(i) would build it: the product of rest's factors and coeff.
+  Factors f = factors(term.rest);
+  add_factor(f, term.coeff);
+  return product_summary(f);
+}
+
+bool CanonicalOrder::is_one_coefficient(const GiNaC::expair& term) {
+  return GiNaC::ex_to<numeric>(term.coeff).is_equal(one());
+}
+
+void CanonicalOrder::add_factor(Factors& f, const ex& factor) {
+  if (GiNaC::is_a<numeric>(factor)) {
+    const auto& n = GiNaC::ex_to<numeric>(factor);
+    f.real = f.real && n.is_real();
+    if (is_negative_real(factor)) f.sign = -f.sign;
+    if (const numeric magnitude = GiNaC::abs(n); !magnitude.is_equal(one()))
+      f.coefficient *= magnitude;
+    return;
+  }
+  if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<numeric>(factor.op(1))) {
+    add_power(f, factor.op(0), GiNaC::ex_to<numeric>(factor.op(1)));
+  } else {
+    add_power(f, factor, one());
+  }
+}
+
+void CanonicalOrder::add_power(Factors& f, const ex& base, const numeric& exponent) {
+  const Entry& b = entry(base);
+  std::uint64_t key = b.hash;
+  if (b.sign < 0) {
+    if (!exponent.is_integer()) {
+      key = mix(key, 3);  // (-x)^(1/2) is not ±x^(1/2): another base
+    } else if (exponent.is_odd()) {
+      f.sign = -f.sign;
+    }
+  }
+  auto [it, inserted] = f.powers.try_emplace(key, Factors::Power{base, exponent});
+  if (!inserted) it->second.exponent += exponent;
+}
+
 CanonicalOrder::Factors CanonicalOrder::factors(const ex& e) {
   Factors f;
-  const auto add = [&](const ex& factor) {
-    if (GiNaC::is_a<numeric>(factor)) {
-      const auto& n = GiNaC::ex_to<numeric>(factor);
-      f.real = f.real && n.is_real();
-      if (is_negative_real(factor)) f.sign = -f.sign;
-      f.coefficient *= GiNaC::abs(n);
-      return;
-    }
-    const bool numeric_power =
-        GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<numeric>(factor.op(1));
-    const ex base = numeric_power ? factor.op(0) : factor;
-    const numeric exponent = numeric_power ? GiNaC::ex_to<numeric>(factor.op(1)) : numeric(1);
-    const Entry& b = entry(base);
-    std::uint64_t key = b.hash;
-    if (b.sign < 0) {
-      if (!exponent.is_integer()) {
-        key = mix(key, 3);  // (-x)^(1/2) is not ±x^(1/2): another base
-      } else if (exponent.is_odd()) {
-        f.sign = -f.sign;
+  if (GiNaC::is_a<GiNaC::mul>(e)) {
+    // A pair is the power rest^coeff, op(i) would build it (rest itself when coeff is 1).
+    for (const GiNaC::expair& pair : Pairs::of(e)) {
+      if (is_one_coefficient(pair)) {
+        add_factor(f, pair.rest);
+      } else {
+        add_power(f, pair.rest, GiNaC::ex_to<numeric>(pair.coeff));
       }
     }
-    auto [it, inserted] = f.powers.try_emplace(key, Factors::Power{base, exponent});
-    if (!inserted) it->second.exponent += exponent;
-  };
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    for (std::size_t i = 0; i < e.nops(); ++i) add(e.op(i));
+    if (const ex& c = Pairs::coefficient(e); !is_one(c)) add_factor(f, c);
   } else {
-    add(e);
+    add_factor(f, e);
   }
   return f;
 }
@@ -174,10 +247,39 @@ GiNaC::exvector CanonicalOrder::operands(const ex& e) {
   GiNaC::exvector ops;
   ops.reserve(e.nops());
   for (std::size_t i = 0; i < e.nops(); ++i) ops.push_back(e.op(i));
-  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e))
-    std::stable_sort(ops.begin(), ops.end(),
-                     [this](const ex& a, const ex& b) { return compare(a, b) < 0; });
-  return ops;
+  const bool sum = GiNaC::is_a<GiNaC::add>(e);
+  if (!sum && !GiNaC::is_a<GiNaC::mul>(e)) return ops;
+  // Each operand's (hash, sign) once, read from the pairs (the operands op() built are new
+  // nodes this memo has never seen); the full comparison only between equal keys.
+  std::vector<std::pair<std::uint64_t, int>> keys;
+  keys.reserve(ops.size());
+  for (const GiNaC::expair& pair : Pairs::of(e)) {
+    Summary s{};
+    if (sum) {
+      s = term_summary(pair);
+    } else if (is_one_coefficient(pair)) {
+      s = term_summary(pair);
+    } else {
+      Factors f;
+      add_power(f, pair.rest, GiNaC::ex_to<numeric>(pair.coeff));
+      s = product_summary(f);
+    }
+    keys.emplace_back(s.hash, s.sign);
+  }
+  for (std::size_t i = keys.size(); i < ops.size(); ++i) {
+    const Entry& c = entry(ops[i]);  // the numeric coefficient
+    keys.emplace_back(c.hash, c.sign);
+  }
+  std::vector<std::size_t> order(ops.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    if (keys[i] != keys[j]) return keys[i] < keys[j];
+    return !ops[i].is_equal(ops[j]) && compare_structure(ops[i], ops[j]) < 0;
+  });
+  GiNaC::exvector sorted;
+  sorted.reserve(ops.size());
+  for (std::size_t i : order) sorted.push_back(ops[i]);
+  return sorted;
 }
 
 int CanonicalOrder::compare(const ex& a, const ex& b) {

@@ -66,9 +66,23 @@ class CanonicalOrder {
     int sign;
     bool leaf;
   };
+  struct Summary {
+    std::uint64_t hash;
+    int sign;
+    bool leaf;
+  };
   const Entry& entry(const GiNaC::ex& e);
+  /// hash, sign and leaf of the product that `f` reads.
+  Summary product_summary(const Factors& f);
+  /// hash, sign and leaf of a sum's term rest·coeff, without building it.
+  Summary term_summary(const GiNaC::expair& term);
+  static bool is_one_coefficient(const GiNaC::expair& term);
+  void add_factor(Factors& f, const GiNaC::ex& factor);
+  void add_power(Factors& f, const GiNaC::ex& base, const GiNaC::numeric& exponent);
+  std::uint64_t number_hash(const GiNaC::numeric& n);
   int compare_structure(const GiNaC::ex& a, const GiNaC::ex& b);
   std::unordered_map<const void*, Entry> memo_;
+  std::unordered_map<GiNaC::ex, std::uint64_t, std::hash<GiNaC::ex>, GiNaC::ex_is_equal> numbers_;
 };
 
 /// The structural order as a comparator for std::map and std::set keyed by small expressions
