@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "appell/sym/dag.hpp"
+#include "pairs.hpp"
 
 namespace appell::sym {
 
@@ -43,7 +44,22 @@ std::string text_of(const ex& e) {
 // Kinds in a fixed order: numbers, constants, symbols, then compound expressions.
 enum Kind : int { Number, Constant, Symbol, Power, Product, Sum, Function, Other };
 
+// The exact class by its registry entry first (a pointer comparison): GiNaC::is_a is a
+// dynamic_cast, which compares type names across the library boundary, once for each kind tried.
+template <class T>
+bool is_exactly(const GiNaC::basic& b) {
+  return &b.get_class_info() == &T::get_class_info_static();
+}
+
 Kind kind_of(const ex& e) {
+  const GiNaC::basic& b = GiNaC::ex_to<GiNaC::basic>(e);
+  if (is_exactly<GiNaC::mul>(b)) return Product;
+  if (is_exactly<GiNaC::add>(b)) return Sum;
+  if (is_exactly<GiNaC::symbol>(b)) return Symbol;
+  if (is_exactly<GiNaC::numeric>(b)) return Number;
+  if (is_exactly<GiNaC::power>(b)) return Power;
+  if (is_exactly<GiNaC::function>(b)) return Function;
+  // Subclasses (realsymbol, fderivative, ...) as GiNaC::is_a sees them.
   if (GiNaC::is_a<numeric>(e)) return Number;
   if (GiNaC::is_a<GiNaC::constant>(e)) return Constant;
   if (GiNaC::is_a<GiNaC::symbol>(e)) return Symbol;
@@ -59,19 +75,7 @@ bool is_negative_real(const ex& e) {
          GiNaC::ex_to<numeric>(e).is_negative();
 }
 
-// GiNaC keeps a sum as Σ rest_i·coeff_i + c and a product as Π rest_i^coeff_i · c. op(i) builds
-// and evaluates a new node for every pair whose coeff is not 1 (a product's evaluation computes
-// the integer content of each of its sum factors): on the formed equations of a 20-link chain
-// that was most of the time spent ordering them, and every such node, a new address each call,
-// missed every memo keyed by node. The pairs are read here instead, in op()'s order.
-struct Pairs : GiNaC::expairseq {
-  static const GiNaC::epvector& of(const ex& e) {
-    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&Pairs::seq);
-  }
-  static const ex& coefficient(const ex& e) {
-    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&Pairs::overall_coeff);
-  }
-};
+using detail::Pairs;
 
 const numeric& one() {
   static const numeric value(1);
@@ -185,12 +189,23 @@ CanonicalOrder::Summary CanonicalOrder::term_summary(const GiNaC::expair& term) 
   return product_summary(f);
 }
 
+CanonicalOrder::Summary CanonicalOrder::power_summary(const GiNaC::expair& factor) {
+  if (is_one_coefficient(factor)) {
+    const Entry& t = entry(factor.rest);
+    return {t.hash, t.sign, t.leaf};
+  }
+  Factors f;
+  add_power(f, factor.rest, GiNaC::ex_to<numeric>(factor.coeff));
+  return product_summary(f);
+}
+
 bool CanonicalOrder::is_one_coefficient(const GiNaC::expair& term) {
   return GiNaC::ex_to<numeric>(term.coeff).is_equal(one());
 }
 
 void CanonicalOrder::add_factor(Factors& f, const ex& factor) {
-  if (GiNaC::is_a<numeric>(factor)) {
+  const Kind kind = kind_of(factor);
+  if (kind == Number) {
     const auto& n = GiNaC::ex_to<numeric>(factor);
     f.real = f.real && n.is_real();
     if (is_negative_real(factor)) f.sign = -f.sign;
@@ -198,7 +213,7 @@ void CanonicalOrder::add_factor(Factors& f, const ex& factor) {
       f.coefficient *= magnitude;
     return;
   }
-  if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<numeric>(factor.op(1))) {
+  if (kind == Power && kind_of(factor.op(1)) == Number) {
     add_power(f, factor.op(0), GiNaC::ex_to<numeric>(factor.op(1)));
   } else {
     add_power(f, factor, one());
@@ -215,8 +230,14 @@ void CanonicalOrder::add_power(Factors& f, const ex& base, const numeric& expone
       f.sign = -f.sign;
     }
   }
-  auto [it, inserted] = f.powers.try_emplace(key, Factors::Power{base, exponent});
-  if (!inserted) it->second.exponent += exponent;
+  // A handful of factors: a sorted vector, no allocation per factor.
+  auto it = std::lower_bound(f.powers.begin(), f.powers.end(), key,
+                             [](const auto& power, std::uint64_t k) { return power.first < k; });
+  if (it != f.powers.end() && it->first == key) {
+    it->second.exponent += exponent;
+  } else {
+    f.powers.insert(it, {key, Factors::Power{base, exponent}});
+  }
 }
 
 CanonicalOrder::Factors CanonicalOrder::factors(const ex& e) {
@@ -254,16 +275,7 @@ GiNaC::exvector CanonicalOrder::operands(const ex& e) {
   std::vector<std::pair<std::uint64_t, int>> keys;
   keys.reserve(ops.size());
   for (const GiNaC::expair& pair : Pairs::of(e)) {
-    Summary s{};
-    if (sum) {
-      s = term_summary(pair);
-    } else if (is_one_coefficient(pair)) {
-      s = term_summary(pair);
-    } else {
-      Factors f;
-      add_power(f, pair.rest, GiNaC::ex_to<numeric>(pair.coeff));
-      s = product_summary(f);
-    }
+    const Summary s = sum ? term_summary(pair) : power_summary(pair);
     keys.emplace_back(s.hash, s.sign);
   }
   for (std::size_t i = keys.size(); i < ops.size(); ++i) {

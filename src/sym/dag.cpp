@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "appell/sym/canonical_order.hpp"
+#include "pairs.hpp"
 
 namespace appell::sym {
 
@@ -28,10 +29,25 @@ void for_each_node(const GiNaC::exvector& roots,
 }
 
 SymbolSet symbols_in(const GiNaC::exvector& roots) {
+  // The nodes GiNaC stores, its pairs read without building a node for each (sym/pairs.hpp):
+  // the same symbols as every op() reaches.
   SymbolSet found;
-  for_each_node(roots, [&](const GiNaC::ex& e) {
-    if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
-  });
+  std::unordered_set<const void*> seen;
+  GiNaC::exvector pending(roots.rbegin(), roots.rend());
+  while (!pending.empty()) {
+    const GiNaC::ex e = std::move(pending.back());
+    pending.pop_back();
+    if (e.nops() == 0) {
+      if (GiNaC::is_a<GiNaC::symbol>(e)) found.insert(e);
+      continue;
+    }
+    if (!seen.insert(node_key(e)).second) continue;
+    if (GiNaC::is_a<GiNaC::expairseq>(e)) {
+      for (const GiNaC::expair& p : detail::Pairs::of(e)) pending.push_back(p.rest);
+    } else {
+      for (std::size_t i = 0; i < e.nops(); ++i) pending.push_back(e.op(i));
+    }
+  }
   return found;
 }
 
@@ -47,19 +63,67 @@ std::map<std::string, GiNaC::symbol> symbols_by_name(const GiNaC::exvector& root
 std::size_t dag_size(const GiNaC::exvector& roots) {
   // Nodes are walked once each by address and counted once each by structure: which of two equal
   // subexpressions GiNaC shares depends on its address-seeded term order, the structure does not.
-  CanonicalOrder order;  // keeps every visited node alive (a temporary's address is not reused)
+  // What is counted is every node op() reaches, the ones it builds for GiNaC's pairs included,
+  // but those are read from the pairs (sym/pairs.hpp): a term rest·coeff counts as itself and
+  // then as what op() would give of it (rest's factors and coeff when rest is a product, rest
+  // and coeff otherwise); a factor rest^coeff as itself, then rest and coeff.
+  CanonicalOrder order;
   std::unordered_set<const void*> seen;
   std::unordered_set<std::uint64_t> structures;
-  std::vector<GiNaC::ex> stack(roots.begin(), roots.end());
-  while (!stack.empty()) {
-    GiNaC::ex e = stack.back();
-    stack.pop_back();
-    if (!seen.insert(node_key(e)).second) continue;
+  GiNaC::exvector alive;
+  struct Item {
+    GiNaC::ex node;
+    const GiNaC::expair* pair = nullptr;  // a pair of a sum (term) or a product (power)
+    bool term = false;
+  };
+  std::vector<Item> stack;
+  for (const GiNaC::ex& root : roots) stack.push_back({root});
+  const auto count = [&](const GiNaC::ex& e) {
     // -x hashes as x: one node. A coefficient ±1 is where GiNaC left a sign, not a node.
     const bool unit =
         GiNaC::is_a<GiNaC::numeric>(e) && GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(e)) == 1;
     if (!unit) structures.insert(order.hash(e));
-    for (std::size_t i = 0; i < e.nops(); ++i) stack.push_back(e.op(i));
+  };
+  // The operands of a product (as op() lists them), rest a product's.
+  const auto push_factors = [&](const GiNaC::ex& product, const GiNaC::ex& coefficient) {
+    for (const GiNaC::expair& p : detail::Pairs::of(product))
+      stack.push_back(p.coeff.is_equal(1) ? Item{p.rest} : Item{GiNaC::ex(), &p, false});
+    if (!coefficient.is_equal(1)) stack.push_back({coefficient});
+  };
+  while (!stack.empty()) {
+    const Item item = stack.back();
+    stack.pop_back();
+    if (item.pair == nullptr) {
+      const GiNaC::ex& e = item.node;
+      if (!seen.insert(node_key(e)).second) continue;
+      alive.push_back(e);  // a coefficient computed below is a new node: its address stays its own
+      count(e);
+      if (GiNaC::is_a<GiNaC::add>(e)) {
+        for (const GiNaC::expair& p : detail::Pairs::of(e))
+          stack.push_back(p.coeff.is_equal(1) ? Item{p.rest} : Item{GiNaC::ex(), &p, true});
+        if (const GiNaC::ex& c = detail::Pairs::coefficient(e); !c.is_zero()) stack.push_back({c});
+      } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+        push_factors(e, detail::Pairs::coefficient(e));
+      } else {
+        for (std::size_t i = 0; i < e.nops(); ++i) stack.push_back({e.op(i)});
+      }
+    } else if (item.term) {
+      // rest·coeff, a new node each time op() built it.
+      const GiNaC::expair& p = *item.pair;
+      structures.insert(order.hash_of_term(p));
+      if (GiNaC::is_a<GiNaC::mul>(p.rest)) {
+        push_factors(p.rest, GiNaC::ex_to<GiNaC::numeric>(detail::Pairs::coefficient(p.rest)) *
+                                 GiNaC::ex_to<GiNaC::numeric>(p.coeff));
+      } else {
+        stack.push_back({p.rest});
+        stack.push_back({p.coeff});
+      }
+    } else {
+      const GiNaC::expair& p = *item.pair;
+      structures.insert(order.hash_of_power(p));
+      stack.push_back({p.rest});
+      stack.push_back({p.coeff});
+    }
   }
   return structures.size();
 }

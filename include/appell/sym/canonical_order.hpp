@@ -13,8 +13,9 @@
 #include <ginac/ginac.h>
 
 #include <cstdint>
-#include <map>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace appell::sym {
 
@@ -52,10 +53,14 @@ class CanonicalOrder {
     };
     GiNaC::numeric coefficient = 1;  // the magnitude of the numeric coefficient
     int sign = 1;
-    bool real = true;  // every numeric factor real
-    std::map<std::uint64_t, Power> powers;
+    bool real = true;                                     // every numeric factor real
+    std::vector<std::pair<std::uint64_t, Power>> powers;  // by key, keys distinct
   };
   Factors factors(const GiNaC::ex& e);
+  /// hash() of the node op() builds for a pair of a sum (rest·coeff) or of a product
+  /// (rest^coeff), without building it (sym/pairs.hpp).
+  std::uint64_t hash_of_term(const GiNaC::expair& term) { return term_summary(term).hash; }
+  std::uint64_t hash_of_power(const GiNaC::expair& factor) { return power_summary(factor).hash; }
   /// The operands of `e` (e.op(i)), those of a sum or a product sorted by this order.
   GiNaC::exvector operands(const GiNaC::ex& e);
 
@@ -76,6 +81,8 @@ class CanonicalOrder {
   Summary product_summary(const Factors& f);
   /// hash, sign and leaf of a sum's term rest·coeff, without building it.
   Summary term_summary(const GiNaC::expair& term);
+  /// hash, sign and leaf of a product's factor rest^coeff, without building it.
+  Summary power_summary(const GiNaC::expair& factor);
   static bool is_one_coefficient(const GiNaC::expair& term);
   void add_factor(Factors& f, const GiNaC::ex& factor);
   void add_power(Factors& f, const GiNaC::ex& base, const GiNaC::numeric& exponent);
