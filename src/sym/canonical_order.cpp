@@ -184,9 +184,7 @@ CanonicalOrder::Summary CanonicalOrder::term_summary(const GiNaC::expair& term) 
     return {t.hash, t.sign, t.leaf};
   }
   // rest·coeff as op(i) would build it: the product of rest's factors and coeff.
-  Factors f = factors(term.rest);
-  add_factor(f, term.coeff);
-  return product_summary(f);
+  return product_summary(term_factors(term));
 }
 
 CanonicalOrder::Summary CanonicalOrder::power_summary(const GiNaC::expair& factor) {
@@ -264,34 +262,52 @@ int CanonicalOrder::sign(const ex& e) { return entry(e).sign; }
 
 bool CanonicalOrder::is_leaf(const ex& e) { return entry(e).leaf; }
 
-GiNaC::exvector CanonicalOrder::operands(const ex& e) {
-  GiNaC::exvector ops;
-  ops.reserve(e.nops());
-  for (std::size_t i = 0; i < e.nops(); ++i) ops.push_back(e.op(i));
-  const bool sum = GiNaC::is_a<GiNaC::add>(e);
-  if (!sum && !GiNaC::is_a<GiNaC::mul>(e)) return ops;
-  // Each operand's (hash, sign) once, read from the pairs (the operands op() built are new
-  // nodes this memo has never seen); the full comparison only between equal keys.
+std::vector<std::size_t> CanonicalOrder::operand_order(const ex& e) {
+  const std::size_t n = e.nops();
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  const Kind kind = kind_of(e);
+  if (kind != Sum && kind != Product) return order;
+  // Each operand's (hash, sign) once, read from the pairs (the operands op() builds are new
+  // nodes this memo has never seen); the operands themselves only to compare equal keys.
+  const GiNaC::epvector& pairs = Pairs::of(e);
   std::vector<std::pair<std::uint64_t, int>> keys;
-  keys.reserve(ops.size());
-  for (const GiNaC::expair& pair : Pairs::of(e)) {
-    const Summary s = sum ? term_summary(pair) : power_summary(pair);
+  keys.reserve(n);
+  for (const GiNaC::expair& pair : pairs) {
+    const Summary s = kind == Sum ? term_summary(pair) : power_summary(pair);
     keys.emplace_back(s.hash, s.sign);
   }
-  for (std::size_t i = keys.size(); i < ops.size(); ++i) {
-    const Entry& c = entry(ops[i]);  // the numeric coefficient
+  for (std::size_t i = keys.size(); i < n; ++i) {
+    const Entry& c = entry(Pairs::coefficient(e));
     keys.emplace_back(c.hash, c.sign);
   }
-  std::vector<std::size_t> order(ops.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<ex> built(n);
+  std::vector<bool> is_built(n, false);
+  const auto operand = [&](std::size_t i) -> const ex& {
+    if (!is_built[i]) {
+      built[i] = e.op(i);
+      is_built[i] = true;
+    }
+    return built[i];
+  };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
     if (keys[i] != keys[j]) return keys[i] < keys[j];
-    return !ops[i].is_equal(ops[j]) && compare_structure(ops[i], ops[j]) < 0;
+    return !operand(i).is_equal(operand(j)) && compare_structure(operand(i), operand(j)) < 0;
   });
+  return order;
+}
+
+GiNaC::exvector CanonicalOrder::operands(const ex& e) {
   GiNaC::exvector sorted;
-  sorted.reserve(ops.size());
-  for (std::size_t i : order) sorted.push_back(ops[i]);
+  sorted.reserve(e.nops());
+  for (std::size_t i : operand_order(e)) sorted.push_back(e.op(i));
   return sorted;
+}
+
+CanonicalOrder::Factors CanonicalOrder::term_factors(const GiNaC::expair& term) {
+  Factors f = factors(term.rest);
+  add_factor(f, term.coeff);
+  return f;
 }
 
 int CanonicalOrder::compare(const ex& a, const ex& b) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "appell/sym/cancellation.hpp"
+#include "pairs.hpp"
 
 namespace appell::sym {
 
@@ -68,10 +69,11 @@ std::uint32_t Tape::compile(const ex& e) {
   return s.sign > 0 ? s.slot : emit({Op::Neg, s.slot, 0, 0.0});
 }
 
-Tape::Signed Tape::compile_product(const ex& e) {
+Tape::Signed Tape::compile_product(const ex& e) { return compile_factors(order_.factors(e)); }
+
+Tape::Signed Tape::compile_factors(const CanonicalOrder::Factors& factors) {
   // Bases with their exponents added up, in the structural order (CanonicalOrder::factors, the
   // same reading the hash makes): A·(-A) and -A^2 give the same instructions.
-  const CanonicalOrder::Factors factors = order_.factors(e);
   if (!factors.real) throw std::invalid_argument("complex number in a numeric expression");
   const GiNaC::numeric& coefficient = factors.coefficient;
   const int sign = factors.sign;
@@ -126,11 +128,19 @@ Tape::Signed Tape::compile_signed(const ex& e) {
   } else if (GiNaC::is_a<GiNaC::add>(e)) {
     // Terms in the structural order; the first one's sign is the sum's: a - b and -(b - a) give
     // the same instructions.
-    const GiNaC::exvector terms = order_.operands(e);
-    const Signed first = compile_signed(terms.front());
+    // A term rest·coeff is compiled from GiNaC's pair (sym/pairs.hpp) as the product op() would
+    // build, without building it.
+    const GiNaC::epvector& pairs = detail::Pairs::of(e);
+    const auto compile_term = [&](std::size_t i) {
+      if (i == pairs.size()) return compile_signed(detail::Pairs::coefficient(e));
+      if (pairs[i].coeff.is_equal(1)) return compile_signed(pairs[i].rest);
+      return compile_factors(order_.term_factors(pairs[i]));
+    };
+    const std::vector<std::size_t> terms = order_.operand_order(e);
+    const Signed first = compile_term(terms.front());
     result = first;
     for (std::size_t i = 1; i < terms.size(); ++i) {
-      const Signed term = compile_signed(terms[i]);
+      const Signed term = compile_term(terms[i]);
       result.slot =
           emit({term.sign == first.sign ? Op::Add : Op::Sub, result.slot, term.slot, 0.0});
     }

@@ -61,8 +61,14 @@ class CanonicalOrder {
   /// (rest^coeff), without building it (sym/pairs.hpp).
   std::uint64_t hash_of_term(const GiNaC::expair& term) { return term_summary(term).hash; }
   std::uint64_t hash_of_power(const GiNaC::expair& factor) { return power_summary(factor).hash; }
+  /// factors() of the node op() builds for a pair of a sum (rest·coeff), without building it.
+  Factors term_factors(const GiNaC::expair& term);
   /// The operands of `e` (e.op(i)), those of a sum or a product sorted by this order.
   GiNaC::exvector operands(const GiNaC::ex& e);
+  /// The indices i of e.op(i) in the order of operands(e); for a sum or a product, i below the
+  /// number of GiNaC's pairs names pair i, and the last index its numeric coefficient (when
+  /// op() lists one). Nothing is built but to tell apart two operands of one hash and sign.
+  std::vector<std::size_t> operand_order(const GiNaC::ex& e);
 
  private:
   struct Entry {

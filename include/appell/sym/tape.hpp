@@ -100,6 +100,7 @@ class Tape {
   };
   Signed compile_signed(const GiNaC::ex& e);
   Signed compile_product(const GiNaC::ex& e);
+  Signed compile_factors(const CanonicalOrder::Factors& factors);
   std::uint32_t compile(const GiNaC::ex& e);
   std::uint32_t constant(double value);
   std::uint32_t emit(Instruction instruction);
