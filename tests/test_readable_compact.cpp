@@ -237,6 +237,34 @@ TEST(ReadableCompact, NamedIntermediatesGiveTheEntriesBack) {
   for (const auto& i : named.intermediates) EXPECT_LE(sym::operation_count(i.value), 80u);
 }
 
+// A square root of a sum keeps the sum's sign: of a - b and b - a (one node up to sign) one is
+// the negative variant, and its root was named sqrt(z) with z the other, sqrt(b - a) for
+// sqrt(a - b). The Whipple bicycle's printed minimal form had sqrt(kn^2 - 1) for the
+// sqrt(1 - kn^2) of its front wheel's contact.
+TEST(ReadableCompact, NamedIntermediatesKeepTheSignUnderARoot) {
+  const GiNaC::symbol a("a"), b("b"), c("c");
+  const ex plus = GiNaC::sqrt(a - b), minus = GiNaC::sqrt(b - a);
+  // Both variants used twice, so that both roots are named.
+  const GiNaC::exvector roots{plus * c, plus * c * c, minus * c, minus * c * c,
+                              GiNaC::pow(a - b, GiNaC::numeric(3, 2))};
+  const auto named = sym::named_intermediates(roots);
+  ASSERT_EQ(named.roots.size(), roots.size());
+  for (const auto& [x, y] : {std::pair{2.0, 1.0}, std::pair{1.0, 3.0}}) {
+    GiNaC::exmap point{{a, x}, {b, y}, {c, 0.7}};
+    for (const auto& i : named.intermediates)
+      point[i.name] = GiNaC::evalf(i.value.subs(point, GiNaC::subs_options::no_pattern));
+    for (std::size_t k = 0; k < roots.size(); ++k) {
+      const ex want = GiNaC::evalf(roots[k].subs(point, GiNaC::subs_options::no_pattern));
+      const ex got = GiNaC::evalf(named.roots[k].subs(point, GiNaC::subs_options::no_pattern));
+      ASSERT_TRUE(GiNaC::is_a<GiNaC::numeric>(want) && GiNaC::is_a<GiNaC::numeric>(got))
+          << roots[k] << " -> " << named.roots[k];
+      EXPECT_LT(GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(want - got)).to_double(), 1e-12)
+          << roots[k] << " is " << want << " but its named form " << named.roots[k] << " is "
+          << got;
+    }
+  }
+}
+
 TEST(ReadableCompact, LargeChainSwitchesToIntermediatesByItself) {
   const auto model = io::parse_model(chain_yaml(10), "chain.yaml");
   const auto d = principles::derive(model, principles::DerivationRequest{});

@@ -101,8 +101,12 @@ class Namer {
         const ex base = power.base;
         const Magnitude b =
             base.nops() == 0 ? Magnitude{GiNaC::abs(base).eval(), 0} : magnitude(base, out, false);
-        const ex base_value =
-            base.nops() == 0 && !GiNaC::is_a<GiNaC::numeric>(base) ? base : b.value;
+        // A negative base keeps its sign under a fractional power: (-x)^(1/2) is not x^(1/2)
+        // (CanonicalOrder::factors moved the sign out only for integer exponents).
+        const bool sign_stays = !power.exponent.is_integer() && order_.sign(base) < 0;
+        const ex base_value = base.nops() == 0 && !GiNaC::is_a<GiNaC::numeric>(base)
+                                  ? base
+                                  : (sign_stays ? -b.value : b.value);
         factors.push_back(GiNaC::pow(base_value, power.exponent));
         operations += b.operations + 1;
       }

@@ -206,12 +206,13 @@ class FourierForm {
   ex fourier_power(const ex& e);
   ex fourier_sin_cos(const ex& e);
   ex opaque(const ex& e);
-  static ex factored(const ex& base);
+  ex factored(const ex& base);
   ex hide(const ex& value);
   bool is_z_factor(const ex& factor, std::size_t* index, long* exponent) const;
   bool is_z_free(const ex& f) const;
   ex root(const ex& base, const ex& exponent);
   ex root_base(const ex& base);
+  ex root_base_uncached(const ex& base);
   void require_terms(double estimate);
   void spend(const ex& formed);
   std::optional<ex> power_form(const ex& e, Powers where);
@@ -225,6 +226,10 @@ class FourierForm {
   std::unordered_map<const void*, std::pair<ex, std::optional<AngleSplit>>> splits_;
   std::unordered_map<const void*, Memo> fourier_memo_;
   std::unordered_map<const void*, Memo> trig_memo_;
+  // By structure, not by node: equal bases under roots recur as distinct nodes all over the
+  // entries of a large model (the Whipple bicycle's sqrt(1 - kn^2) from its front contact, some
+  // hundred times), and each factor() of them costs milliseconds (GiNaC::factor's gcds).
+  std::map<ex, ex, GiNaC::ex_is_less> root_base_memo_, factored_memo_;
   std::map<ex, GiNaC::symbol, GiNaC::ex_is_less> placeholder_of_;  // opaque factor -> symbol
   GiNaC::exmap placeholders_;                                      // symbol -> opaque factor
   std::vector<bool> constant_angle_;  // by atom index: the angle is made of parameters only
@@ -401,6 +406,13 @@ ex FourierForm::fourier_power(const ex& e) {
 }
 
 ex FourierForm::root_base(const ex& base) {
+  if (auto it = root_base_memo_.find(base); it != root_base_memo_.end()) return it->second;
+  const ex result = root_base_uncached(base);
+  root_base_memo_.emplace(base, result);
+  return result;
+}
+
+ex FourierForm::root_base_uncached(const ex& base) {
   // A polynomial factors as it is; a trigonometric one in powers of sin and cos, with sin² or
   // cos² eliminated: l^2/2 - l^2*cos(2θ)/2 + 2*l*d*sin(θ) + d^2 = (l*sin(θ) + d)^2.
   const ex polynomial_factors = factored(base);
@@ -466,7 +478,10 @@ ex FourierForm::factored(const ex& base) {
   // sqrt(d^2 + 2*d*x + x^2). GiNaC factors polynomials only, and small ones quickly.
   if (!GiNaC::is_a<GiNaC::add>(base) || dag_size(base) > kMaxFactorNodes || !is_polynomial(base))
     return base;
-  return GiNaC::factor(base);
+  if (auto it = factored_memo_.find(base); it != factored_memo_.end()) return it->second;
+  const ex result = GiNaC::factor(base);
+  factored_memo_.emplace(base, result);
+  return result;
 }
 
 ex FourierForm::fourier_sin_cos(const ex& e) {

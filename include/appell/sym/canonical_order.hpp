@@ -48,7 +48,9 @@ class CanonicalOrder {
   /// product and the tape's instructions for it both come from this one reading.
   struct Factors {
     struct Power {
-      GiNaC::ex base;  // one of the variants of the base; its |base| is what is raised
+      // One of the variants of the base; its |base| is what is raised to an integer power (the
+      // sign is in Factors::sign), the base itself, sign and all, to a fractional one.
+      GiNaC::ex base;
       GiNaC::numeric exponent;
     };
     GiNaC::numeric coefficient = 1;  // the magnitude of the numeric coefficient
