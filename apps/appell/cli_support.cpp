@@ -145,6 +145,13 @@ std::shared_ptr<const model::Model> read_model(const std::string& path, const Ur
   return file.model;
 }
 
+void add_method_option(CLI::App& command, std::string& method, bool& given,
+                       const std::string& help) {
+  command.add_option("--method", method, help)->each([&given](const std::string&) {
+    given = true;
+  });
+}
+
 principles::Method method_option(const std::string& name) {
   auto m = principles::parse_method(name);
   if (!m)

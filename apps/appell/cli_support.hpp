@@ -83,6 +83,10 @@ model::Values parse_assignments(const std::vector<std::string>& items);
 void reject_constraints(const model::Model& model, const std::string& command);
 /// --method NAME.
 principles::Method method_option(const std::string& name);
+/// Adds --method to `command`, setting `given` when the command line names it (then the command
+/// forms that principle's equations instead of taking the recursions).
+void add_method_option(CLI::App& command, std::string& method, bool& given,
+                       const std::string& help);
 /// "a, b and c".
 std::string join_names(const std::vector<std::string>& names);
 /// What every command's options share, set once all commands are registered: each occurrence of

@@ -62,17 +62,14 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
   c->add_option("--namespace", o->namespace_name,
                 "namespace of the generated code, e.g. robots::arm (default: the model's name); "
                 "with --language c the prefix of every name (robots_arm_)");
-  auto* method = c->add_option("--method", o->method,
-                               "lagrange | gibbs-appell: from the equations of that principle "
-                               "(default: straight from the recursions where they cover the "
-                               "model, else gibbs-appell)");
+  add_method_option(*c, o->method, o->method_given,
+                    "lagrange | gibbs-appell: from the equations of that principle "
+                    "(default: straight from the recursions where they cover the "
+                    "model, else gibbs-appell)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "
                 "function (also dot(NAME)=VALUE) in the generated structs; repeatable");
-  commands.push_back({c, [o, method] {
-                        o->method_given = method->count() > 0;
-                        return run_codegen(*o);
-                      }});
+  commands.push_back({c, [o] { return run_codegen(*o); }});
 }
 
 }  // namespace appell::cli

@@ -220,8 +220,8 @@ void add_eval_command(CLI::App& app, Commands& commands) {
   e->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
-  auto* method = e->add_option("--method", o->method,
-                               "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
+  add_method_option(*e, o->method, o->method_given,
+                    "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   e->add_flag("--json", o->json, "print one JSON object (MODEL_FORMAT.md)");
   e->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]): --qd "
@@ -231,10 +231,7 @@ void add_eval_command(CLI::App& app, Commands& commands) {
               "also the force and moment each frame's parent exerts on it and everything below "
               "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "
               "\"moment\"}})");
-  commands.push_back({e, [o, method] {
-                        o->method_given = method->count() > 0;
-                        return run_eval(*o);
-                      }});
+  commands.push_back({e, [o] { return run_eval(*o); }});
 }
 
 }  // namespace appell::cli

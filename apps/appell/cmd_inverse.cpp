@@ -141,15 +141,12 @@ void add_inverse_command(CLI::App& app, Commands& commands) {
   c->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");
-  auto* method = c->add_option("--method", o->method,
-                               "lagrange | gibbs-appell: from that principle's equations "
-                               "(default: Newton-Euler straight from the model where the "
-                               "recursions cover it, else gibbs-appell)");
+  add_method_option(*c, o->method, o->method_given,
+                    "lagrange | gibbs-appell: from that principle's equations "
+                    "(default: Newton-Euler straight from the model where the "
+                    "recursions cover it, else gibbs-appell)");
   add_jit_flag(*c, o->no_jit);
-  commands.push_back({c, [o, method] {
-                        o->method_given = method->count() > 0;
-                        return run_inverse(*o);
-                      }});
+  commands.push_back({c, [o] { return run_inverse(*o); }});
 }
 
 }  // namespace appell::cli
