@@ -11,8 +11,10 @@ packages=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
   liburdfdom-dev  # URDF files (urdfdom, with TinyXML and console_bridge)
+  libhdf5-dev libopenmpi-dev openmpi-bin  # appell sweep: results in HDF5, cases over MPI ranks
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-sympy  # the Python package, its tests
+  python3-h5py python3-distributed  # sweep files read back with h5py; appell.sweep on Dask
   clang-format
   clang libclang-rt-14-dev  # the sanitizer build and the fuzz targets (scripts/sanitize.sh, fuzz.sh)
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies
