@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "appell/io/model_file.hpp"
+#include "appell/model/closest_name.hpp"
 #include "appell/principles/derive.hpp"
 
 namespace appell::cli {
@@ -185,26 +186,6 @@ void apply_option_rules(CLI::App& app) {
     }
 }
 
-namespace {
-
-// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
-// neighbours each cost one ("derve" -> "derive" 1, "dervie" -> "derive" 1).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min(
-          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  return d[a.size()][b.size()];
-}
-
-}  // namespace
-
 std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') return "";
   const std::string given = argv[1];
@@ -213,22 +194,8 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
     if (sub->check_name(given)) return "";
     names.push_back(sub->get_name());
   }
-  // A unique command the word begins ("sim"), else the nearest within a third of its length
-  // (at least one edit: "derve", "evla"), so that a short word is not "corrected" to anything.
-  std::string closest;
-  std::vector<std::string> prefixed;
-  for (const auto& name : names)
-    if (name.rfind(given, 0) == 0) prefixed.push_back(name);
-  if (prefixed.size() == 1) closest = prefixed.front();
-  std::size_t best = std::string::npos;
-  for (const auto& name : names) {
-    if (!closest.empty()) break;
-    const std::size_t distance = edit_distance(given, name);
-    if (distance <= std::max<std::size_t>(1, name.size() / 3) && distance < best) best = distance;
-  }
-  for (const auto& name : names)
-    if (closest.empty() && best != std::string::npos && edit_distance(given, name) == best)
-      closest = name;
+  // A unique command the word begins ("sim"), else the nearest within a third of its length.
+  const std::string closest = model::closest_name(given, names);
   if (!closest.empty()) return "unknown command '" + given + "'; did you mean '" + closest + "'?";
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;

@@ -1,0 +1,19 @@
+// "Did you mean": the name a user most likely meant when they wrote one that does not exist (a
+// command, an option, a model key, a parameter, a column of a cases file).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace appell::model {
+
+/// The one name of `names` that `given` begins ("sim" -> "simulate"), else the first nearest by
+/// edit distance (insertions, deletions, substitutions and swaps of neighbours each cost one)
+/// within a third of that name's length and at least one edit, so that a short word is not
+/// "corrected" to anything; "" when none is that close.
+std::string closest_name(const std::string& given, const std::vector<std::string>& names);
+
+/// "; did you mean 'NAME'?" for closest_name(), or "" when there is none: to append to a message.
+std::string did_you_mean(const std::string& given, const std::vector<std::string>& names);
+
+}  // namespace appell::model
