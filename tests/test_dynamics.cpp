@@ -353,3 +353,31 @@ TEST(DynamicsJit, CompiledRecursionsAgreeAndTheCacheKeyFollowsTheCode) {
   }
   fs::remove_all(cache);
 }
+
+// A function driven by an expression that uses a parameter (u = 10 k sin t) follows the value
+// given to that parameter in the compiled code too: the code keeps k a member read at run time
+// (it once baked k's default into the driven term, so --set k=0 left a force 10·40·sin t).
+TEST(DynamicsJit, DrivenExpressionsFollowTheParametersGiven) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const fs::path cache =
+      fs::temp_directory_path() / ("appell-dynamics-driven-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  jit::JitOptions options;
+  options.compiler.cache_directory = cache;
+  const auto model =
+      io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/spring_damper_cart.yaml");
+  for (const double k : {0.0, 40.0, 7.5}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    model::Values values;
+    values.set("k", k).drive("u", num::parse_time_function(*model, "10*k*sin(t)"));
+    const num::Dynamics interpreted(model, values);
+    const jit::CompiledDynamics compiled = jit::compile_dynamics(model, values, options);
+    ASSERT_STREQ(compiled.evaluator->kind(), "jit") << compiled.note;
+    const Eigen::VectorXd q = Eigen::Vector2d(0.1, 0.4), qd = Eigen::Vector2d(-0.3, 0.8);
+    Eigen::VectorXd want, got;
+    interpreted.accelerations(1.0, q, qd, want);
+    compiled.evaluator->accelerations(1.0, q, qd, got);
+    EXPECT_LE((got - want).cwiseAbs().maxCoeff(), 1e-10 * (1.0 + want.cwiseAbs().maxCoeff()));
+  }
+  fs::remove_all(cache);
+}

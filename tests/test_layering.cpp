@@ -33,6 +33,8 @@ const std::map<std::string, std::set<std::string>>& allowed() {
       {"codegen", {"codegen", "principles", "kinematics", "model", "sym"}},
       // The JIT joins the two: codegen writes the source, numeric compiles and loads it.
       {"jit", {"jit", "codegen", "numeric", "principles", "kinematics", "model", "sym"}},
+      // A sweep runs the Dynamics and the JIT's code over many cases into an HDF5 file.
+      {"sweep", {"sweep", "jit", "codegen", "numeric", "principles", "kinematics", "model", "sym"}},
       {"fem", {"fem", "numeric", "principles", "kinematics", "model", "sym"}},
       // The writers sit above everything; the readers (io/*reader*) only on the model.
       {"io", {"io", "fem", "codegen", "numeric", "principles", "kinematics", "model", "sym"}},

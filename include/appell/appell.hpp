@@ -31,6 +31,7 @@
 // model/: the Model value, its builder (the one validation), the expression language, values
 #include "appell/model/builder.hpp"
 #include "appell/model/claim.hpp"
+#include "appell/model/closest_name.hpp"
 #include "appell/model/dependence.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/flexible.hpp"
@@ -94,6 +95,12 @@
 
 // jit/: the generated C compiled into a cached shared object and loaded (or the tape)
 #include "appell/jit/compiled_dynamics.hpp"
+
+// sweep/: many simulations of one model (cases, threads, MPI ranks) into one HDF5 file
+#include "appell/sweep/case_result.hpp"
+#include "appell/sweep/case_table.hpp"
+#include "appell/sweep/sweep_runner.hpp"
+#include "appell/sweep/sweep_settings.hpp"
 
 // fem/: finite elements in a moving frame (seed 002)
 #include "appell/fem/assembly.hpp"

@@ -75,23 +75,35 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
   out.dof = facts.dof;
   out.recursive = facts.recursive;
   out.fallback_reason = facts.fallback_reason;
-  // The values themselves (model::bind's errors for bad ones), member by member.
-  const detail::Plan bound = detail::make_plan(from.model, values);
-  for (const auto& f : facts.parameters)
-    for (const auto& given : bound.parameters)
-      if (given.name == f.name) out.parameters.push_back(given.default_value);
-  for (const auto& f : facts.inputs)
-    for (const auto& candidate : bound.input_candidates)
-      if (candidate.field.name == f.name) {
-        out.inputs.push_back(candidate.field.default_value);
-        break;
-      }
-  if (out.parameters.size() != facts.parameters.size() || out.inputs.size() != facts.inputs.size())
-    throw std::logic_error("loadable source: a member without its value");
+  for (const auto& f : facts.parameters) out.parameter_names.push_back(f.name);
+  for (const auto& f : facts.inputs) out.input_names.push_back(f.name);
+  bind_loadable_values(from.model, values, out);
   return out;
 }
 
 }  // namespace
+
+void bind_loadable_values(const model::Model& model, const model::Values& values,
+                          LoadableSource& source) {
+  // The values themselves (model::bind's errors for bad ones), member by member.
+  const detail::Plan bound = detail::make_plan(model, values);
+  source.parameters.clear();
+  source.inputs.clear();
+  for (const auto& name : source.parameter_names)
+    for (const auto& given : bound.parameters)
+      if (given.name == name) source.parameters.push_back(given.default_value);
+  for (const auto& name : source.input_names)
+    for (const auto& candidate : bound.input_candidates)
+      if (candidate.field.name == name) {
+        source.inputs.push_back(candidate.field.default_value);
+        break;
+      }
+  if (source.parameters.size() != source.parameter_names.size() ||
+      source.inputs.size() != source.input_names.size())
+    throw std::invalid_argument(
+        "bind_loadable_values: the values do not fill the members of this code (a function "
+        "driven in one and given a number in the other)");
+}
 
 LoadableSource loadable_c_source(const principles::Equations& equations,
                                  const model::Values& values) {

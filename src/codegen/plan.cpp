@@ -115,7 +115,12 @@ std::string operand_literal(double v) {
 Plan make_plan(const model::Model& m, const model::Values& values) {
   // Throws ModelError naming a name that is neither a parameter nor an input (nor a derivative
   // of one), or a bad number.
-  const model::BoundValues bound = model::bind(m, values);
+  // Parameters are members read at run time, also where a driven function's expression uses
+  // them (u = A*sin(w*t)): kept symbolic there, so that the code follows the A of each call and
+  // holds no parameter's number (the JIT's cache key is the code).
+  std::set<std::string> parameters;
+  for (const auto& p : m.parameters) parameters.insert(p.name);
+  const model::BoundValues bound = model::bind(m, values, parameters);
   Plan plan;
   plan.bound = bound;
   plan.n = m.dof();

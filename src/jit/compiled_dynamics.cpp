@@ -30,6 +30,8 @@ class JitDynamics : public num::DynamicsEvaluator {
         n_(source.dof),
         parameters_(source.parameters),
         inputs_(source.inputs),
+        parameter_names_(source.parameter_names),
+        input_names_(source.input_names),
         mass_and_forcing_(
             function_of<MassMatrixAndForcing>(library_, codegen::kLoadableMassMatrixAndForcing)),
         forward_(function_of<ForwardDynamics>(library_, codegen::kLoadableForwardDynamics)),
@@ -44,6 +46,17 @@ class JitDynamics : public num::DynamicsEvaluator {
 
   std::size_t dof() const override { return n_; }
   const char* kind() const override { return "jit"; }
+
+  /// The same library with the numbers of `values`.
+  std::shared_ptr<const JitDynamics> with_values(const model::Model& model,
+                                                 const model::Values& values) const {
+    codegen::LoadableSource source;
+    source.dof = n_;
+    source.parameter_names = parameter_names_;
+    source.input_names = input_names_;
+    codegen::bind_loadable_values(model, values, source);
+    return std::make_shared<JitDynamics>(library_, source);
+  }
 
   void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                Eigen::MatrixXd& M, Eigen::VectorXd& f) const override {
@@ -78,6 +91,7 @@ class JitDynamics : public num::DynamicsEvaluator {
   num::NativeLibrary library_;
   std::size_t n_;
   std::vector<double> parameters_, inputs_;
+  std::vector<std::string> parameter_names_, input_names_;
   MassMatrixAndForcing mass_and_forcing_;
   ForwardDynamics forward_;
   InverseDynamics inverse_;
@@ -144,6 +158,14 @@ CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
   } catch (const num::NativeCompileError& e) {
     return interpreted("the JIT failed", e.what());
   }
+}
+
+std::shared_ptr<const num::DynamicsEvaluator> bind_values(const CompiledDynamics& compiled,
+                                                          const model::Model& model,
+                                                          const model::Values& values) {
+  const auto* jit = dynamic_cast<const JitDynamics*>(compiled.evaluator.get());
+  if (!jit) return nullptr;
+  return jit->with_values(model, values);
 }
 
 }  // namespace appell::jit

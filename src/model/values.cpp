@@ -238,7 +238,8 @@ void check_mass_properties(const Model& model, const GiNaC::exmap& numbers,
 
 }  // namespace
 
-BoundValues bind(const Model& model, const Values& values) {
+BoundValues bind(const Model& model, const Values& values,
+                 const std::set<std::string>& symbolic_parameters) {
   // Classify every number: a parameter override, or a value of an open function (by order).
   std::map<std::string, double> overrides;
   std::map<std::string, std::map<int, double>> function_numbers;  // function -> order -> value
@@ -291,14 +292,22 @@ BoundValues bind(const Model& model, const Values& values) {
   for (const auto& p : model.prescribed)
     if (!p.expression) functions.push_back(p.name);
   const GiNaC::symbol& t = model.time_functions->time();
+  // What driven expressions substitute: every parameter's number but those kept symbolic.
+  GiNaC::exmap folded = bound.numbers;
+  std::set<GiNaC::ex, GiNaC::ex_is_less> kept;
+  for (const auto& name : symbolic_parameters)
+    if (const auto* p = model.find_parameter(name)) {
+      folded.erase(p->symbol);
+      kept.insert(p->symbol);
+    }
   for (const auto& function : functions) {
     const std::vector<GiNaC::symbol> symbols = derivative_symbols(model, function);
     if (const auto it = values.driven().find(function); it != values.driven().end()) {
-      GiNaC::ex expression = sym::substitute(it->second, bound.numbers);
+      GiNaC::ex expression = sym::substitute(it->second, folded);
       std::set<GiNaC::ex, GiNaC::ex_is_less> symbols_in;
       collect_symbols(expression, symbols_in);
       for (const auto& s : symbols_in)
-        if (!s.is_equal(t))
+        if (!s.is_equal(t) && !kept.count(s))
           throw ModelError(values.where(function),
                            "the expression of t driving this function has another symbol, " +
                                GiNaC::ex_to<GiNaC::symbol>(s).get_name() +

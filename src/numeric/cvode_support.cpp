@@ -32,19 +32,40 @@ SUNContext new_context() {
   return SUNContext_Create(nullptr, &context) == 0 ? context : nullptr;
 }
 
+double output_time(double t_start, double t_end, double output_step, long k, bool& last) {
+  const double target = t_start + static_cast<double>(k) * output_step;
+  last = target >= t_end - 1e-9 * std::min(output_step, t_end - t_start);
+  return last ? t_end : target;
+}
+
+}  // namespace appell::num::detail
+
+namespace appell::num {
+
+std::vector<double> output_times(double t_start, double t_end, double output_step) {
+  std::vector<double> times{t_start};
+  for (long k = 1;; ++k) {
+    bool last = false;
+    times.push_back(detail::output_time(t_start, t_end, output_step, k, last));
+    if (last) return times;
+  }
+}
+
+}  // namespace appell::num
+
+namespace appell::num::detail {
+
 void CvodeSolver::output_rows(const SimulationOptions& options, SimulationResult& result,
                               const std::exception_ptr& failure,
                               const std::function<void(double)>& at_row) const {
-  const double span = options.t_end - options.t_start;
   for (long k = 1;; ++k) {
     // A signal (SIGINT, SIGTERM) ends the run after the last whole row, as a failure would.
     if (const int signal = interruption_signal(); signal != 0) {
       record_statistics(cvode(), bdf(), result);
       throw SimulationError::interrupted(signal, result);
     }
-    double target = options.t_start + static_cast<double>(k) * options.output_step;
-    const bool last = target >= options.t_end - 1e-9 * std::min(options.output_step, span);
-    if (last) target = options.t_end;
+    bool last = false;
+    const double target = output_time(options.t_start, options.t_end, options.output_step, k, last);
     sunrealtype reached = options.t_start;
     const int flag = CVode(cvode(), target, y(), &reached, CV_NORMAL);
     if (flag < 0) {

@@ -108,6 +108,10 @@ std::string shortest(double value);
 /// Throws model::ModelError located at `option` unless `value` is positive and finite.
 void check_positive(double value, const char* option, const char* what);
 
+/// The k-th output time after t_start (k ≥ 1): t_start + k·H, or t_end when that is within 1e-9
+/// of a step of it or past it (`last` then true). output_times() and the CVODE loop agree on it.
+double output_time(double t_start, double t_end, double output_step, long k, bool& last);
+
 /// The span, output step and tolerances of `options`, as every integration checks them
 /// (model::ModelError at "t_end", "output_step", "rtol", "atol"): t_end a finite number after
 /// t_start, a positive step that asks for at most options.max_rows rows, positive tolerances.

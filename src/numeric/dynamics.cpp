@@ -1,8 +1,10 @@
 #include "appell/numeric/dynamics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -16,10 +18,13 @@ namespace appell::num {
 
 using sym::Node;
 
-// The programs as tapes over one variable vector: t, q (n), q̇ (n), q̈ (n), extra forces (n).
+// The programs as tapes over one variable vector: t, q (n), q̇ (n), q̈ (n), extra forces (n), the
+// run-time parameters (k).
 struct Dynamics::Programs {
   std::shared_ptr<const model::Model> model;
   std::size_t n = 0;
+  std::vector<std::string> runtime_parameters;  // in the model's order
+  std::vector<double> default_parameters;       // their numbers in the values built with
   std::optional<sym::Tape> inverse, bias, gravity, inertial;
   std::optional<sym::Tape> forward;   // q̈, then the pivots
   std::optional<sym::Tape> energies;  // T, V
@@ -27,7 +32,7 @@ struct Dynamics::Programs {
   std::string forward_method;
   std::size_t operations = 0;
 
-  std::size_t variable_count() const { return 1 + 4 * n; }
+  std::size_t variable_count() const { return 1 + 4 * n + runtime_parameters.size(); }
 };
 
 namespace {
@@ -36,6 +41,7 @@ std::size_t first_q() { return 1; }
 std::size_t first_qd(std::size_t n) { return 1 + n; }
 std::size_t first_qdd(std::size_t n) { return 1 + 2 * n; }
 std::size_t first_extra(std::size_t n) { return 1 + 3 * n; }
+std::size_t first_parameter(std::size_t n) { return 1 + 4 * n; }
 
 std::string symbol_name(const GiNaC::symbol& s) { return s.get_name(); }
 
@@ -47,7 +53,11 @@ void check_size(const Eigen::VectorXd& v, std::size_t n, const char* what) {
 
 }  // namespace
 
-Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values) {
+Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values)
+    : Dynamics(std::move(model), values, DynamicsOptions{}) {}
+
+Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values,
+                   const DynamicsOptions& build) {
   if (!model) throw std::invalid_argument("num::Dynamics: no model");
   const model::Model& m = *model;
   const std::string reason = principles::recursions_do_not_cover(m);
@@ -58,9 +68,29 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   const std::size_t n = m.dof();
   programs->n = n;
 
+  // Run-time parameters: those named, and those whose default follows one of them (a default
+  // `I = m*l^2/12` moves with m unless the values give I a number).
+  std::set<std::string> named(build.runtime_parameters.begin(), build.runtime_parameters.end());
+  std::set<GiNaC::ex, GiNaC::ex_is_less> runtime_symbols;
+  for (const auto& parameter : m.parameters) {
+    bool runtime = named.erase(parameter.name) > 0;
+    if (!runtime && !values.numbers().count(parameter.name))
+      for (const auto& s : runtime_symbols) runtime = runtime || parameter.default_value.has(s);
+    if (!runtime) continue;
+    programs->runtime_parameters.push_back(parameter.name);
+    runtime_symbols.insert(parameter.symbol);
+  }
+  if (!named.empty())
+    throw std::invalid_argument("num::Dynamics: no parameter " + *named.begin() +
+                                " to read at run time");
+  const std::set<std::string> runtime_names(programs->runtime_parameters.begin(),
+                                            programs->runtime_parameters.end());
+
   // The local expressions first: they may add derivative symbols that binding must know.
   principles::RecursionBuilder builder(m);
-  const model::BoundValues bound = model::bind(m, values);
+  const model::BoundValues bound = model::bind(m, values, runtime_names);
+  for (const auto& name : programs->runtime_parameters)
+    programs->default_parameters.push_back(bound.parameters.at(name));
 
   principles::RecursiveDynamics d;
   sym::ScalarProgram& p = d.program;
@@ -72,7 +102,14 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     nodes.emplace(m.coordinate_symbol(j, 1),
                   p.variable(static_cast<std::uint32_t>(first_qd(n) + j)));
   }
-  // Values fold: parameters and the functions given numbers are constants of the program.
+  // Values fold: parameters and the functions given numbers are constants of the program, but
+  // for the run-time parameters, variables after the state's.
+  std::vector<GiNaC::symbol> runtime_order;
+  for (std::size_t k = 0; k < programs->runtime_parameters.size(); ++k) {
+    const GiNaC::symbol& s = m.find_parameter(programs->runtime_parameters[k])->symbol;
+    runtime_order.push_back(s);
+    nodes.emplace(s, p.variable(static_cast<std::uint32_t>(first_parameter(n) + k)));
+  }
   for (const auto& [symbol, value] : bound.numbers)
     nodes.emplace(symbol, p.constant(GiNaC::ex_to<GiNaC::numeric>(value).to_double()));
   for (const auto& [symbol, value] : bound.unset) nodes.emplace(symbol, p.constant(0.0));
@@ -84,8 +121,15 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
       symbols.push_back(symbol);
       expressions.push_back(expression);
     }
-    const sym::Tape driven(expressions, {t});
-    const std::vector<Node> values_of = p.import(driven, {nodes.at(t)});
+    // Of t and the run-time parameters (model::bind kept those symbolic).
+    std::vector<GiNaC::symbol> arguments{t};
+    std::vector<Node> argument_nodes{nodes.at(t)};
+    for (const auto& s : runtime_order) {
+      arguments.push_back(s);
+      argument_nodes.push_back(nodes.at(s));
+    }
+    const sym::Tape driven(expressions, arguments);
+    const std::vector<Node> values_of = p.import(driven, argument_nodes);
     for (std::size_t i = 0; i < symbols.size(); ++i) nodes.emplace(symbols[i], values_of[i]);
   }
   principles::RecursionInputs inputs;
@@ -113,7 +157,8 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   for (const GiNaC::symbol& s : inputs.symbols) {
     if (bound.numbers.count(s) || bound.unset.count(s)) continue;
     if (const auto driven = bound.driven.find(s); driven != bound.driven.end()) {
-      for (const auto& inner : sym::symbols_in({driven->second})) symbols.insert(inner);
+      for (const auto& inner : sym::symbols_in({driven->second}))
+        if (!runtime_symbols.count(inner)) symbols.insert(inner);  // constants in time
       continue;
     }
     symbols.insert(s);
@@ -147,22 +192,41 @@ const model::Model& Dynamics::model() const { return *programs_->model; }
 std::size_t Dynamics::dof() const { return programs_->n; }
 const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
 std::size_t Dynamics::operations() const { return programs_->operations; }
+const std::vector<std::string>& Dynamics::runtime_parameters() const {
+  return programs_->runtime_parameters;
+}
+
+std::vector<double> Dynamics::runtime_parameter_values(const model::BoundValues& bound) const {
+  std::vector<double> out;
+  for (const auto& name : programs_->runtime_parameters) out.push_back(bound.parameters.at(name));
+  return out;
+}
+
 const std::string& Dynamics::energy_not_conserved_because() const {
   return programs_->not_conservative_because;
 }
 
 namespace {
 
-// The variable vector of a call: t, q, q̇ (zeros when not given), q̈ and the extra forces zero.
-void load_state(std::vector<double>& v, std::size_t n, double t, const Eigen::VectorXd& q,
-                const Eigen::VectorXd* qd) {
-  v.assign(1 + 4 * n, 0.0);
+// The variable vector of a call: t, q, q̇ (zeros when not given), q̈ and the extra forces zero,
+// the run-time parameters from the workspace (or those the Dynamics was built with).
+void load_state(const std::vector<double>& defaults, DynamicsWorkspace& work, std::size_t n,
+                double t, const Eigen::VectorXd& q, const Eigen::VectorXd* qd) {
+  std::vector<double>& v = work.variables;
+  v.assign(1 + 4 * n + defaults.size(), 0.0);
   v[0] = t;
   for (std::size_t j = 0; j < n; ++j) {
     const auto k = static_cast<Eigen::Index>(j);
     v[first_q() + j] = q[k];
     if (qd) v[first_qd(n) + j] = (*qd)[k];
   }
+  if (defaults.empty()) return;
+  const std::vector<double>& given = work.parameters.empty() ? defaults : work.parameters;
+  if (given.size() != defaults.size())
+    throw std::invalid_argument("DynamicsWorkspace::parameters has " +
+                                std::to_string(given.size()) + " values, the Dynamics " +
+                                std::to_string(defaults.size()) + " run-time parameters");
+  std::copy(given.begin(), given.end(), v.begin() + static_cast<std::ptrdiff_t>(first_parameter(n)));
 }
 
 void run(const sym::Tape& tape, DynamicsWorkspace& work) {
@@ -176,7 +240,7 @@ void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& 
                            DynamicsWorkspace& work) const {
   const std::size_t n = programs_->n;
   check_size(q, n, "q");
-  load_state(work.variables, n, t, q, nullptr);
+  load_state(programs_->default_parameters, work, n, t, q, nullptr);
   const auto size = static_cast<Eigen::Index>(n);
   M.resize(size, size);
   for (std::size_t j = 0; j < n; ++j) {
@@ -195,7 +259,7 @@ void Dynamics::energies(double t, const Eigen::VectorXd& q, const Eigen::VectorX
   const std::size_t n = programs_->n;
   check_size(q, n, "q");
   check_size(qd, n, "qd");
-  load_state(work.variables, n, t, q, &qd);
+  load_state(programs_->default_parameters, work, n, t, q, &qd);
   run(*programs_->energies, work);
   kinetic = work.outputs[0];
   potential = work.outputs[1];
@@ -219,7 +283,7 @@ void Dynamics::nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen
   const std::size_t n = programs_->n;
   check_size(q, n, "q");
   check_size(qd, n, "qd");
-  load_state(work.variables, n, t, q, &qd);
+  load_state(programs_->default_parameters, work, n, t, q, &qd);
   run(*programs_->bias, work);
   h = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
 }
@@ -228,7 +292,7 @@ void Dynamics::gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
                        DynamicsWorkspace& work) const {
   const std::size_t n = programs_->n;
   check_size(q, n, "q");
-  load_state(work.variables, n, t, q, nullptr);
+  load_state(programs_->default_parameters, work, n, t, q, nullptr);
   run(*programs_->gravity, work);
   g = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
 }
@@ -240,7 +304,7 @@ void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen:
   check_size(q, n, "q");
   check_size(qd, n, "qd");
   check_size(qdd, n, "qdd");
-  load_state(work.variables, n, t, q, &qd);
+  load_state(programs_->default_parameters, work, n, t, q, &qd);
   for (std::size_t j = 0; j < n; ++j)
     work.variables[first_qdd(n) + j] = qdd[static_cast<Eigen::Index>(j)];
   run(*programs_->inverse, work);
@@ -256,7 +320,7 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
   if (Q.size() != 0) check_size(Q, n, "Q");
   const auto size = static_cast<Eigen::Index>(n);
   if (programs_->forward) {
-    load_state(work.variables, n, t, q, &qd);
+    load_state(programs_->default_parameters, work, n, t, q, &qd);
     for (Eigen::Index j = 0; j < Q.size(); ++j)
       work.variables[first_extra(n) + static_cast<std::size_t>(j)] = Q[j];
     run(*programs_->forward, work);

@@ -413,13 +413,62 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   return result;
 }
 
+namespace {
+
+// A Dynamics with one case's run-time parameters, behind the evaluator interface the
+// right-hand side takes; its workspace is its own (one per simulation).
+class ParameterizedDynamics final : public DynamicsEvaluator {
+ public:
+  ParameterizedDynamics(const Dynamics& dynamics, std::vector<double> parameters)
+      : dynamics_(dynamics) {
+    work_.parameters = std::move(parameters);
+  }
+  std::size_t dof() const override { return dynamics_.dof(); }
+  const char* kind() const override { return dynamics_.kind(); }
+  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override {
+    dynamics_.mass_matrix_and_forcing(t, q, qd, M, f, work_);
+  }
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd) const override {
+    dynamics_.accelerations(t, q, qd, qdd, work_);
+  }
+  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override {
+    dynamics_.inverse_dynamics(t, q, qd, qdd, Q, work_);
+  }
+  DynamicsWorkspace& workspace() const { return work_; }
+
+ private:
+  const Dynamics& dynamics_;
+  mutable DynamicsWorkspace work_;
+};
+
+}  // namespace
+
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
                           const SimulationOptions& options, const RowCallback& on_row) {
   if (!model) throw std::invalid_argument("simulate: no model");
-  const model::Model& m = *model;
   // What the recursions do not cover is integrated in its formed equations.
-  if (!principles::recursions_do_not_cover(m).empty())
+  if (!principles::recursions_do_not_cover(*model).empty())
     return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);
+  check_span_and_tolerances(options);
+  // No equations formed: q̈ from the given evaluator (the JIT's) or the recursions' own, T and V
+  // from the recursions.
+  const Dynamics dynamics(model, all_values(options));
+  SimulationOptions rest = options;
+  rest.values = {};
+  rest.inputs.clear();
+  return simulate(dynamics, {}, rest, on_row);
+}
+
+SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& parameters,
+                          const SimulationOptions& options, const RowCallback& on_row) {
+  if (!options.values.empty() || !options.inputs.empty())
+    throw std::invalid_argument(
+        "simulate: the values of a Dynamics are given when it is built (SimulationOptions::values "
+        "and inputs must be empty)");
+  const model::Model& m = dynamics.model();
   const std::size_t n = m.dof();
   check_span_and_tolerances(options);
   const Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
@@ -427,16 +476,15 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
   if (options.dynamics && options.dynamics->dof() != n)
     throw std::invalid_argument(
         "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
-  // No equations formed: q̈ from the given evaluator (the JIT's) or the recursions' own, T and V
-  // from the recursions.
-  const Dynamics dynamics(model, all_values(options));
+  const ParameterizedDynamics own(dynamics, parameters);
   SimulationResult result;
   result.not_conservative_because = dynamics.energy_not_conserved_because();
   result.conservative = result.not_conservative_because.empty();
   RightHandSide rhs =
-      right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &dynamics, nullptr,
-                         0.0, constraint_tolerances_for(options.rtol, options.atol), q0, qd0);
+      right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &own, nullptr, 0.0,
+                         constraint_tolerances_for(options.rtol, options.atol), q0, qd0);
   DynamicsWorkspace work;
+  work.parameters = parameters;
   const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                     double& kinetic, double& potential) {
     dynamics.energies(t, q, qd, kinetic, potential, work);

@@ -41,8 +41,10 @@ struct LoadableSource {
   /// in a carrier frame, Gibbs–Appell of higher order), fallback_reason says why.
   bool recursive = false;
   std::string fallback_reason;
-  /// The values bound, in the order of the p and in arrays.
+  /// The values bound, in the order of the p and in arrays, and the members they fill (the
+  /// model's spellings: "m", "u", "dot(u)"), for bind_loadable_values().
   std::vector<double> parameters, inputs;
+  std::vector<std::string> parameter_names, input_names;
 };
 
 /// The generated C of `equations` with `values` bound, made loadable (deterministic: the same
@@ -53,5 +55,12 @@ LoadableSource loadable_c_source(const principles::Equations& equations,
 /// The same straight from a model the recursions cover (generate_code(model, ...)): no
 /// equations formed. Throws std::invalid_argument for a model they do not cover.
 LoadableSource loadable_c_source(const model::Model& model, const model::Values& values = {});
+
+/// The p and in arrays of `source` (made for `model`) filled anew from `values` without
+/// generating code: the same compiled library with other numbers (a sweep's case). `values` must
+/// drive the same functions by the same expressions as the values the source was made with (the
+/// code holds those). Throws model::ModelError for bad values (model::bind).
+void bind_loadable_values(const model::Model& model, const model::Values& values,
+                          LoadableSource& source);
 
 }  // namespace appell::codegen

@@ -60,4 +60,13 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
 CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
                                   const model::Values& values = {}, const JitOptions& options = {});
 
+/// The compiled code of `compiled` (a model's, compile_dynamics(model, ...), with the JIT) with
+/// the numbers of other `values`, without generating or compiling anything: one case of a sweep.
+/// `values` must drive the same functions by the same expressions as those `compiled` was made
+/// with (they are code). Null when `compiled` is not the JIT (then num::Dynamics's run-time
+/// parameters give the numbers). Throws model::ModelError for bad values (model::bind).
+std::shared_ptr<const num::DynamicsEvaluator> bind_values(const CompiledDynamics& compiled,
+                                                          const model::Model& model,
+                                                          const model::Values& values);
+
 }  // namespace appell::jit

@@ -17,6 +17,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,6 +123,13 @@ struct BoundValues {
 /// given both a number (for itself or a derivative) and an expression. Throws ModelError at the
 /// parameter's place in the model when its default is not a real number. A number for a
 /// derivative order the model's time table does not have (e.g. "d7(u)") is accepted and unused.
-BoundValues bind(const Model& model, const Values& values);
+///
+/// `symbolic_parameters` names parameters that stay symbols in the expressions of driven
+/// functions (their numbers are still in `parameters` and `numbers`): for code and programs that
+/// take those parameters at run time (generated code; num::Dynamics's run-time parameters), so
+/// that a driven `u = A*sin(w*t)` follows the A and w of each call. Names that are not parameters
+/// are ignored.
+BoundValues bind(const Model& model, const Values& values,
+                 const std::set<std::string>& symbolic_parameters = {});
 
 }  // namespace appell::model

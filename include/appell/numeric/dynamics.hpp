@@ -36,9 +36,23 @@ namespace appell::num {
 /// Scratch space of Dynamics calls: one per thread, reused between calls (no allocation once
 /// sized). Its contents between calls mean nothing.
 struct DynamicsWorkspace {
+  /// The values of the Dynamics' run-time parameters (Dynamics::runtime_parameters(), in that
+  /// order: Dynamics::runtime_parameter_values() makes them), set by the caller; empty: the
+  /// numbers the Dynamics was built with.
+  std::vector<double> parameters;
   std::vector<double> variables, outputs, slots;
   Eigen::MatrixXd M;
   Eigen::VectorXd f;
+};
+
+/// How a Dynamics is built.
+struct DynamicsOptions {
+  /// Parameters read at run time (DynamicsWorkspace::parameters) instead of folded into the
+  /// programs: what a sweep varies from case to case, one Dynamics built for all. A parameter
+  /// whose default is computed from one of these (and that the values give no number) follows it
+  /// and is read at run time too; so does every function driven by an expression using one. The
+  /// rest stays folded: each run-time parameter costs the folding it prevents.
+  std::vector<std::string> runtime_parameters;
 };
 
 class Dynamics final : public DynamicsEvaluator {
@@ -47,6 +61,10 @@ class Dynamics final : public DynamicsEvaluator {
   /// for an unknown name or a bad number). Throws std::invalid_argument for a model the
   /// recursions do not cover, or an expression that cannot be evaluated numerically.
   explicit Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values = {});
+  /// The same with run-time parameters (options.runtime_parameters; std::invalid_argument for a
+  /// name that is no parameter).
+  Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values,
+           const DynamicsOptions& options);
   ~Dynamics() override;
 
   const model::Model& model() const;
@@ -60,6 +78,12 @@ class Dynamics final : public DynamicsEvaluator {
   /// Why E = T + V may change along a motion (a load that does work, a dependence on t once the
   /// values are bound: SimulationResult::not_conservative_because); empty when it may not.
   const std::string& energy_not_conserved_because() const;
+  /// The parameters read at run time, in the model's order: those asked for and those whose
+  /// defaults follow them (DynamicsOptions).
+  const std::vector<std::string>& runtime_parameters() const;
+  /// Their numbers in `bound` (model::bind of the model with a case's values), in that order:
+  /// what DynamicsWorkspace::parameters takes.
+  std::vector<double> runtime_parameter_values(const model::BoundValues& bound) const;
 
   /// M(q, t), n×n. Vectors in coordinate order with n entries (other sizes throw
   /// std::invalid_argument).

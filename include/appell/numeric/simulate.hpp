@@ -19,6 +19,7 @@
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -163,5 +164,19 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
 /// Throws as the other overload.
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
                           const SimulationOptions& options, const RowCallback& on_row);
+
+/// One of many simulations with the same Dynamics (a sweep: built once, run per case):
+/// `dynamics` holds the values every case shares, `parameters` this case's values of its
+/// run-time parameters (Dynamics::runtime_parameter_values; empty: those it was built with), and
+/// `options` this case's initial state and the integration. options.values and options.inputs
+/// must be empty (std::invalid_argument: they are folded into `dynamics`); options.dynamics, when
+/// given, must evaluate the same values (the JIT's, jit::bind_values). Distinct calls may run on
+/// distinct threads at once. Throws as the other overloads.
+SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& parameters,
+                          const SimulationOptions& options, const RowCallback& on_row);
+
+/// The output times of a run: t_start, t_start + H, ... and t_end last (a row closer to t_end
+/// than 1e-9 of a step is t_end's row): the rows simulate() delivers.
+std::vector<double> output_times(double t_start, double t_end, double output_step);
 
 }  // namespace appell::num

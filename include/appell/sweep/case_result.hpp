@@ -15,9 +15,9 @@ struct CaseResult {
   /// "ok", or "failed: REASON" (integrator failure, singular M, a constraint that cannot be met,
   /// a bad value of this case).
   std::string status;
-  long steps = 0;            // integrator steps
-  double wall_time = 0.0;    // s, this case alone (set-up shared by all cases excluded)
-  double t_reached = 0.0;    // time of the last row
+  long steps = 0;          // integrator steps
+  double wall_time = 0.0;  // s, this case alone (set-up shared by all cases excluded)
+  double t_reached = 0.0;  // time of the last row
   double energy_drift = std::numeric_limits<double>::quiet_NaN();  // max |E − E(0)|
 
   /// The rows reached, on the common grid: row k at the sweep's k-th output time. A failed

@@ -26,7 +26,7 @@ namespace appell::sweep {
 enum class ColumnKind { Parameter, InitialCoordinate, InitialRate, InitialSpeed, Input };
 
 struct CaseColumn {
-  std::string name;    // as written: "m", "q0.theta", "input.u"
+  std::string name;  // as written: "m", "q0.theta", "input.u"
   ColumnKind kind = ColumnKind::Parameter;
   std::string target;  // the model's name it sets: "m", "theta", "u"
 };
