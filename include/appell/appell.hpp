@@ -99,6 +99,7 @@
 // sweep/: many simulations of one model (cases, threads, MPI ranks) into one HDF5 file
 #include "appell/sweep/case_result.hpp"
 #include "appell/sweep/case_table.hpp"
+#include "appell/sweep/model_hash.hpp"
 #include "appell/sweep/sweep_runner.hpp"
 #include "appell/sweep/sweep_settings.hpp"
 
