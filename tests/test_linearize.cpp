@@ -291,7 +291,8 @@ TEST(Linearize, CommandLineJsonHasTheFieldsInOrder) {
   const auto j = nlohmann::ordered_json::parse(run.out);
   std::vector<std::string> keys;
   for (const auto& item : j.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys, (std::vector<std::string>{"states", "inputs", "A", "B", "eigenvalues"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"states", "inputs", "A", "B", "eigenvalues",
+                                            "eigenvalue_groups"}));
   EXPECT_EQ(j["states"].get<std::vector<std::string>>(),
             (std::vector<std::string>{"x", "theta", "dot(x)", "dot(theta)"}));
   EXPECT_NEAR(j["A"][3][1].get<double>(), (2.5 * 9.81) / (2.0 * 0.8), 1e-12);
@@ -613,6 +614,94 @@ TEST(Linearize, DefectiveZeroEigenvaluesOfARobotAreExactlyZero) {
   EXPECT_NEAR(std::abs(last.real()), 0.0, 1e-12);
   EXPECT_NEAR(last.imag() * last.imag(), -K.trace(), 1e-7 * std::abs(K.trace()));
   for (const auto& mode : num::modes(lin)) EXPECT_FALSE(mode.unstable) << mode.eigenvalue;
+}
+
+// Printed as a person reads them (issue 30): noise below 1e-12 of the modulus is 0, a conjugate
+// pair is one group with Im > 0, equal values (the zeros) one group with their count.
+TEST(Linearize, EigenvalueGroupsPairConjugatesAndCountZeros) {
+  num::LinearModel linear;
+  linear.eigenvalues.resize(7);
+  linear.eigenvalues << 0.0, 0.0, 0.0, std::complex<double>(-6e-17, -2.0),
+      std::complex<double>(-6e-17, 2.0), -3.0, std::complex<double>(1e-3, 5.0);
+  // A lone complex value (no conjugate) stays as it is: it is not paired with anything.
+  const auto groups = num::eigenvalue_groups(linear);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].value, std::complex<double>(0.0, 0.0));
+  EXPECT_EQ(groups[0].count, 3u);
+  EXPECT_FALSE(groups[0].conjugate_pair);
+  EXPECT_EQ(groups[1].value, std::complex<double>(0.0, 2.0));  // -6e-17 is noise of |s| = 2
+  EXPECT_TRUE(groups[1].conjugate_pair);
+  EXPECT_EQ(groups[1].count, 1u);
+  EXPECT_EQ(groups[1].first, 3u);
+  EXPECT_EQ(groups[2].value, std::complex<double>(-3.0, 0.0));
+  EXPECT_FALSE(groups[3].conjugate_pair);
+  EXPECT_EQ(groups[3].value, std::complex<double>(1e-3, 5.0));  // 2e-4 of |s|: not noise
+  // Matrices: an entry below 1e-12 of the largest is 0, one above stays.
+  MatrixXd m(2, 2);
+  m << 25.0, -4.7e-16, 3e-11, 1.0;
+  const MatrixXd clean = num::without_rounding_noise(m);
+  EXPECT_EQ(clean(0, 1), 0.0);
+  EXPECT_EQ(clean(1, 0), 3e-11);
+  EXPECT_EQ(clean(0, 0), 25.0);
+}
+
+// The cart's two damped modes: each pair printed once as a ± bi, in the text and the modes.
+TEST(Linearize, CommandLinePrintsEachConjugatePairOnce) {
+  const auto run = test_support::run_cli("linearize " + std::string(APPELL_EXAMPLES_DIR) +
+                                         "/spring_damper_cart.yaml --q 0,0 --qd 0,0 --modes");
+  ASSERT_EQ(run.code, 0) << run.out;
+  const std::string eigenvalues =
+      "eigenvalues of A:\n"
+      "  -0.0962127803425 ± 3.00166216605i\n"
+      "  -0.285214656624 ± 5.45525516849i\n"
+      "modes (natural frequency |s|, damping ratio -Re(s)/|s|):\n"
+      "  s = -0.0962127803425 ± 3.00166216605i: 3.00320373238 rad/s (0.477974719121 Hz), "
+      "damping ratio 0.0320367144277\n"
+      "  s = -0.285214656624 ± 5.45525516849i: 5.46270595526 rad/s (0.869416655438 Hz), "
+      "damping ratio 0.0522112409051\n";
+  EXPECT_NE(run.out.find(eigenvalues), std::string::npos) << run.out;
+}
+
+// The UR5 at rest: A as computed holds rounding noise (entries of 1e-16 where the physics has 0)
+// and ten zero eigenvalues; printed, the noise is 0, the zeros one line with their count and the
+// one oscillating pair one line. JSON keeps one [re, im] per eigenvalue and adds the groups.
+TEST(Linearize, CommandLineUr5HasNoRoundingNoiseAndGroupedZeros) {
+  const std::string ur5 = std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf";
+  const auto robot = io::read_model(ur5);
+  const auto eq = principles::derive(robot.model, principles::Method::GibbsAppell);
+  const auto n = static_cast<Eigen::Index>(robot.model->dof());
+  const auto lin = num::linearize(eq, VectorXd::Zero(n), VectorXd::Zero(n), {});
+  const double largest = lin.A.cwiseAbs().maxCoeff();
+  int noise = 0;
+  for (Eigen::Index k = 0; k < lin.A.size(); ++k)
+    noise += lin.A.data()[k] != 0.0 && std::abs(lin.A.data()[k]) < 1e-12 * largest;
+  ASSERT_GT(noise, 0) << "no noise in A: the test below would prove nothing";
+
+  const auto json = test_support::run_cli("linearize " + ur5 + " --json");
+  ASSERT_EQ(json.code, 0) << json.out;
+  const auto j = nlohmann::ordered_json::parse(json.out);
+  for (const auto& row : j["A"])
+    for (const auto& entry : row) {
+      const double v = entry.get<double>();
+      EXPECT_TRUE(v == 0.0 || std::abs(v) >= 1e-12 * largest) << v;
+    }
+  EXPECT_EQ(j["eigenvalues"].size(), 12u);
+  ASSERT_EQ(j["eigenvalue_groups"].size(), 2u) << j["eigenvalue_groups"];
+  EXPECT_EQ(j["eigenvalue_groups"][0]["count"], 10);
+  EXPECT_EQ(j["eigenvalue_groups"][0]["eigenvalue"][0], 0.0);
+  EXPECT_EQ(j["eigenvalue_groups"][1]["conjugate_pair"], true);
+  EXPECT_EQ(j["eigenvalue_groups"][1]["eigenvalue"][0], 0.0);  // undamped: no -6e-17
+  EXPECT_GT(j["eigenvalue_groups"][1]["eigenvalue"][1].get<double>(), 0.0);
+
+  const auto text = test_support::run_cli("linearize " + ur5);
+  ASSERT_EQ(text.code, 0) << text.out;
+  const auto at = text.out.find("eigenvalues of A:\n  0 (multiplicity 10)\n  0 ± ");
+  EXPECT_NE(at, std::string::npos) << text.out;
+  // The entries of 1e-25 and 1e-15 beside -2.49 are gone; those of 1e-10 stay: they are the
+  // URDF's 1.570796325 for π/2, not rounding.
+  EXPECT_EQ(text.out.find("e-2"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("e-15"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1.18097243406e-10"), std::string::npos) << text.out;
 }
 
 }  // namespace

@@ -115,9 +115,10 @@ void add_linearize_command(CLI::App& app, Commands& commands) {
                 "prescribed function; repeatable");
   c->add_option("--method", o->method,
                 "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
-  c->add_flag("--json", o->json,
-              "print {\"states\", \"inputs\", \"A\", \"B\", \"eigenvalues\"} (and \"modes\" "
-              "with --modes)");
+  c->add_flag(
+      "--json", o->json,
+      "print {\"states\", \"inputs\", \"A\", \"B\", \"eigenvalues\", \"eigenvalue_groups\"} "
+      "(and \"modes\" with --modes)");
   c->add_flag("--modes", o->modes, "natural frequencies and damping ratios of the eigenvalues");
   c->add_flag("--symbolic", o->symbolic,
               "also A and B as expressions of the parameters (readable form); when they cannot be "

@@ -14,7 +14,10 @@ namespace {
 // -0.0 as 0.0: neither JSON nor the text shows a negative zero.
 double number(double v) { return v == 0.0 ? 0.0 : v; }
 
-nlohmann::ordered_json rows_of(const Eigen::MatrixXd& m) {
+// Matrices and eigenvalues are printed without rounding noise (num::kRoundingNoise): a reader
+// should see the 0 the physics has, not -4.7e-16.
+nlohmann::ordered_json rows_of(const Eigen::MatrixXd& noisy) {
+  const Eigen::MatrixXd m = num::without_rounding_noise(noisy);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     nlohmann::ordered_json row = nlohmann::ordered_json::array();
@@ -38,7 +41,8 @@ std::string list(const std::vector<std::string>& names) {
   return out;
 }
 
-void write_matrix(std::ostream& out, const Eigen::MatrixXd& m) {
+void write_matrix(std::ostream& out, const Eigen::MatrixXd& noisy) {
+  const Eigen::MatrixXd m = num::without_rounding_noise(noisy);
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     out << "  [";
     for (Eigen::Index k = 0; k < m.cols(); ++k) out << (k ? ", " : "") << number(m(i, k));
@@ -52,11 +56,33 @@ void write_vector(std::ostream& out, const Eigen::VectorXd& v) {
   out << "]";
 }
 
-std::string complex_text(std::complex<double> s) {
+std::string complex_text(std::complex<double> noisy) {
+  const std::complex<double> s = num::without_rounding_noise(noisy);
   std::ostringstream out;
   out << std::setprecision(12) << number(s.real());
   if (s.imag() != 0.0) out << (s.imag() < 0 ? " - " : " + ") << std::abs(s.imag()) << "i";
   return out.str();
+}
+
+nlohmann::ordered_json complex_json(std::complex<double> noisy) {
+  const std::complex<double> s = num::without_rounding_noise(noisy);
+  return {number(s.real()), number(s.imag())};
+}
+
+// A group of eigenvalues as one line: "a ± bi" for a conjugate pair, "(multiplicity k)" for a
+// value that occurs k > 1 times.
+std::string group_text(const num::EigenvalueGroup& group) {
+  std::string text;
+  if (group.conjugate_pair) {
+    std::ostringstream out;
+    out << std::setprecision(12) << number(group.value.real()) << " ± " << group.value.imag()
+        << "i";
+    text = out.str();
+  } else {
+    text = complex_text(group.value);
+  }
+  if (group.count > 1) text += " (multiplicity " + std::to_string(group.count) + ")";
+  return text;
 }
 
 void write_entries(std::ostream& out, const model::Model& model, const GiNaC::matrix& m,
@@ -82,7 +108,8 @@ std::string latex_number(double v) {
   return text.substr(0, e) + " \\times 10^{" + std::to_string(std::stoi(text.substr(e + 1))) + "}";
 }
 
-std::string latex_matrix(const Eigen::MatrixXd& m) {
+std::string latex_matrix(const Eigen::MatrixXd& noisy) {
+  const Eigen::MatrixXd m = num::without_rounding_noise(noisy);
   std::string out = "\\begin{pmatrix}\n";
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     out += "  ";
@@ -176,13 +203,21 @@ std::string write_linear_model_json(const num::LinearModel& linear, bool with_mo
   j["B"] = rows_of(linear.B);
   j["eigenvalues"] = nlohmann::ordered_json::array();
   for (Eigen::Index k = 0; k < linear.eigenvalues.size(); ++k)
-    j["eigenvalues"].push_back(
-        {number(linear.eigenvalues[k].real()), number(linear.eigenvalues[k].imag())});
+    j["eigenvalues"].push_back(complex_json(linear.eigenvalues[k]));
+  // The same eigenvalues as the text lists them: a conjugate pair once (Im >= 0), repeats counted.
+  j["eigenvalue_groups"] = nlohmann::ordered_json::array();
+  for (const auto& group : num::eigenvalue_groups(linear)) {
+    nlohmann::ordered_json entry;
+    entry["eigenvalue"] = complex_json(group.value);
+    entry["conjugate_pair"] = group.conjugate_pair;
+    entry["count"] = group.count;
+    j["eigenvalue_groups"].push_back(entry);
+  }
   if (with_modes) {
     j["modes"] = nlohmann::ordered_json::array();
     for (const auto& mode : num::modes(linear)) {
       nlohmann::ordered_json entry;
-      entry["eigenvalue"] = {number(mode.eigenvalue.real()), number(mode.eigenvalue.imag())};
+      entry["eigenvalue"] = complex_json(mode.eigenvalue);
       entry["natural_frequency"] = number(mode.natural_frequency);
       if (std::isnan(mode.damping_ratio))
         entry["damping_ratio"] = nullptr;
@@ -226,14 +261,16 @@ std::string write_linear_model_text(const model::Model& model, const num::Linear
     out << "B =\n";
     write_matrix(out, linear.B);
   }
+  const auto groups = num::eigenvalue_groups(linear);
   out << "eigenvalues of A:\n";
-  for (Eigen::Index k = 0; k < linear.eigenvalues.size(); ++k)
-    out << "  " << complex_text(linear.eigenvalues[k]) << "\n";
+  for (const auto& group : groups) out << "  " << group_text(group) << "\n";
   if (with_modes) {
     out << "modes (natural frequency |s|, damping ratio -Re(s)/|s|):\n";
-    for (const auto& mode : num::modes(linear)) {
-      out << "  s = " << complex_text(mode.eigenvalue) << ": " << number(mode.natural_frequency)
-          << " rad/s (" << number(mode.natural_frequency / (2.0 * M_PI)) << " Hz), damping ratio ";
+    const auto modes = num::modes(linear);
+    for (const auto& group : groups) {
+      const num::Mode& mode = modes[group.first];  // a pair's members have the same mode
+      out << "  s = " << group_text(group) << ": " << number(mode.natural_frequency) << " rad/s ("
+          << number(mode.natural_frequency / (2.0 * M_PI)) << " Hz), damping ratio ";
       if (std::isnan(mode.damping_ratio))
         out << "- (s = 0)";
       else

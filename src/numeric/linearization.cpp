@@ -401,4 +401,51 @@ std::vector<Mode> modes(const LinearModel& linear) {
   return out;
 }
 
+Eigen::MatrixXd without_rounding_noise(const Eigen::MatrixXd& m) {
+  if (m.size() == 0) return m;
+  const double noise = kRoundingNoise * m.cwiseAbs().maxCoeff();
+  return m.unaryExpr([noise](double v) { return std::abs(v) < noise ? 0.0 : v; });
+}
+
+std::complex<double> without_rounding_noise(std::complex<double> s) {
+  const double noise = kRoundingNoise * std::abs(s);
+  return {std::abs(s.real()) < noise ? 0.0 : s.real(), std::abs(s.imag()) < noise ? 0.0 : s.imag()};
+}
+
+std::vector<EigenvalueGroup> eigenvalue_groups(const LinearModel& linear) {
+  const std::size_t n = static_cast<std::size_t>(linear.eigenvalues.size());
+  std::vector<std::complex<double>> values(n);
+  for (std::size_t k = 0; k < n; ++k)
+    values[k] = without_rounding_noise(linear.eigenvalues[idx(k)]);
+  const auto conjugates = [](std::complex<double> a, std::complex<double> b) {
+    return std::abs(a - std::conj(b)) <= kRoundingNoise * std::abs(a);
+  };
+  std::vector<bool> taken(n, false);
+  std::vector<EigenvalueGroup> groups;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (taken[k]) continue;
+    taken[k] = true;
+    EigenvalueGroup group;
+    group.first = k;
+    group.value = values[k];
+    if (values[k].imag() != 0.0) {
+      // Its conjugate: the sort by modulus, then real part puts it among the next few.
+      for (std::size_t i = k + 1; i < n && !group.conjugate_pair; ++i)
+        if (!taken[i] && conjugates(values[k], values[i])) {
+          taken[i] = true;
+          group.conjugate_pair = true;
+        }
+      group.value = {values[k].real(), std::abs(values[k].imag())};
+    }
+    // The same value (pair) again, as the zero eigenvalues of free coordinates are.
+    if (!groups.empty() && groups.back().value == group.value &&
+        groups.back().conjugate_pair == group.conjugate_pair) {
+      ++groups.back().count;
+      continue;
+    }
+    groups.push_back(group);
+  }
+  return groups;
+}
+
 }  // namespace appell::num

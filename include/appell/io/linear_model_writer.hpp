@@ -10,16 +10,20 @@
 
 namespace appell::io {
 
-/// {"states": [names], "inputs": [names], "A": [[..]], "B": [[..]], "eigenvalues": [[re, im], ..]}
-/// in this key order, matrices as arrays of rows; with `with_modes` also "modes": [{"eigenvalue":
-/// [re, im], "natural_frequency": ω_n, "damping_ratio": ζ, "unstable": bool}, ..] (ζ null for a
-/// zero eigenvalue; num::Mode).
-/// No trailing newline.
+/// {"states": [names], "inputs": [names], "A": [[..]], "B": [[..]], "eigenvalues": [[re, im], ..],
+/// "eigenvalue_groups": [{"eigenvalue": [re, im], "conjugate_pair": bool, "count": k}, ..]} in
+/// this key order, matrices as arrays of rows, "eigenvalues" one per eigenvalue and the groups as
+/// num::eigenvalue_groups (a pair once, with im > 0); with `with_modes` also "modes":
+/// [{"eigenvalue": [re, im], "natural_frequency": ω_n, "damping_ratio": ζ, "unstable": bool}, ..]
+/// (one per eigenvalue, ζ null for a zero eigenvalue; num::Mode). Every number without rounding
+/// noise (num::without_rounding_noise). No trailing newline.
 std::string write_linear_model_json(const num::LinearModel& linear, bool with_modes);
 
 /// A readable account: the operating point, which coordinates and speeds are the states (and
-/// which the constraints made dependent), A, B, the eigenvalues and, with `with_modes`, a table of
-/// natural frequencies (rad/s and Hz) and damping ratios. 12 significant digits; ends with a
+/// which the constraints made dependent), A, B, the eigenvalues (num::eigenvalue_groups: a
+/// conjugate pair once as "a ± bi", a repeated value once with "(multiplicity k)") and, with
+/// `with_modes`, a table of natural frequencies (rad/s and Hz) and damping ratios, one line per
+/// group. 12 significant digits, without rounding noise (num::without_rounding_noise); ends with a
 /// newline.
 std::string write_linear_model_text(const model::Model& model, const num::LinearModel& linear,
                                     double t, bool with_modes);

@@ -93,4 +93,34 @@ LinearModel linearize(const principles::Equations& equations, const Eigen::Vecto
 /// The modes of A, one per eigenvalue, in the order of LinearModel::eigenvalues.
 std::vector<Mode> modes(const LinearModel& linear);
 
+/// Relative size below which a printed number of a linear model is rounding noise: an entry of A
+/// (B) below kRoundingNoise times the largest |A_ij| (|B_ij|) is 0, and so is a real or
+/// imaginary part of an eigenvalue s below kRoundingNoise |s|. A and its eigenvalues come from
+/// products with M⁻¹ and an eigensolver, each good to a few ε (2.2e-16) of the largest magnitude
+/// they handle, so an entry that ought to be 0 comes out at 1e-17..1e-15 of it (`-4.7e-16` in A,
+/// a real part `-6e-17` of an undamped pair); 1e-12 leaves three to four orders of magnitude
+/// above that noise, and is below what the 12 significant digits of the text output can show
+/// beside the largest entry anyway, so nothing readable is hidden.
+inline constexpr double kRoundingNoise = 1e-12;
+
+/// `m` with its entries below kRoundingNoise times its largest |m_ij| as exactly 0.
+Eigen::MatrixXd without_rounding_noise(const Eigen::MatrixXd& m);
+/// `s` with a real or imaginary part below kRoundingNoise |s| as exactly 0.
+std::complex<double> without_rounding_noise(std::complex<double> s);
+
+/// The eigenvalues of a LinearModel as a person reads them: rounding noise removed
+/// (without_rounding_noise), a complex-conjugate pair once (value with Im > 0, read "a ± bi"),
+/// equal values (the zero eigenvalues, exactly 0) once with their count.
+struct EigenvalueGroup {
+  std::complex<double> value;   // Im(value) >= 0
+  bool conjugate_pair = false;  // value and its conjugate
+  std::size_t count = 1;        // how many times (each of a pair's two members) it occurs
+  std::size_t first = 0;        // index of its first member in LinearModel::eigenvalues
+};
+
+/// The groups of LinearModel::eigenvalues, in its order (by modulus, then real part). Two
+/// eigenvalues are a conjugate pair when, noise removed, one is the other's conjugate to within
+/// kRoundingNoise of their modulus (the real Schur form gives exact conjugates).
+std::vector<EigenvalueGroup> eigenvalue_groups(const LinearModel& linear);
+
 }  // namespace appell::num
