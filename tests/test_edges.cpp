@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "appell/fem/mesh.hpp"
 #include "appell/io/model_reader.hpp"
@@ -169,7 +170,9 @@ TEST(Edges, ASimulationThatAsksForTooManyRowsIsRefusedBeforeIntegrating) {
   const auto eq = principles::derive(pendulum(), principles::Method::GibbsAppell);
   std::size_t rows = 0;
   const auto count = [&](const num::SimulationRow&) { ++rows; };
-  for (const auto& [t_end, step] : {std::pair{1e300, 0.01}, std::pair{1.0, 1e-10}}) {
+  // Located at what the caller chose: the span when the output step is the default one.
+  for (const auto& [t_end, step, blamed] :
+       {std::tuple{1e300, 0.01, "t_end"}, std::tuple{1.0, 1e-10, "output_step"}}) {
     num::SimulationOptions options;
     options.t_end = t_end;
     options.output_step = step;
@@ -177,7 +180,7 @@ TEST(Edges, ASimulationThatAsksForTooManyRowsIsRefusedBeforeIntegrating) {
       num::simulate(eq, options, count);
       ADD_FAILURE() << "no error";
     } catch (const model::ModelError& e) {
-      EXPECT_EQ(e.where().str(), "output_step") << e.what();
+      EXPECT_EQ(e.where().str(), blamed) << e.what();
       EXPECT_NE(std::string(e.what()).find("more than the limit of 10000000"), std::string::npos)
           << e.what();
     }

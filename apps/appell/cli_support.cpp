@@ -11,6 +11,7 @@
 
 #include "appell/io/model_file.hpp"
 #include "appell/model/closest_name.hpp"
+#include "appell/model/massless_coordinates.hpp"
 #include "appell/principles/derive.hpp"
 
 namespace appell::cli {
@@ -82,14 +83,29 @@ std::vector<double> parse_list(const std::string& option, const std::string& tex
 
 model::Values parse_assignments(const std::vector<std::string>& items) {
   model::Values values;
+  std::map<std::string, std::string> given;  // name -> the item that set it first
   for (const auto& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw usage_error("--set", "expected NAME=VALUE", item);
+    // The last one silently winning hides a typo or a stale script line: two values are an error.
+    const std::string name = item.substr(0, eq);
+    if (const auto [first, fresh] = given.emplace(name, item); !fresh)
+      throw usage_error("--set",
+                        "given twice, as --set " + first->second + " and as --set " + item +
+                            "; give each name once",
+                        name);
     // Located at the option: model::bind reports a bad name or number there.
     values.set(item.substr(0, eq), parse_double("--set", item.substr(eq + 1)),
                model::SourceLocation{"--set", 0, 0});
   }
   return values;
+}
+
+void warn_coordinates_moving_no_mass(const model::Model& model) {
+  for (std::size_t j : model::coordinates_moving_no_mass(model))
+    std::cerr << "warning: coordinate " << model.coordinates[j].name
+              << " moves no mass (no body or particle moves with it): its row of M is 0, so its "
+                 "equation has no acceleration in it\n";
 }
 
 void reject_constraints(const model::Model& model, const std::string& command) {
@@ -101,18 +117,29 @@ void reject_constraints(const model::Model& model, const std::string& command) {
 }
 
 void add_urdf_options(CLI::App& command, UrdfFlags& flags) {
-  command.add_option("--gravity", flags.gravity,
-                     "URDF model: gravity GX,GY,GZ in m/s^2, root link axes (default 0,0,-9.81)");
-  command.add_flag("--joint-damping", flags.joint_damping,
-                   "URDF model: each joint's <dynamics damping=c> as the generalized force "
-                   "-c*dot(q)");
-  command.add_flag("--symbolic-inertia", flags.symbolic_inertia,
-                   "URDF model: each link's mass, centre of mass and inertia as parameters "
-                   "(m_LINK, cx_LINK .., Ixx_LINK ..) with the URDF's values as defaults");
-  command.add_flag("--floating-base", flags.floating_base,
-                   "URDF model: the root link floats free (ROOT_x, ROOT_y, ROOT_z and a unit "
-                   "quaternion ROOT_e0..ROOT_e3, speeds ROOT_vx.. and ROOT_wx..) instead of being "
-                   "the world");
+  // Their own group: the help lists groups in the order of their first option, and every
+  // command's "Options" group opens with --help, so these come after the command's own options
+  // instead of heading them.
+  const std::string group = "URDF options";
+  command
+      .add_option("--gravity", flags.gravity,
+                  "URDF model: gravity GX,GY,GZ in m/s^2, root link axes (default 0,0,-9.81)")
+      ->group(group);
+  command
+      .add_flag("--joint-damping", flags.joint_damping,
+                "URDF model: each joint's <dynamics damping=c> as the generalized force -c*dot(q)")
+      ->group(group);
+  command
+      .add_flag("--symbolic-inertia", flags.symbolic_inertia,
+                "URDF model: each link's mass, centre of mass and inertia as parameters "
+                "(m_LINK, cx_LINK .., Ixx_LINK ..) with the URDF's values as defaults")
+      ->group(group);
+  command
+      .add_flag("--floating-base", flags.floating_base,
+                "URDF model: the root link floats free (ROOT_x, ROOT_y, ROOT_z and a unit "
+                "quaternion ROOT_e0..ROOT_e3, speeds ROOT_vx.. and ROOT_wx..) instead of being "
+                "the world")
+      ->group(group);
 }
 
 io::UrdfOptions urdf_options(const UrdfFlags& flags) {

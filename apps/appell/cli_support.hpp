@@ -77,7 +77,11 @@ Eigen::VectorXd initial_velocities(const model::Model& model);
 /// is empty. A count other than the model's coordinates is a usage_error naming `option`.
 void read_coordinate_values(const model::Model& model, const std::string& option,
                             const std::string& text, Eigen::VectorXd& into);
-/// --set NAME=VALUE items, each located at "--set" for model::bind's errors.
+/// A warning on stderr for each coordinate that moves no mass (model::coordinates_moving_no_mass):
+/// its equation reads 0 = f_j with no acceleration, a mistake in the model more often than not.
+void warn_coordinates_moving_no_mass(const model::Model& model);
+/// --set NAME=VALUE items, each located at "--set" for model::bind's errors; a name given twice
+/// is a usage_error naming both items.
 model::Values parse_assignments(const std::vector<std::string>& items);
 /// Commands that do not handle constraints yet say so instead of ignoring them (exit 2).
 void reject_constraints(const model::Model& model, const std::string& command);

@@ -24,6 +24,7 @@ struct DeriveOptions {
 
 int run_derive(const DeriveOptions& o) {
   auto model = read_model(o.model, o.urdf);
+  warn_coordinates_moving_no_mass(*model);
   principles::DerivationRequest request;
   request.values = parse_assignments(o.set);
   request.method = method_option(o.method);

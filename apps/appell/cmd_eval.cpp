@@ -132,6 +132,7 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
 
 int run_eval(const EvalOptions& o) {
   auto model = read_model(o.model, o.urdf);
+  warn_coordinates_moving_no_mass(*model);
   const auto n = model->dof();
   Eigen::VectorXd q = initial_coordinates(*model), qd = initial_velocities(*model);
   const auto take = [&](const std::string& option, const std::string& text, Eigen::VectorXd& into) {

@@ -115,6 +115,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
 
 int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
+  warn_coordinates_moving_no_mass(*model);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}, {"--report", o.report}});
   if (model->has_speeds()) return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report);
   if (!o.flags.u0.empty())

@@ -12,6 +12,7 @@
 #include "appell/numeric/interruption.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "cli_support.hpp"
+#include "usage_errors.hpp"
 
 namespace {
 
@@ -95,8 +96,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& err) {
-    std::cerr << "appell: " << err.what() << "\n"
-              << "Run 'appell --help' for usage.\n";
+    std::cerr << cli::parse_error_text(app, err, argc, argv);
     return 2;
   }
 

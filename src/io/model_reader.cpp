@@ -16,6 +16,7 @@
 
 #include "appell/io/model_file.hpp"
 #include "appell/model/builder.hpp"
+#include "appell/model/closest_name.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "yaml_document.hpp"
 
@@ -355,7 +356,7 @@ class ModelReader {
         if (std::find(allowed.begin(), allowed.end(), e.key) == allowed.end())
           fail(e.key_where,
                "unknown key in " + what + "; expected " + join_alternatives(allowed) +
-                   comma_hint(map.node),
+                   comma_hint(map.node) + model::did_you_mean(e.key, allowed),
                e.key);
     }
 

@@ -154,7 +154,15 @@ std::string write_model_yaml(const UrdfModel& urdf) {
 }
 
 UrdfImport import_urdf(const std::string& path, const UrdfOptions& options) {
-  UrdfModel urdf = translate_urdf(read_model_text(path), path, options);
+  const std::string text = read_model_text(path);
+  // An appell model given to import is a mix-up of files, not malformed XML: say so.
+  if (detect_model_format(text) == ModelFormat::Yaml)
+    throw model::ModelError(model::SourceLocation{path, 1, 1},
+                            "import reads a robot's URDF (XML), and this is not XML: an appell "
+                            "model file (YAML) needs no import, the other commands read it as it "
+                            "is",
+                            path);
+  UrdfModel urdf = translate_urdf(text, path, options);
   build_model(urdf);  // what is written must be a valid model: the builder's errors come first
   return UrdfImport{write_model_yaml(urdf), std::move(urdf.warnings)};
 }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "appell/model/closest_name.hpp"
 #include "appell/sym/dag.hpp"
 #include "inertia_check.hpp"
 
@@ -818,7 +819,19 @@ PointRef ModelBuilder::attachment(const Name& name, const std::string& item) {
     const Body& b = model_->bodies[body->second];
     return PointRef{b.frame, b.com};
   }
-  fail(name.where, item, "unknown frame or body", name.text);
+  // A particle is a point with a mass, not something a load can name: say where it sits, which
+  // is what the user meant.
+  for (const Particle& p : model_->particles)
+    if (p.name == name.text)
+      fail(name.where, item,
+           "a load acts on a frame or a body, not on a particle: particle " + p.name +
+               " sits in frame " + p.frame + " (write on: " + p.frame +
+               " and at: the particle's position)",
+           name.text);
+  std::vector<std::string> names{"world"};  // what a load may act on
+  for (const Frame& f : model_->frames) names.push_back(f.name);
+  for (const Body& b : model_->bodies) names.push_back(b.name);
+  fail(name.where, item, "unknown frame or body" + did_you_mean(name.text, names), name.text);
 }
 
 PointRef ModelBuilder::point(const PointSpec& p, const std::string& item) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "appell/model/closest_name.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
@@ -128,6 +129,14 @@ bool is_specified_function(const Model& model, const std::string& name) {
     why = "the model gives this prescribed function an expression of t";
   else if (function != name && model.find_parameter(function))
     why = "a parameter has no time derivatives";
+  else {
+    std::vector<std::string> names;  // what values may be given to
+    for (const auto& p : model.parameters) names.push_back(p.name);
+    for (const auto& u : model.inputs) names.push_back(u.name);
+    for (const auto& p : model.prescribed)
+      if (!p.expression) names.push_back(p.name);
+    why += did_you_mean(function, names);
+  }
   throw ModelError(values.where(name), why, name);
 }
 

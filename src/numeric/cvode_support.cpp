@@ -159,13 +159,21 @@ void check_span_and_tolerances(const SimulationOptions& options) {
   // A span and step that ask for more rows than anyone reads (t_end 1e300, a step of 1e-10)
   // would run and write without bound: refuse before integrating.
   if (const double rows = (options.t_end - options.t_start) / options.output_step + 1;
-      !(rows <= static_cast<double>(options.max_rows)))
-    throw model::ModelError({"output_step", 0, 0},
-                            "t_end and the output step ask for " + shortest(rows) +
-                                " output rows, more than the limit of " +
+      !(rows <= static_cast<double>(options.max_rows))) {
+    // Blame what the caller chose: with the default output step that is the span (t_end 1e5
+    // at the default 0.01 s), not the step they never gave. Both are named either way.
+    const bool default_step = options.output_step == SimulationOptions{}.output_step;
+    const std::string count =
+        rows < 1e15 ? std::to_string(static_cast<long long>(std::ceil(rows))) : shortest(rows);
+    throw model::ModelError({default_step ? "t_end" : "output_step", 0, 0},
+                            "t_end = " + shortest(options.t_end) + " with a row every " +
+                                shortest(options.output_step) +
+                                (default_step ? " (the default output step)" : "") + " asks for " +
+                                count + " output rows, more than the limit of " +
                                 std::to_string(options.max_rows) +
-                                "; take a larger output step or raise the limit",
-                            shortest(options.output_step));
+                                "; take a shorter span or a larger output step, or raise the limit",
+                            shortest(default_step ? options.t_end : options.output_step));
+  }
   check_positive(options.rtol, "rtol", "the relative tolerance");
   check_positive(options.atol, "atol", "the absolute tolerance");
 }

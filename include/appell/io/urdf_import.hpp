@@ -26,7 +26,8 @@ struct UrdfImport {
 
 /// Reads the URDF file at `path` with `options`, builds its model (so that what is written is a
 /// valid model: every model::ModelError of read_urdf_file is thrown here first) and writes its
-/// model file.
+/// model file. A file that is not XML (detect_model_format: an appell model file) is a
+/// model::ModelError saying that import reads URDF, not "malformed XML".
 UrdfImport import_urdf(const std::string& path, const UrdfOptions& options = {});
 
 /// Writes `text` to the file at `path` (replaced if it exists). Throws model::ModelError located
