@@ -36,6 +36,7 @@
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/flexible.hpp"
 #include "appell/model/input_file.hpp"
+#include "appell/model/massless_coordinates.hpp"
 #include "appell/model/model.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/model/utf8.hpp"
