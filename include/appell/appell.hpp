@@ -147,3 +147,9 @@
 #include "appell/report/response_recording.hpp"
 #include "appell/report/scene.hpp"
 #include "appell/report/simulation_recording.hpp"
+// sweep: many simulations of one model (the cases, their results, the settings they share)
+#include "appell/sweep/case_result.hpp"
+#include "appell/sweep/case_sources.hpp"
+#include "appell/sweep/case_table.hpp"
+#include "appell/sweep/random_stream.hpp"
+#include "appell/sweep/sweep_settings.hpp"

@@ -53,6 +53,7 @@ std::uint64_t input_size_limit(InputKind kind) {
     case InputKind::Mesh:
       return 2048 * kMiB;
     case InputKind::Trajectory:
+    case InputKind::Cases:
       return 1024 * kMiB;
   }
   return 64 * kMiB;
@@ -68,6 +69,8 @@ const char* input_kind_name(InputKind kind) {
       return "mesh file";
     case InputKind::Trajectory:
       return "trajectory file";
+    case InputKind::Cases:
+      return "cases file";
   }
   return "input file";
 }

@@ -20,12 +20,13 @@ enum class InputKind {
   Claims,      // a claims file of `appell check`: at most 64 MiB
   Mesh,        // a Gmsh mesh named by a model's `gmsh:`: at most 2 GiB
   Trajectory,  // a trajectory CSV of `appell inverse`: at most 1 GiB
+  Cases,       // a cases file of `appell sweep` (CSV): at most 1 GiB
 };
 
 /// The largest file of a kind, in bytes.
 std::uint64_t input_size_limit(InputKind kind);
 
-/// "model file", "claims file", "mesh file", "trajectory file".
+/// "model file", "claims file", "mesh file", "trajectory file", "cases file".
 const char* input_kind_name(InputKind kind);
 
 /// The bytes of the file at `path`. Opens it without blocking (O_NONBLOCK, so that a FIFO without
