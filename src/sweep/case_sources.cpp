@@ -365,8 +365,11 @@ class CsvReader {
 };
 
 // One cell of a case into its row: a number, or for an input a number or an expression of t.
+// `parsed_expressions` holds the expressions already found good: a file that repeats one in
+// every row (a few forms over many cases is common) parses each form once.
 void read_value(const CsvReader& reader, const Cell& cell, const CaseColumn& column,
-                const model::Model& model, double& number, std::string& expression) {
+                const model::Model& model, std::set<std::string>& parsed_expressions,
+                double& number, std::string& expression) {
   const SourceLocation where = reader.at(cell.line, cell.column);
   if (cell.text.empty())
     throw ModelError(where, "empty cell: every case gives every column a value", column.name);
@@ -381,6 +384,7 @@ void read_value(const CsvReader& reader, const Cell& cell, const CaseColumn& col
   expression = cell.text;
   if (parsed == Parsed::Number) return;
   number = std::numeric_limits<double>::quiet_NaN();
+  if (parsed_expressions.count(cell.text)) return;
   try {
     // Only checked here (names, syntax); the runner parses it again for its case.
     num::parse_time_function(model, cell.text);
@@ -391,6 +395,7 @@ void read_value(const CsvReader& reader, const Cell& cell, const CaseColumn& col
                      "column " + column.name + ": " + bare_message(e),
                      e.offending().empty() ? cell.text : e.offending());
   }
+  parsed_expressions.insert(cell.text);
 }
 
 }  // namespace
@@ -418,6 +423,7 @@ CaseTable read_cases_csv(const std::string& path, const model::Model& model) {
     table.columns.push_back(case_column(cell.text, model, where));
   }
   const std::size_t width = table.columns.size();
+  std::set<std::string> parsed_expressions;
 
   while (reader.next(cells, table.columns)) {
     const SourceLocation row{path, cells.front().line, 1};
@@ -438,7 +444,8 @@ CaseTable read_cases_csv(const std::string& path, const model::Model& model) {
     std::vector<double> numbers(width);
     std::vector<std::string> expressions(width);
     for (std::size_t k = 0; k < width; ++k)
-      read_value(reader, cells[k], table.columns[k], model, numbers[k], expressions[k]);
+      read_value(reader, cells[k], table.columns[k], model, parsed_expressions, numbers[k],
+                 expressions[k]);
     table.numbers.push_back(std::move(numbers));
     table.expressions.push_back(std::move(expressions));
     table.rows.push_back(row);
