@@ -99,8 +99,10 @@
 
 // sweep/: many simulations of one model (cases, threads, MPI ranks) into one HDF5 file
 #include "appell/sweep/case_result.hpp"
+#include "appell/sweep/case_sources.hpp"
 #include "appell/sweep/case_table.hpp"
 #include "appell/sweep/model_hash.hpp"
+#include "appell/sweep/random_stream.hpp"
 #include "appell/sweep/sweep_runner.hpp"
 #include "appell/sweep/sweep_settings.hpp"
 
@@ -147,9 +149,3 @@
 #include "appell/report/response_recording.hpp"
 #include "appell/report/scene.hpp"
 #include "appell/report/simulation_recording.hpp"
-// sweep: many simulations of one model (the cases, their results, the settings they share)
-#include "appell/sweep/case_result.hpp"
-#include "appell/sweep/case_sources.hpp"
-#include "appell/sweep/case_table.hpp"
-#include "appell/sweep/random_stream.hpp"
-#include "appell/sweep/sweep_settings.hpp"
