@@ -206,8 +206,10 @@ void apply_option_rules(CLI::App& app) {
   for (CLI::App* a : apps)
     for (CLI::Option* option : a->get_options()) {
       if (option->get_items_expected_max() == 0) continue;  // a flag
-      // A vector option would otherwise take every following word, the model's path included.
-      if (option->get_items_expected_max() > 1) option->allow_extra_args(false);
+      // A vector option would otherwise take every following word, the model's path included
+      // (a positional list, sweep-merge's SHARDS, takes every word that is left by design).
+      if (option->get_items_expected_max() > 1 && option->nonpositional())
+        option->allow_extra_args(false);
       option->check(not_empty);
       if (option->get_type_name() == "FLOAT") option->check(finite);
     }

@@ -103,6 +103,7 @@
 #include "appell/sweep/case_table.hpp"
 #include "appell/sweep/model_hash.hpp"
 #include "appell/sweep/random_stream.hpp"
+#include "appell/sweep/results_file.hpp"
 #include "appell/sweep/sweep_runner.hpp"
 #include "appell/sweep/sweep_settings.hpp"
 
