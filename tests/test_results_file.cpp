@@ -84,7 +84,7 @@ CaseResult oscillator(std::size_t i, const SweepSettings& s, std::size_t rows,
   r.wall_time = 1e-3 * static_cast<double>(i + 1);
   r.rows = rows;
   r.dof = 2;
-  r.speeds = 1;
+  r.speeds = s.speeds.size();  // 1 (w = ẋ), or 0 for a sweep without speeds
   r.t_reached = rows > 0 ? grid[rows - 1] : 0.0;
   r.energy_drift = 0.0;
   for (std::size_t row = 0; row < rows; ++row) {
@@ -92,7 +92,7 @@ CaseResult oscillator(std::size_t i, const SweepSettings& s, std::size_t rows,
     const double y = 0.5 * x;  // a second coordinate, tied to the first
     r.q.insert(r.q.end(), {x, y});
     r.qd.insert(r.qd.end(), {v, 0.5 * v});
-    r.u.push_back(v);
+    if (r.speeds > 0) r.u.push_back(v);
     r.kinetic.push_back(0.5 * m * v * v);
     r.potential.push_back(0.5 * k * x * x);
     r.total.push_back(r.kinetic.back() + r.potential.back());
@@ -120,10 +120,12 @@ CaseResult oscillator(std::size_t i, const SweepSettings& s, std::size_t rows,
     r.max_qd.push_back(hi);
   }
   double lo = 0, hi = 0;
-  r.final_u = {r.u.back()};
-  extremes(r.u, lo, hi);
-  r.min_u = {lo};
-  r.max_u = {hi};
+  if (r.speeds > 0) {
+    r.final_u = {r.u.back()};
+    extremes(r.u, lo, hi);
+    r.min_u = {lo};
+    r.max_u = {hi};
+  }
   r.final_kinetic = r.kinetic.back();
   r.final_potential = r.potential.back();
   r.final_total = r.total.back();
@@ -341,7 +343,9 @@ class ResultsFileTest : public test_support::ScratchDirTest {
 TEST_F(ResultsFileTest, EverySaveKindReadsBackThroughTheCApi) {
   for (const Save save : {Save::Series, Save::Final, Save::Summary}) {
     SCOPED_TRACE(sweep::save_name(save));
-    const SweepSettings s = settings_of(save);
+    SweepSettings s = settings_of(save);
+    if (save == Save::Final) s.speeds = {};  // a model without generalized speeds
+    const bool speeds = !s.speeds.empty();
     const std::string path = file(sweep::save_name(save) + ".h5");
     write_file(path, s, 7, {0, 1, 2, 3, 4, 5, 6});
     const std::vector<double> grid = sweep::output_times(s);
@@ -355,7 +359,7 @@ TEST_F(ResultsFileTest, EverySaveKindReadsBackThroughTheCApi) {
     EXPECT_EQ(text_attribute(f.id, "/", "model_hash"), "3f5a");
     EXPECT_EQ(text_attribute(f.id, "/", "save"), sweep::save_name(save));
     EXPECT_EQ(text_attribute(f.id, "/", "coordinates"), "x|y");
-    EXPECT_EQ(text_attribute(f.id, "/", "speeds"), "w");
+    EXPECT_EQ(text_attribute(f.id, "/", "speeds"), speeds ? "w" : "");
     EXPECT_EQ(text_attribute(f.id, "/", "common_values"), "k=1");
     EXPECT_EQ(number_attribute(f.id, "t_end"), 1.0);
     EXPECT_EQ(number_attribute(f.id, "rtol"), 1e-9);
@@ -412,8 +416,9 @@ TEST_F(ResultsFileTest, EverySaveKindReadsBackThroughTheCApi) {
       }
       EXPECT_LT(H5Lexists(f.id, "final", H5P_DEFAULT), 1);
     } else {
-      const auto fx = doubles(f.id, "final/q/x"), fw = doubles(f.id, "final/u/w");
-      const auto fe = doubles(f.id, "final/E");
+      const auto fx = doubles(f.id, "final/q/x"), fe = doubles(f.id, "final/E");
+      EXPECT_EQ(H5Lexists(f.id, "final/u", H5P_DEFAULT) > 0, speeds);
+      const auto fw = speeds ? doubles(f.id, "final/u/w") : std::vector<double>(7, kNaN);
       EXPECT_EQ(dims_of(f.id, "final/q/x"), (std::vector<hsize_t>{7}));
       for (std::size_t i = 0; i < 7; ++i) {
         if (i == 5) {
@@ -422,7 +427,9 @@ TEST_F(ResultsFileTest, EverySaveKindReadsBackThroughTheCApi) {
         }
         const CaseResult r = oscillator(i, s, i == 3 ? 2 : times);
         EXPECT_EQ(fx[i], r.final_q[0]);
-        EXPECT_EQ(fw[i], r.final_u[0]);
+        if (speeds) {
+          EXPECT_EQ(fw[i], r.final_u[0]);
+        }
         EXPECT_EQ(fe[i], r.final_total);
       }
       EXPECT_LT(H5Lexists(f.id, "series", H5P_DEFAULT), 1);
@@ -569,55 +576,65 @@ TEST_F(ResultsFileTest, AWriterKilledMidwayLeavesEveryWrittenCaseReadable) {
   const SweepSettings s = settings_of(Save::Series);
   const std::string path = file("killed.h5");
   const std::size_t cases = 400, rows = sweep::output_times(s).size();
-  int done[2];
-  ASSERT_EQ(pipe(done), 0);
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    // Writes every case, telling the parent after each, and again from the first (a case
-    // written again is reset to "not run" first) until it is killed, before close().
-    close(done[0]);
-    try {
-      auto results = ResultsFile::create(path, s, table_of(cases));
-      for (std::size_t i = 0;; i = (i + 1) % cases) {
-        results.write(oscillator(i, s, rows));
-        const char byte = 1;
-        if (::write(done[1], &byte, 1) != 1) _exit(3);
+  // Rounds of a writer killed (SIGKILL, before close()) at another moment each time; each
+  // round resumes the file the last one left, as `appell sweep --resume` does.
+  for (int round = 0; round < 8; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    int done[2];
+    ASSERT_EQ(pipe(done), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      // The cases not "ok" first, then every case again and again (a case written again is
+      // reset to "not run" first), telling the parent after each.
+      close(done[0]);
+      try {
+        auto results = round == 0 ? ResultsFile::create(path, s, table_of(cases))
+                                  : ResultsFile::resume(path, s, table_of(cases));
+        std::vector<std::size_t> order;
+        for (std::size_t i = 0; i < cases; ++i)
+          if (results.statuses()[i] != "ok") order.push_back(i);
+        for (std::size_t i = 0; i < cases; ++i) order.push_back(i);
+        for (std::size_t k = 0;; k = (k + 1) % order.size()) {
+          results.write(oscillator(order[k], s, rows));
+          const char byte = 1;
+          if (::write(done[1], &byte, 1) != 1) _exit(3);
+        }
+      } catch (...) {
+        _exit(4);
       }
-    } catch (...) {
-      _exit(4);
     }
-  }
-  close(done[1]);
-  // Kill after 40 cases, while the child is writing.
-  std::size_t told = 0;
-  char byte = 0;
-  while (told < 40 && read(done[0], &byte, 1) == 1) ++told;
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  close(done[0]);
-  ASSERT_EQ(told, 40u);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    close(done[1]);
+    const std::size_t kill_after = 40 + 13 * static_cast<std::size_t>(round);
+    std::size_t told = 0;
+    char byte = 0;
+    while (told < kill_after && read(done[0], &byte, 1) == 1) ++told;
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    close(done[0]);
+    ASSERT_EQ(told, kill_after);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 
-  auto results = ResultsFile::resume(path, s, table_of(cases));
-  std::size_t ok = 0;
-  for (const auto& st : results.statuses()) {
-    EXPECT_TRUE(st == "ok" || st == "not run") << st;
-    ok += st == "ok";
-  }
-  EXPECT_GE(ok, 40u);
-  results.close();
-  // Every case that reads "ok" has all of its data, bit for bit.
-  H5File f(path);
-  const auto status_of = strings(f.id, "status");
-  const auto x = doubles(f.id, "series/q/x"), e = doubles(f.id, "series/E");
-  for (std::size_t i = 0; i < cases; ++i) {
-    if (status_of[i] != "ok") continue;
-    const CaseResult r = oscillator(i, s, rows);
-    for (std::size_t k = 0; k < rows; ++k) {
-      ASSERT_EQ(x[i * rows + k], r.q[2 * k]) << "case " << i;
-      ASSERT_EQ(e[i * rows + k], r.total[k]) << "case " << i;
+    auto results = ResultsFile::resume(path, s, table_of(cases));
+    std::size_t ok = 0;
+    for (const auto& st : results.statuses()) {
+      EXPECT_TRUE(st == "ok" || st == "not run") << st;
+      ok += st == "ok";
+    }
+    EXPECT_GE(ok, 40u);
+    results.close();
+    // Every case that reads "ok" has all of its data, bit for bit.
+    H5File f(path);
+    const auto status_of = strings(f.id, "status");
+    const auto x = doubles(f.id, "series/q/x"), e = doubles(f.id, "series/E");
+    for (std::size_t i = 0; i < cases; ++i) {
+      if (status_of[i] != "ok") continue;
+      const CaseResult r = oscillator(i, s, rows);
+      for (std::size_t k = 0; k < rows; ++k) {
+        ASSERT_EQ(x[i * rows + k], r.q[2 * k]) << "case " << i;
+        ASSERT_EQ(e[i * rows + k], r.total[k]) << "case " << i;
+      }
     }
   }
 }

@@ -340,7 +340,8 @@ class Maker {
     Hid space(H5Screate_simple(1, &n, nullptr), H5Sclose);
     std::vector<const char*> texts;
     for (const auto& v : values) texts.push_back(v.c_str());
-    write_attribute(object, name, type.get(), space.get(), texts.data());
+    // An empty list (a model without speeds) is an attribute of shape (0,): nothing to write.
+    write_attribute(object, name, type.get(), space.get(), values.empty() ? nullptr : texts.data());
   }
   void attribute(hid_t object, const std::string& name, double value) {
     Hid space(H5Screate(H5S_SCALAR), H5Sclose);
@@ -376,8 +377,9 @@ class Maker {
     Hid attribute =
         checked(H5Acreate2(object, name.c_str(), file_type, space, acpl_.get(), H5P_DEFAULT),
                 H5Aclose, "create", path_);
-    expect(H5Awrite(attribute.get(), memory_type >= 0 ? memory_type : file_type, data), "write",
-           path_);
+    if (data)
+      expect(H5Awrite(attribute.get(), memory_type >= 0 ? memory_type : file_type, data), "write",
+             path_);
   }
 
   hid_t file_;
