@@ -181,6 +181,13 @@ std::string list_text(const std::vector<std::string>& items) {
   return text + "]";
 }
 
+/// Bad input about the file `path`, located at `where` ("--resume", or the file itself): the
+/// path is named, unless it is where the error is located already.
+model::ModelError file_error(const model::SourceLocation& where, const std::string& message,
+                             const std::string& path) {
+  return model::ModelError(where, message, where.file == path ? std::string() : path);
+}
+
 // --- the layout --------------------------------------------------------------------------------
 
 /// One float64 dataset a case writes a row of: [case] or [case, time] (a series).
@@ -420,7 +427,7 @@ class Reader {
       : file_(file), path_(std::move(path)), where_(std::move(where)) {}
 
   [[noreturn]] void damaged(const std::string& what) const {
-    throw model::ModelError(where_, "damaged results file: " + what, path_);
+    throw file_error(where_, "damaged results file: " + what, path_);
   }
 
   bool has_attribute(hid_t object, const char* name) const { return H5Aexists(object, name) > 0; }
@@ -509,13 +516,12 @@ Identity read_identity(const Reader& in) {
   Hid root(H5Oopen(in.file(), "/", H5P_DEFAULT), H5Oclose);
   const hid_t r = root.get();
   if (!in.has_attribute(r, "format") || in.text(r, "format") != kFormat)
-    throw model::ModelError(in.where(), "not the results file of an appell sweep", in.path());
+    throw file_error(in.where(), "not the results file of an appell sweep", in.path());
   if (const double version = in.number(r, "format_version"); version != kFormatVersion)
-    throw model::ModelError(in.where(),
-                            "results file format_version " + number_text(version) +
-                                ": this appell reads format_version " +
-                                std::to_string(kFormatVersion),
-                            in.path());
+    throw file_error(in.where(),
+                     "results file format_version " + number_text(version) +
+                         ": this appell reads format_version " + std::to_string(kFormatVersion),
+                     in.path());
   Identity id;
   SweepSettings& s = id.settings;
   s.model_name = in.text(r, "model_name");
@@ -615,19 +621,18 @@ std::optional<Difference> first_difference(const SweepSettings& a, const CaseTab
 /// (truncated, damaged) is bad input at `where`.
 Hid open_existing(const std::string& path, bool write, const model::SourceLocation& where) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw model::ModelError(where, "no such file", path);
-  if (!std::filesystem::is_regular_file(path, error))
-    throw model::ModelError(where, "not a file", path);
+  if (!std::filesystem::exists(path, error)) throw file_error(where, "no such file", path);
+  if (!std::filesystem::is_regular_file(path, error)) throw file_error(where, "not a file", path);
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
-    throw model::ModelError(where, "not an HDF5 file", path);
+    throw file_error(where, "not an HDF5 file", path);
   }
   Hid fapl = file_access();
   Hid file(H5Fopen(path.c_str(), write ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl.get()), H5Fclose);
   if (!file.valid())
-    throw model::ModelError(
-        where, "an HDF5 file that cannot be opened (truncated or damaged?): " + hdf5_reason(),
-        path);
+    throw file_error(where,
+                     "an HDF5 file that cannot be opened (truncated or damaged?): " + hdf5_reason(),
+                     path);
   return file;
 }
 
@@ -650,7 +655,7 @@ void move_into_place(const std::string& from, const std::string& path,
     }
     error = errno;
   }
-  if (error == EEXIST) throw model::ModelError(where, exists_message, path);
+  if (error == EEXIST) throw file_error(where, exists_message, path);
   throw model::ComputationError("could not write " + path + ": " + std::strerror(error));
 }
 
@@ -705,7 +710,7 @@ std::unique_ptr<ResultsFile::Impl> ResultsFile::Impl::make(const std::string& at
   Hid fapl = file_access();
   impl->file = Hid(H5Fcreate(at.c_str(), H5F_ACC_EXCL, fcpl.get(), fapl.get()), H5Fclose);
   if (!impl->file.valid())
-    throw model::ModelError(where, "cannot create the file: " + hdf5_reason(), path);
+    throw file_error(where, "cannot create the file: " + hdf5_reason(), path);
   const hid_t file = impl->file.get();
   Maker make(file, path);
 
@@ -915,7 +920,7 @@ ResultsFile ResultsFile::create(const std::string& path, const SweepSettings& se
   const std::string exists = "exists: --resume completes it, or remove it";
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
-    throw model::ModelError(where, exists, path);
+    throw file_error(where, exists, path);
   const std::string at = aside(path);
   std::unique_ptr<Impl> impl;
   try {
@@ -939,10 +944,10 @@ ResultsFile ResultsFile::resume(const std::string& path, const SweepSettings& se
   const Reader in(impl->file.get(), path, where);
   const Identity found = read_identity(in);
   if (const auto d = first_difference(found.settings, found.table, settings, cases))
-    throw model::ModelError(where,
-                            "the file holds another sweep: its " + d->field + " is " + d->first +
-                                ", this sweep's is " + d->second,
-                            path);
+    throw file_error(where,
+                     "the file holds another sweep: its " + d->field + " is " + d->first +
+                         ", this sweep's is " + d->second,
+                     path);
   impl->settings = found.settings;
   impl->cases = found.table.size();
   impl->times = output_times(found.settings).size();
@@ -1006,7 +1011,7 @@ MergeSummary merge_results(const std::vector<std::string>& shards, const std::st
   if (shards.empty()) throw model::ModelError({out, 0, 0}, "no shard files to merge");
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(out, error)))
-    throw model::ModelError({out, 0, 0}, "exists: remove it, or merge into another file", out);
+    throw file_error({out, 0, 0}, "exists: remove it, or merge into another file", out);
 
   // Every shard against the first; which shard each case comes from (the first that ran it).
   Identity first;
