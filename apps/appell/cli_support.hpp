@@ -40,6 +40,8 @@ void add_report_command(CLI::App& app, Commands& commands);
 void add_check_command(CLI::App& app, Commands& commands);
 void add_linearize_command(CLI::App& app, Commands& commands);
 void add_sweep_merge_command(CLI::App& app, Commands& commands);
+/// `sweep` records its command line (argv) in the results file.
+void add_sweep_command(CLI::App& app, Commands& commands, int argc, char** argv);
 
 /// How a URDF model is read (--gravity GX,GY,GZ, --joint-damping, --symbolic-inertia): options of
 /// every command that reads a model, refused for a YAML model (which says all of it itself).

@@ -32,6 +32,8 @@ from ._appell import (  # noqa: F401  (the public names)
     verify,
 )
 
+from ._sweep import SweepResult, sweep  # noqa: E402,F401
+
 __version__ = _appell.__version__
 
 __all__ = [
@@ -53,6 +55,8 @@ __all__ = [
     "load",
     "simulate",
     "statics",
+    "sweep",
+    "SweepResult",
     "verify",
 ]
 

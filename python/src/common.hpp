@@ -97,5 +97,6 @@ void bind_errors(py::module_& m);
 void bind_model(py::module_& m);
 void bind_equations(py::module_& m);
 void bind_solvers(py::module_& m);
+void bind_sweep(py::module_& m);
 
 }  // namespace appell::python

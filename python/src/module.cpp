@@ -157,4 +157,5 @@ PYBIND11_MODULE(_appell, m) {
   ap::bind_model(m);
   ap::bind_equations(m);
   ap::bind_solvers(m);
+  ap::bind_sweep(m);
 }
