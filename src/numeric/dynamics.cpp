@@ -226,7 +226,8 @@ void load_state(const std::vector<double>& defaults, DynamicsWorkspace& work, st
     throw std::invalid_argument("DynamicsWorkspace::parameters has " +
                                 std::to_string(given.size()) + " values, the Dynamics " +
                                 std::to_string(defaults.size()) + " run-time parameters");
-  std::copy(given.begin(), given.end(), v.begin() + static_cast<std::ptrdiff_t>(first_parameter(n)));
+  std::copy(given.begin(), given.end(),
+            v.begin() + static_cast<std::ptrdiff_t>(first_parameter(n)));
 }
 
 void run(const sym::Tape& tape, DynamicsWorkspace& work) {
