@@ -334,7 +334,7 @@ TEST(CaseGrid, TheFirstSpecVariesSlowestOverExactValues) {
     EXPECT_EQ(table.numbers[i][2], c == 0 ? -1.0 : 1.0) << i;
     EXPECT_EQ(table.expressions[i][2], c == 0 ? "-1" : "1") << i;
     EXPECT_EQ(table.expressions[i][0], "");
-    EXPECT_EQ(table.rows[i].file, "--grid");
+    EXPECT_EQ(table.rows[i].file, "grid");
   }
   EXPECT_EQ(table.numbers.back()[1], 1.0);
 }
@@ -387,7 +387,7 @@ TEST(CaseGrid, EveryRefusalNamesItsSpec) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.offending);
-    expect_error(error_of([&] { sweep::grid_cases(c.specs, cart()); }), "--grid", 0, 0, c.offending,
+    expect_error(error_of([&] { sweep::grid_cases(c.specs, cart()); }), "grid", 0, 0, c.offending,
                  c.message);
   }
 }
@@ -440,7 +440,7 @@ TEST(CaseSample, EachStratumOfEachDimensionIsUsedOnce) {
       const auto table = sweep::sample_cases(specs, n, seed, cart());
       ASSERT_EQ(table.size(), n);
       ASSERT_EQ(table.columns.size(), 3u);
-      EXPECT_EQ(table.rows.front().file, "--sample");
+      EXPECT_EQ(table.rows.front().file, "sample");
       for (std::size_t d = 0; d < 3; ++d) {
         std::vector<int> hits(n, 0);
         for (std::size_t k = 0; k < n; ++k) {
@@ -513,12 +513,12 @@ TEST(CaseSample, EveryRefusalNamesItsSpecOrTheCount) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.offending);
-    expect_error(error_of([&] { sweep::sample_cases(c.specs, 10, 1, cart()); }), "--sample", 0, 0,
+    expect_error(error_of([&] { sweep::sample_cases(c.specs, 10, 1, cart()); }), "sample", 0, 0,
                  c.offending, c.message);
   }
-  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 0, 1, cart()); }), "--count", 0, 0,
+  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 0, 1, cart()); }), "count", 0, 0,
                "0", "expected a number of cases from 1 to 10000000");
-  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 10'000'001, 1, cart()); }), "--count",
+  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 10'000'001, 1, cart()); }), "count",
                0, 0, "10000001", "expected a number of cases");
 }
 

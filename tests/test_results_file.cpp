@@ -535,7 +535,7 @@ TEST_F(ResultsFileTest, ResumeReadsTheStatusesOfTheSameSweepAndRefusesAnother) {
     CaseTable table = table_of(7);
     change.apply(other, table);
     const auto e = model_error([&] { ResultsFile::resume(path, other, table); });
-    EXPECT_EQ(e.where().file, "--resume");
+    EXPECT_EQ(e.where().file, "resume");
     EXPECT_EQ(e.offending(), path);
     EXPECT_NE(std::string(e.what()).find("its " + change.field + " is " + change.file_value +
                                          ", this sweep's is " + change.our_value),
@@ -724,7 +724,7 @@ TEST_F(ResultsFileTest, FilesThatAreNotResultsAreClearErrors) {
   const CaseTable table = table_of(3);
   const auto refused = [&](const std::string& path, const std::string& message) {
     const auto e = model_error([&] { ResultsFile::resume(path, s, table); });
-    EXPECT_EQ(e.where().file, "--resume");
+    EXPECT_EQ(e.where().file, "resume");
     EXPECT_EQ(e.offending(), path);
     EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     const auto m = model_error([&] { sweep::merge_results({path}, file("out.h5")); });
@@ -745,14 +745,14 @@ TEST_F(ResultsFileTest, FilesThatAreNotResultsAreClearErrors) {
 
   // create() never replaces a file.
   const auto e = model_error([&] { ResultsFile::create(whole, s, table); });
-  EXPECT_EQ(e.where().file, "--out");
+  EXPECT_EQ(e.where().file, "out");
   EXPECT_EQ(e.offending(), whole);
   EXPECT_NE(std::string(e.what()).find("exists: --resume completes it, or remove it"),
             std::string::npos);
   EXPECT_NO_THROW(ResultsFile::resume(whole, s, table));
   const auto missing =
       model_error([&] { ResultsFile::create((dir_ / "no-folder" / "r.h5").string(), s, table); });
-  EXPECT_EQ(missing.where().file, "--out");
+  EXPECT_EQ(missing.where().file, "out");
   EXPECT_NE(std::string(missing.what()).find("No such file or directory"), std::string::npos)
       << missing.what();
 }

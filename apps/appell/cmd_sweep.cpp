@@ -169,11 +169,7 @@ int run_sweep(const SweepOptions& o) {
   const bool lead = !session || session->rank() == 0;
 
   std::optional<sweep::SweepRunner> runner;
-  try {
-    runner.emplace(model, table, options);
-  } catch (const model::ModelError& e) {
-    throw at_simulation_option(e);
-  }
+  runner.emplace(model, table, options);
   if (lead && !runner->note().empty()) std::cerr << "appell sweep: " << runner->note() << "\n";
 
   // Rank 0 opens the file; the others learn whether it could.
@@ -240,6 +236,16 @@ int run_sweep(const SweepOptions& o) {
   return 0;
 }
 
+// A library error located at a name of the library's ("grid", "out", "t_end", ...) at the flag
+// that gave the value.
+model::ModelError at_sweep_option(const model::ModelError& error) {
+  return at_simulation_option(at_option(error, {{"grid", "--grid"},
+                                                {"sample", "--sample"},
+                                                {"count", "--count"},
+                                                {"out", "--out"},
+                                                {"resume", "--resume"}}));
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& app, Commands& commands, int argc, char** argv) {
@@ -284,7 +290,13 @@ void add_sweep_command(CLI::App& app, Commands& commands, int argc, char** argv)
               "complete an existing --out file of the same sweep: run the cases not yet ok");
   add_jit_flag(*s, o->no_jit);
   s->add_option("--out", o->out, "the HDF5 results file (docs/sweep.md)")->required();
-  commands.push_back({s, [o] { return run_sweep(*o); }});
+  commands.push_back({s, [o] {
+                        try {
+                          return run_sweep(*o);
+                        } catch (const model::ModelError& e) {
+                          throw at_sweep_option(e);
+                        }
+                      }});
 }
 
 }  // namespace appell::cli

@@ -562,7 +562,7 @@ std::vector<double> grid_values(const Spec& spec, const SourceLocation& where,
 }  // namespace
 
 CaseTable grid_cases(const std::vector<std::string>& specs, const model::Model& model) {
-  const SourceLocation where{"--grid", 0, 0};
+  const SourceLocation where{"grid", 0, 0};
   const std::string syntax = "NAME=START:STEP:STOP or NAME=V1,V2,...";
   if (specs.empty()) throw ModelError(where, "no grid: expected " + syntax);
   std::vector<Spec> parsed;
@@ -593,10 +593,10 @@ CaseTable grid_cases(const std::vector<std::string>& specs, const model::Model& 
 
 CaseTable sample_cases(const std::vector<std::string>& specs, std::size_t count, std::uint64_t seed,
                        const model::Model& model) {
-  const SourceLocation where{"--sample", 0, 0};
+  const SourceLocation where{"sample", 0, 0};
   const std::string syntax = "NAME=LOW:HIGH";
   if (count == 0 || count > kMaxCases)
-    throw ModelError({"--count", 0, 0},
+    throw ModelError({"count", 0, 0},
                      "expected a number of cases from 1 to " + std::to_string(kMaxCases),
                      std::to_string(count));
   if (specs.empty()) throw ModelError(where, "no sample: expected " + syntax);

@@ -181,7 +181,7 @@ std::string list_text(const std::vector<std::string>& items) {
   return text + "]";
 }
 
-/// Bad input about the file `path`, located at `where` ("--resume", or the file itself): the
+/// Bad input about the file `path`, located at `where` ("resume", or the file itself): the
 /// path is named, unless it is where the error is located already.
 model::ModelError file_error(const model::SourceLocation& where, const std::string& message,
                              const std::string& path) {
@@ -916,7 +916,7 @@ ResultsFile::~ResultsFile() {
 ResultsFile ResultsFile::create(const std::string& path, const SweepSettings& settings,
                                 const CaseTable& cases) {
   QuietErrors quiet;
-  const model::SourceLocation where{"--out", 0, 0};
+  const model::SourceLocation where{"out", 0, 0};
   const std::string exists = "exists: --resume completes it, or remove it";
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
@@ -937,7 +937,7 @@ ResultsFile ResultsFile::create(const std::string& path, const SweepSettings& se
 ResultsFile ResultsFile::resume(const std::string& path, const SweepSettings& settings,
                                 const CaseTable& cases) {
   QuietErrors quiet;
-  const model::SourceLocation where{"--resume", 0, 0};
+  const model::SourceLocation where{"resume", 0, 0};
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->file = open_existing(path, true, where);

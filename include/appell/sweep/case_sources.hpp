@@ -9,7 +9,7 @@
 // then that case's failure ("failed: REASON" at its row), and the other cases go on.
 //
 // Every error is a model::ModelError (bad input: the CLI exits 2) located where it was written
-// (the cases file's line and column, or "--grid", "--sample", "--count") and naming the column,
+// (the cases file's line and column, or "grid", "sample", "count") and naming the column,
 // the cell or the spec.
 #pragma once
 
@@ -69,10 +69,10 @@ CaseTable read_cases_csv(const std::string& path, const model::Model& model);
 /// 1). STEP is not 0 and has the sign that goes from START to STOP; START = STOP gives one value.
 /// A list gives its values in the order written. The first spec varies slowest: case
 /// i = ((i₁·n₂ + i₂)·n₃ + i₃)..., as nested loops written in the order of the specs.
-/// rows[k] = {"--grid"}. An input column set here holds a constant input (its expression the
+/// rows[k] = {"grid"}. An input column set here holds a constant input (its expression the
 /// number, written shortest round-trip).
 ///
-/// Throws ModelError at {"--grid"} naming the spec for: no '=' or an empty name, a range that is
+/// Throws ModelError at {"grid"} naming the spec for: no '=' or an empty name, a range that is
 /// not three numbers, a list with an empty item, a number that does not parse entirely or is not
 /// finite, a STEP of 0 or of the wrong sign, a name given twice, an unknown column (case_column),
 /// more than kMaxCases cases in all; and for no spec at all.
@@ -86,12 +86,12 @@ CaseTable grid_cases(const std::vector<std::string>& specs, const model::Model& 
 /// with π a uniformly random permutation of 0..count−1 (Fisher–Yates) and U uniform in [0, 1),
 /// both from RandomStream(seed) (random_stream.hpp), drawn dimension by dimension in the order of
 /// the specs: first π, then the count values of U. The same seed gives the same table, bit for
-/// bit, on every platform. Values lie in [LOW, HIGH). rows[k] = {"--sample"}.
+/// bit, on every platform. Values lie in [LOW, HIGH). rows[k] = {"sample"}.
 ///
-/// Throws ModelError at {"--sample"} naming the spec for: no '=' or an empty name, not two
+/// Throws ModelError at {"sample"} naming the spec for: no '=' or an empty name, not two
 /// numbers LOW:HIGH, a number that does not parse entirely or is not finite, LOW ≥ HIGH, a width
 /// HIGH − LOW beyond the largest double, a name given twice, an unknown column (case_column), no
-/// spec at all; at {"--count"} for a count of 0 or above kMaxCases.
+/// spec at all; at {"count"} for a count of 0 or above kMaxCases.
 CaseTable sample_cases(const std::vector<std::string>& specs, std::size_t count, std::uint64_t seed,
                        const model::Model& model);
 

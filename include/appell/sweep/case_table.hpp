@@ -38,7 +38,7 @@ struct CaseTable {
   /// [case][column]: an input column's cell as written (a number or an expression of t); empty
   /// in every other column.
   std::vector<std::vector<std::string>> expressions;
-  /// Where each case was given (the cases file's line; "--grid", "--sample" otherwise), so that
+  /// Where each case was given (the cases file's line; "grid", "sample" otherwise), so that
   /// a bad value of a case is reported at its row.
   std::vector<model::SourceLocation> rows;
 

@@ -49,7 +49,7 @@ class ResultsFile {
   /// A new results file at `path` for `cases` of the sweep `settings`: metadata, the cases table,
   /// /t, and every per-case dataset, each case "not run" with NaN values. The file appears at
   /// `path` complete (written aside, then linked there), never half-made.
-  /// Throws model::ModelError at "--out" when `path` exists ("exists: --resume completes it, or
+  /// Throws model::ModelError at "out" when `path` exists ("exists: --resume completes it, or
   /// remove it", naming the path) or cannot be created; model::ComputationError naming the path
   /// when writing fails.
   static ResultsFile create(const std::string& path, const SweepSettings& settings,
@@ -58,9 +58,9 @@ class ResultsFile {
   /// The existing results file at `path`, opened to be completed: it must hold the same sweep
   /// (format and version, model_hash, t_end, output_step, rtol, atol, integrator, save,
   /// coordinates, speeds, common_values, the cases table's columns and every cell), else
-  /// model::ModelError at "--resume" naming the first field that differs and both values. A
+  /// model::ModelError at "resume" naming the first field that differs and both values. A
   /// missing file, one that is not HDF5, not a sweep's results or damaged (truncated) is a
-  /// model::ModelError at "--resume" too.
+  /// model::ModelError at "resume" too.
   static ResultsFile resume(const std::string& path, const SweepSettings& settings,
                             const CaseTable& cases);
 
