@@ -14,7 +14,7 @@ packages=(
   libhdf5-dev libopenmpi-dev openmpi-bin  # appell sweep: results in HDF5, cases over MPI ranks
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-sympy  # the Python package, its tests
-  python3-h5py python3-distributed  # sweep files read back with h5py; appell.sweep on Dask
+  python3-h5py python3-pandas python3-distributed  # sweep files read back; appell.sweep on Dask
   clang-format
   clang libclang-rt-14-dev  # the sanitizer build and the fuzz targets (scripts/sanitize.sh, fuzz.sh)
   dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps finds the run-time dependencies

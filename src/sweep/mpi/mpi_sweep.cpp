@@ -2,7 +2,9 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -233,9 +235,19 @@ void run_cases(const Session& session, const SweepRunner& runner,
     });
     int done = 1;
     std::vector<char> buffer;
+    // Polled, not a blocking MPI_Probe: OpenMPI's blocking calls spin, and this thread would take
+    // a core from rank 0's own case threads. A request waits at most a millisecond.
+    auto idle = std::chrono::microseconds(0);
     while (done < session.size()) {
       MPI_Status status;
-      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      int arrived = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status);
+      if (!arrived) {
+        idle = std::min(std::chrono::microseconds(1000), idle + std::chrono::microseconds(50));
+        std::this_thread::sleep_for(idle);
+        continue;
+      }
+      idle = std::chrono::microseconds(0);
       int count = 0;
       MPI_Get_count(&status, MPI_BYTE, &count);
       buffer.resize(static_cast<std::size_t>(count));
