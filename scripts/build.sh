@@ -6,5 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAPPELL_WERROR=ON "$@"
+# Tests, benchmarks and Python on explicitly: a build/ that scripts/demo.sh configured for the
+# command alone gets them back.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAPPELL_WERROR=ON -DAPPELL_BUILD_TESTS=ON \
+  -DAPPELL_BUILD_BENCH=ON -DAPPELL_BUILD_PYTHON=ON "$@"
 cmake --build build -j"$(nproc)"

@@ -5,6 +5,23 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# `--tool`: only what building and running the `appell` command needs (scripts/demo.sh), not the
+# tests' and benchmarks' packages (GoogleTest, clang, chromium, Python, ...): the first demo
+# installs and builds in minutes.
+tool_only=0
+if [ "${1:-}" = "--tool" ]; then
+  tool_only=1
+fi
+
+tool_packages=(
+  build-essential cmake pkg-config ccache
+  libginac-dev libcln-dev
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
+  libeigen3-dev libsundials-dev libsuitesparse-dev libspectra-dev libopenblas0-pthread
+  liburdfdom-dev
+  libhdf5-dev libopenmpi-dev
+)
+
 packages=(
   build-essential cmake pkg-config ccache
   libginac-dev libcln-dev
@@ -26,7 +43,16 @@ packages=(
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   packages+=(nodejs npm)
 fi
-packages+=(chromium)
+if [ "$tool_only" = 0 ]; then
+  packages+=(chromium)
+else
+  # The report's web assets are embedded in the tool: node and npm stay.
+  node_packages=()
+  for package in "${packages[@]}"; do
+    case "$package" in nodejs | npm) node_packages+=("$package") ;; esac
+  done
+  packages=("${tool_packages[@]}" "${node_packages[@]}")
+fi
 
 missing=()
 for package in "${packages[@]}"; do
