@@ -128,11 +128,6 @@ class Progress {
 int run_sweep(const SweepOptions& o) {
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
-  if (model->has_speeds())
-    throw usage_error("MODEL",
-                      "sweeps of models with generalized speeds (speeds:, rot_quat) are not "
-                      "implemented yet",
-                      o.model);
   const auto shard =
       o.shard.empty() ? std::pair<std::size_t, std::size_t>{1, 1} : parse_shard(o.shard);
   const std::size_t jobs = whole_number("--jobs", o.jobs, 1, 1024);
@@ -154,6 +149,7 @@ int run_sweep(const SweepOptions& o) {
   settings.appell_version = APPELL_VERSION_STRING;
   settings.command_line = o.command_line;
   for (const auto& c : model->coordinates) settings.coordinates.push_back(c.name);
+  for (const auto& speed : model->speeds) settings.speeds.push_back(speed.name);
   for (const auto& item : o.flags.set) settings.common_values.push_back("--set " + item);
   for (const auto& item : o.flags.inputs) settings.common_values.push_back("--input " + item);
   std::sort(settings.common_values.begin(), settings.common_values.end());

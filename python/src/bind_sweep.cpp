@@ -130,7 +130,9 @@ class Runner {
     out["t_reached"] = array(reached, {cases});
     out["energy_drift"] = array(drift, {cases});
     out["t"] = array(r.times(), {static_cast<py::ssize_t>(times)});
-    const auto N = static_cast<py::ssize_t>(n), T = static_cast<py::ssize_t>(times);
+    const std::size_t p = r.model().speeds.size();
+    const auto N = static_cast<py::ssize_t>(n), T = static_cast<py::ssize_t>(times),
+               P = static_cast<py::ssize_t>(p);
     // [case, ...] arrays of one quantity, NaN where a case has no value.
     auto gather = [&](auto&& pick, std::size_t per_case, std::vector<py::ssize_t> shape) {
       std::vector<double> data(results.size() * per_case, nan);
@@ -158,11 +160,17 @@ class Runner {
       series["V"] =
           gather([](const auto& x) -> const auto& { return x.potential; }, times, {cases, T});
       series["E"] = gather([](const auto& x) -> const auto& { return x.total; }, times, {cases, T});
+      if (p > 0)
+        series["u"] =
+            gather([](const auto& x) -> const auto& { return x.u; }, times* p, {cases, T, P});
       out["series"] = series;
     }
     py::dict final;
     final["q"] = gather([](const auto& x) -> const auto& { return x.final_q; }, n, {cases, N});
     final["qd"] = gather([](const auto& x) -> const auto& { return x.final_qd; }, n, {cases, N});
+    if (p > 0) {
+      final["u"] = gather([](const auto& x) -> const auto& { return x.final_u; }, p, {cases, P});
+    }
     final["T"] = scalar(&sweep::CaseResult::final_kinetic);
     final["V"] = scalar(&sweep::CaseResult::final_potential);
     final["E"] = scalar(&sweep::CaseResult::final_total);
@@ -172,6 +180,10 @@ class Runner {
     high["q"] = gather([](const auto& x) -> const auto& { return x.max_q; }, n, {cases, N});
     low["qd"] = gather([](const auto& x) -> const auto& { return x.min_qd; }, n, {cases, N});
     high["qd"] = gather([](const auto& x) -> const auto& { return x.max_qd; }, n, {cases, N});
+    if (p > 0) {
+      low["u"] = gather([](const auto& x) -> const auto& { return x.min_u; }, p, {cases, P});
+      high["u"] = gather([](const auto& x) -> const auto& { return x.max_u; }, p, {cases, P});
+    }
     low["T"] = scalar(&sweep::CaseResult::min_kinetic);
     high["T"] = scalar(&sweep::CaseResult::max_kinetic);
     low["V"] = scalar(&sweep::CaseResult::min_potential);
@@ -201,7 +213,8 @@ void write_results(const Runner& runner, const std::string& path, const py::list
   settings.appell_version = APPELL_VERSION_STRING;
   settings.command_line = command_line;
   for (const auto& c : r.model().coordinates) settings.coordinates.push_back(c.name);
-  const std::size_t n = r.model().dof(), times = r.times().size();
+  for (const auto& speed : r.model().speeds) settings.speeds.push_back(speed.name);
+  const std::size_t n = r.model().dof(), times = r.times().size(), p = r.model().speeds.size();
   std::vector<sweep::CaseResult> results;
   for (const py::handle part_handle : parts) {
     const py::dict part = part_handle.cast<py::dict>();
@@ -231,6 +244,12 @@ void write_results(const Runner& runner, const std::string& path, const py::list
       };
       c.final_q = row(final, "q", n);
       c.final_qd = row(final, "qd", n);
+      c.speeds = p;
+      if (p > 0) {
+        c.final_u = row(final, "u", p);
+        c.min_u = row(low, "u", p);
+        c.max_u = row(high, "u", p);
+      }
       c.final_kinetic = one(final, "T");
       c.final_potential = one(final, "V");
       c.final_total = one(final, "E");
@@ -254,10 +273,12 @@ void write_results(const Runner& runner, const std::string& path, const py::list
         c.kinetic = row(series, "T", times);
         c.potential = row(series, "V", times);
         c.total = row(series, "E", times);
+        if (p > 0) c.u = row(series, "u", times * p);
         std::size_t rows = 0;
         while (rows < times && !std::isnan(c.total[rows])) ++rows;
         c.rows = rows;
         c.q.resize(rows * n);
+        if (p > 0) c.u.resize(rows * p);
         c.qd.resize(rows * n);
         c.kinetic.resize(rows);
         c.potential.resize(rows);

@@ -11,11 +11,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/numeric/simulate_speeds.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/speed_form.hpp"
 
 namespace appell::sweep {
 
@@ -65,6 +68,7 @@ struct SweepRunner::State {
   mutable std::mutex symbolic;
   mutable std::map<std::string, std::shared_ptr<const Prepared>> prepared;  // by input cells
   std::optional<principles::Equations> equations;
+  std::optional<principles::SpeedEquations> speed_equations;  // a model with speeds
 
   // The values of case `index`: the common ones, then the case's own columns.
   model::Values values_of(std::size_t index, bool parameters, bool inputs) const {
@@ -118,9 +122,6 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
                          RunnerOptions options)
     : state_(std::make_unique<State>()) {
   if (!model) throw std::invalid_argument("SweepRunner: no model");
-  if (model->has_speeds())
-    throw std::invalid_argument(
-        "sweeps of models with generalized speeds (speeds:, rot_quat) are not implemented");
   State& s = *state_;
   s.model = std::move(model);
   s.table = std::move(table);
@@ -147,7 +148,7 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   // The common values alone, checked once (a bad --set is bad input, not a failure per case).
   model::bind(*s.model, s.options.common);
 
-  s.by_recursions = principles::recursions_do_not_cover(*s.model).empty();
+  s.by_recursions = !s.model->has_speeds() && principles::recursions_do_not_cover(*s.model).empty();
   if (s.by_recursions) {
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
@@ -158,6 +159,12 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
     } else {
       s.evaluator = s.options.jit.enabled ? "jit" : "recursions";
     }
+  } else if (s.model->has_speeds()) {
+    s.speed_equations = principles::speed_form(s.model, principles::Method::GibbsAppell);
+    s.evaluator = "equations";
+    s.note =
+        "a model with generalized speeds is integrated in its equations in the speeds, one "
+        "case at a time";
   } else {
     s.equations = principles::derive(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
@@ -211,8 +218,20 @@ CaseResult SweepRunner::run(std::size_t index) const {
             s.table.numbers[index][c];
   }
 
+  // A model with speeds: the initial speeds of its velocities, then the case's u0 columns.
+  std::vector<double> u0;
+  bool speeds_given = false;
+  for (const auto& column : s.table.columns)
+    speeds_given = speeds_given || column.kind == ColumnKind::InitialSpeed;
+  const Eigen::VectorXd* u_row = nullptr;
+
   auto on_row = [&](const num::SimulationRow& row) {
     const bool first = r.rows == 0;
+    if (u_row) {
+      if (series) r.u.insert(r.u.end(), u_row->data(), u_row->data() + u_row->size());
+      track(*u_row, first, r.min_u, r.max_u);
+      r.final_u = as_vector(*u_row);
+    }
     if (series) {
       r.q.insert(r.q.end(), row.q.data(), row.q.data() + row.q.size());
       r.qd.insert(r.qd.end(), row.qd.data(), row.qd.data() + row.qd.size());
@@ -255,6 +274,29 @@ CaseResult SweepRunner::run(std::size_t index) const {
         options.dynamics = jit::bind_values(prepared->compiled, m, values);
       }
       record(num::simulate(*prepared->dynamics, parameters, options, on_row));
+    } else if (s.speed_equations) {
+      std::lock_guard<std::mutex> lock(s.symbolic);
+      options.values = s.values_of(index, true, true);
+      r.speeds = m.speeds.size();
+      if (speeds_given) {
+        Eigen::VectorXd q0 =
+            Eigen::Map<const Eigen::VectorXd>(options.q0.data(), static_cast<Eigen::Index>(n));
+        num::normalize_quaternions(m, q0);
+        const Eigen::VectorXd u = num::speeds_from_velocities(
+            m, options.values, 0.0, q0,
+            Eigen::Map<const Eigen::VectorXd>(options.qd0.data(), static_cast<Eigen::Index>(n)));
+        u0.assign(u.data(), u.data() + u.size());
+        for (std::size_t c = 0; c < s.table.columns.size(); ++c)
+          if (s.table.columns[c].kind == ColumnKind::InitialSpeed)
+            for (std::size_t k = 0; k < m.speeds.size(); ++k)
+              if (m.speeds[k].name == s.table.columns[c].target) u0[k] = s.table.numbers[index][c];
+        options.qd0.clear();  // the speeds say it
+      }
+      record(num::simulate_speeds(*s.speed_equations, options, u0,
+                                  [&](const num::SpeedSimulationRow& row) {
+                                    u_row = &row.u;
+                                    on_row(row.row);
+                                  }));
     } else {
       std::lock_guard<std::mutex> lock(s.symbolic);
       options.values = s.values_of(index, true, true);

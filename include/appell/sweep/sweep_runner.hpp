@@ -12,7 +12,8 @@
 // A model the recursions do not cover (constraints, a carrier frame, flexible bodies) is
 // integrated in its Gibbs–Appell equations, derived once; its cases then run one at a time per
 // process (the set-up of each case uses GiNaC, which is not thread-safe): spread them over MPI
-// ranks instead. Models with generalized speeds are not swept (yet).
+// ranks instead. So are models with generalized speeds (speeds:, rot_quat), in their equations in
+// the speeds; their u0.NAME columns set initial speeds (the others follow from the velocities).
 //
 // A case never throws: what goes wrong with it (a bad value such as a negative mass, a singular
 // mass matrix, an integrator failure) is its status, "failed: REASON", and the other cases go on.
@@ -46,8 +47,7 @@ class SweepRunner {
  public:
   /// Prepares `model` for the cases of `table` (columns checked against the model: case_column).
   /// Throws model::ModelError for bad settings (t_end, output_step, rtol, atol, integrator) or
-  /// bad common values, model::ComputationError when the model cannot be prepared, and
-  /// std::invalid_argument for a model with generalized speeds.
+  /// bad common values, model::ComputationError when the model cannot be prepared.
   SweepRunner(std::shared_ptr<const model::Model> model, CaseTable table, RunnerOptions options);
   ~SweepRunner();
   SweepRunner(const SweepRunner&) = delete;
