@@ -17,6 +17,7 @@ struct CodegenCommandOptions {
   std::string model, out, namespace_name, method = "gibbs-appell", language = "c++";
   std::vector<std::string> set;
   bool method_given = false;  // --method on the command line: from that principle's equations
+  bool split = false;         // also coriolis_matrix (from the equations)
 };
 
 int run_codegen(const CodegenCommandOptions& o) {
@@ -33,13 +34,21 @@ int run_codegen(const CodegenCommandOptions& o) {
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
   reject_constraints(*model, "codegen");
   const codegen::CodegenOptions options{
-      o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp};
+      o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp,
+      o.split};
   // A tree the recursions cover is written straight from the model (no equations formed, time
   // about linear in the bodies); --method asks for the equations of one principle.
-  const bool from_model = !o.method_given && principles::recursions_do_not_cover(*model).empty();
-  const std::string header =
-      from_model ? codegen::generate_code(*model, options)
-                 : codegen::generate_code(principles::derive(model, method), options);
+  // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
+  const bool from_model =
+      !o.split && !o.method_given && principles::recursions_do_not_cover(*model).empty();
+  const std::string header = [&] {
+    try {
+      return from_model ? codegen::generate_code(*model, options)
+                        : codegen::generate_code(principles::derive(model, method), options);
+    } catch (const model::ModelError& e) {
+      throw at_option(e, {{"split", "--split"}});
+    }
+  }();
 
   write_output("--out", o.out, header);
   std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, "
@@ -66,6 +75,10 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
                     "lagrange | gibbs-appell: from the equations of that principle "
                     "(default: straight from the recursions where they cover the "
                     "model, else gibbs-appell)");
+  c->add_flag(
+      "--split", o->split,
+      "also coriolis_matrix(t, q, qd, p, in, C): C(q, dot(q)) of M ddot(q) + C dot(q) + g = "
+      "Q, row-major, from the Christoffel symbols of M (forms the equations)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "
                 "function (also dot(NAME)=VALUE) in the generated structs; repeatable");

@@ -19,6 +19,7 @@ struct DeriveOptions {
   bool raw = false;
   bool minimal = false;
   bool intermediates = false;
+  bool split = false;
   std::size_t intermediates_above = 1500;
 };
 
@@ -38,6 +39,7 @@ int run_derive(const DeriveOptions& o) {
   request.minimal = o.minimal;
   request.readable = !o.raw;
   request.intermediates = o.intermediates;
+  request.split = o.split;
   request.intermediates_above = o.intermediates_above;
 
   principles::Derivation derivation;
@@ -48,7 +50,8 @@ int run_derive(const DeriveOptions& o) {
                         {"inertial_forces", "--show"},
                         {"order", "--order"},
                         {"method", "--method"},
-                        {"minimal", "--minimal"}});
+                        {"minimal", "--minimal"},
+                        {"split", "--split"}});
   }
   io::WriteOptions writing;
   writing.timing = timing_requested();
@@ -83,6 +86,10 @@ void add_derive_command(CLI::App& app, Commands& commands) {
   d->add_flag("--minimal", o->minimal,
               "the minimal form in the model's independent speeds (independent: [..]) by "
               "Gibbs-Appell with quasi-accelerations: no multipliers");
+  d->add_flag("--split", o->split,
+              "also the split M ddot(q) + C(q, dot(q)) dot(q) + g(q) = Q: C from the Christoffel "
+              "symbols, g = dV/dq, Q the other loads (with prescribed or carrier motion also "
+              "dM/dt, the gyroscopic G and the prescribed-motion forces p)");
   d->add_flag("--intermediates", o->intermediates,
               "write the equations through short named quantities defined once, in order: for "
               "a tree by gibbs-appell or dalembert the recursions over its frames (omega_3x, "

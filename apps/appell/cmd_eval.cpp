@@ -9,7 +9,9 @@
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/reactions.hpp"
+#include "appell/numeric/split_evaluation.hpp"
 #include "appell/numeric/state_evaluation.hpp"
+#include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
@@ -29,6 +31,7 @@ struct EvalOptions {
   bool json = false;
   bool minimal = false;
   bool reactions = false;
+  bool split = false;
   bool no_jit = false;
   bool method_given = false;  // --method on the command line: the equations of that principle
 };
@@ -130,6 +133,41 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
   return 0;
 }
 
+// eval --split: M, C, g, Q (and the prescribed motion's terms) at (t, q, q̇), from the equations
+// of the chosen principle.
+int run_eval_split(const EvalOptions& o, std::shared_ptr<const model::Model> model,
+                   const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  const model::Model& m = *model;
+  principles::CoriolisSplit split;
+  try {
+    split = principles::coriolis_split(principles::derive(model, method_option(o.method)));
+  } catch (const model::ModelError& e) {
+    throw at_option(e, {{"split", "--split"}});
+  }
+  const num::CompiledSplit compiled(split, parse_assignments(o.set));
+  const num::SplitEvaluation s = compiled.evaluate(o.t, q, qd);
+  if (o.json) {
+    std::cout << io::write_split_state_json(m, s) << "\n";
+    return 0;
+  }
+  std::cout << std::setprecision(12) << m.name << " at t = " << o.t
+            << ", split M ddot(q) + C dot(q) + " << (s.moving ? "(dM/dt + G) dot(q) + p + " : "")
+            << "g = Q" << (m.constraints.empty() ? "" : " + A^T lambda") << "\n";
+  const Eigen::VectorXd h = s.nonlinear_effects();
+  for (std::size_t i = 0; i < m.dof(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    std::cout << "  " << m.coordinates[i].name << " = " << q[k] << ", dot = " << qd[k]
+              << ", g = " << s.gravity[k] << ", Q = " << s.loads[k] << ", -f = " << h[k]
+              << ", M row = [" << s.mass_matrix.row(k) << "], C row = [" << s.coriolis.row(k)
+              << "]";
+    if (s.moving)
+      std::cout << ", dM/dt row = [" << s.mass_rate.row(k) << "], G row = [" << s.gyroscopic.row(k)
+                << "], p = " << s.prescribed_motion[k];
+    std::cout << "\n";
+  }
+  return 0;
+}
+
 int run_eval(const EvalOptions& o) {
   auto model = read_model(o.model, o.urdf);
   warn_coordinates_moving_no_mass(*model);
@@ -139,6 +177,11 @@ int run_eval(const EvalOptions& o) {
     read_coordinate_values(*model, option, text, into);
   };
   take("--q", o.q, q);
+  if (o.split && model->has_speeds())
+    throw usage_error("--split",
+                      "a model with generalized speeds is formed in them, where M's Christoffel "
+                      "symbols do not give the velocity terms",
+                      o.model);
   // A quaternion frame's equations exist in the speeds only; --u asks for them.
   if (model->has_speeds() && (!model->quaternions.empty() || !o.u.empty()))
     return run_eval_speeds(o, model, q);
@@ -149,8 +192,12 @@ int run_eval(const EvalOptions& o) {
                       "not with --minimal (the minimal form has no multipliers: evaluate without "
                       "--minimal for the reactions and the constraint forces)",
                       "--minimal");
+  if (o.split && (o.minimal || o.reactions))
+    throw usage_error("--split", "not with --minimal or --reactions",
+                      o.minimal ? "--minimal" : "--reactions");
   if (o.minimal) return run_eval_minimal(o, model, q);
   take("--qd", o.qd, qd);
+  if (o.split) return run_eval_split(o, model, q, qd);
 
   const model::Values values = parse_assignments(o.set);
   // A tree the recursions cover: its numbers without forming the equations (num::Dynamics), in
@@ -228,6 +275,10 @@ void add_eval_command(CLI::App& app, Commands& commands) {
               "the minimal form in the model's independent speeds (independent: [..]): --qd "
               "gives those speeds (or every speed, of which they are taken)");
   add_jit_flag(*e, o->no_jit);
+  e->add_flag("--split", o->split,
+              "M, C(q, dot(q)), g(q) and the loads Q of M ddot(q) + C dot(q) + g = Q at the state "
+              "(with prescribed or carrier motion also dM/dt, G and p); --json keys mass_matrix, "
+              "coriolis, gravity, loads, nonlinear_effects");
   e->add_flag("--reactions", o->reactions,
               "also the force and moment each frame's parent exerts on it and everything below "
               "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "

@@ -47,6 +47,7 @@
 #include "appell/kinematics/vector_algebra.hpp"
 
 // principles/: one file per principle; relative motion, constraints, minimal form
+#include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/dalembert.hpp"
 #include "appell/principles/derivation.hpp"
 #include "appell/principles/derive.hpp"
@@ -82,6 +83,7 @@
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/split_evaluation.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/numeric/statics.hpp"
 #include "appell/numeric/symbolic_linearization.hpp"

@@ -1,12 +1,15 @@
 #include "appell/codegen/cpp_generator.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "appell/codegen/comment_text.hpp"
+#include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/sym/dag.hpp"
 #include "code_writer.hpp"
 #include "dynamics_program.hpp"
 #include "header_facts.hpp"
@@ -241,6 +244,31 @@ std::string body_text(std::ostream& h, const Names& names, const std::string& na
 
 bool is_valid_namespace_part(const std::string& part) { return detail::is_free_identifier(part); }
 
+// C(q, qd) of the split (principles::coriolis_split), its tape imported into the program so
+// that it reads the plan's variables like every other body.
+Body coriolis_body(const principles::Equations& eq, const Plan& plan, DynamicsProgram& program,
+                   Language language) {
+  const principles::CoriolisSplit split = principles::coriolis_split(eq);
+  GiNaC::exvector entries;
+  for (unsigned i = 0; i < split.coriolis.rows(); ++i)
+    for (unsigned j = 0; j < split.coriolis.cols(); ++j)
+      entries.push_back(plan.bound.driven.empty()
+                            ? split.coriolis(i, j)
+                            : sym::substitute(split.coriolis(i, j), plan.bound.driven));
+  std::vector<GiNaC::symbol> symbols;
+  std::vector<sym::Node> variables;
+  for (std::size_t i = 0; i < plan.variables.size(); ++i) {
+    symbols.push_back(plan.variables[i].symbol);
+    variables.push_back(program.program.variable(static_cast<std::uint32_t>(i)));
+  }
+  const std::vector<sym::Node> nodes =
+      program.program.import(sym::Tape(entries, symbols), variables);
+  std::vector<detail::Target> targets;
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    targets.push_back({"C[" + std::to_string(k) + "]", nodes[k]});
+  return detail::write_body(program, plan, targets, language);
+}
+
 }  // namespace
 
 std::string detail::generate_header(const CodegenSource& from, const CodegenOptions& options,
@@ -297,6 +325,13 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   const Body forward = detail::write_body(
       program, plan, detail::function_targets(program, GeneratedFunction::ForwardDynamics),
       language);
+  std::optional<Body> coriolis;
+  if (options.coriolis_matrix) {
+    if (!eq)
+      throw std::invalid_argument(
+          "the Coriolis matrix is formed from the equations: generate from them");
+    coriolis = coriolis_body(*eq, plan, program, language);
+  }
 
   std::ostringstream h;
   const std::string source =
@@ -335,6 +370,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << line << "  " << label << counts_text(bodies[i].counts) << "\n";
   }
   h << line << "  forward_dynamics:        " << counts_text(forward.counts) << "\n";
+  if (coriolis) h << line << "  coriolis_matrix:         " << counts_text(coriolis->counts) << "\n";
   if (c) h << " */\n";
   if (c) {
     std::string guard;
@@ -409,7 +445,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     if (!inputs.empty()) h << "};\n\n";
   }
 
-  bool split = !forward.parts.empty();
+  bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty());
   for (const Body& body : bodies) split = split || !body.parts.empty();
   if (split) h << noinline_macro();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -419,6 +455,18 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << (c ? "/* " : "/// ") << spec.comment << (c ? " */\n" : "\n")
       << signature(names.function(spec.name), taken)
       << discard_unread(bodies[i], spec.state, language) << code << "}\n\n";
+  }
+  if (coriolis) {
+    const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
+                                         Argument::Parameters, Argument::Inputs};
+    const std::vector<std::string> taken = arguments(names, state, {"double* C"});
+    const std::string code = body_text(h, names, "coriolis_matrix", taken, *coriolis);
+    h << (c ? "/* " : "/// ")
+      << "The Coriolis matrix C(q, qd), row-major dof x dof, of M qdd + C qd + g = Q: from the\n"
+      << (c ? "   " : "/// ")
+      << "Christoffel symbols of M, so that dM/dt - 2C is skew-symmetric (C qd + g - Q = -f)."
+      << (c ? " */\n" : "\n") << signature(names.function("coriolis_matrix"), taken)
+      << discard_unread(*coriolis, state, language) << code << "}\n\n";
   }
   h << pivot_test(names) << "\n";
   const std::vector<Argument> forward_state = {Argument::Time, Argument::Q, Argument::Qd,

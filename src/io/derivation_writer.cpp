@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/minimal_form_writer.hpp"
@@ -77,6 +78,121 @@ std::string named_heading(const principles::IntermediateForm& named) {
   return text;
 }
 
+// The split's equation, in words the text and JSON share.
+std::string split_equation(const principles::Derivation& d) {
+  const auto& s = *d.split;
+  std::string text = s.moving ? "M(q, t) ddot(q) + C(q, dot(q), t) dot(q) + (dM/dt + G(q, t)) "
+                                "dot(q) + p(q, t) + g(q, t) = Q(q, dot(q), t)"
+                              : "M(q) ddot(q) + C(q, dot(q)) dot(q) + g(q) = Q(q, dot(q), t)";
+  if (d.equations && d.equations->constraint_count() > 0) text += " + A^T lambda";
+  return text;
+}
+
+// What each named matrix of the split is, its text name and LaTeX symbol, in order.
+struct SplitPart {
+  const char* key;      // JSON
+  const char* name;     // text: "C" in C[1,2]
+  const char* latex;    // LaTeX: C_{12}
+  const char* heading;  // text
+  const GiNaC::matrix* value;
+  bool square;  // n×n (two indices, JSON rows) rather than n×1, also when n = 1
+};
+
+std::vector<SplitPart> split_parts(const principles::CoriolisSplit& s) {
+  std::vector<SplitPart> parts = {
+      {"coriolis", "C", "C",
+       "coriolis C (Christoffel symbols of the first kind: C[i,j] = sum_k 1/2 (dM[i,j]/dq_k + "
+       "dM[i,k]/dq_j - dM[j,k]/dq_i) dot(q_k))",
+       &s.coriolis, true},
+      {"gravity", "g", "g", "gravity g = dV/dq (gravity, springs, potential loads)", &s.gravity,
+       false},
+      {"loads", "Q", "Q",
+       "loads Q (forces, torques, dampers, generalized loads: every load without a potential)",
+       &s.loads, false}};
+  if (s.moving) {
+    parts.push_back({"mass_rate", "dM/dt", "\\partial_t M",
+                     "mass rate dM/dt (M's rate at fixed q, through t and the prescribed "
+                     "functions)",
+                     &s.mass_rate, true});
+    parts.push_back({"gyroscopic", "G", "G",
+                     "gyroscopic G (skew-symmetric: G[i,k] = db_i/dq_k - db_k/dq_i, b = "
+                     "dT/d(dot q) at dot(q) = 0)",
+                     &s.gyroscopic, true});
+    parts.push_back({"prescribed_motion", "p", "p",
+                     "prescribed motion p = db/dt - dT0/dq (free of dot(q), T0 = T at dot(q) = "
+                     "0: transport, centrifugal and Euler forces)",
+                     &s.prescribed_motion, false});
+  }
+  return parts;
+}
+
+std::string split_text(const principles::Derivation& d, const sym::ReadableContext& context) {
+  std::ostringstream out;
+  out << "\nsplit: " << split_equation(d) << "\n";
+  if (d.split_proved)
+    out << (*d.split_proved ? "# proved: the split reproduces f (C q̇ + g - Q + ... + f "
+                              "simplifies to 0)\n"
+                            : "# not proved within the simplification budget that the split "
+                              "reproduces f (no disproof)\n");
+  for (const auto& part : split_parts(*d.split)) {
+    out << part.heading << ":\n";
+    const GiNaC::matrix& m = *part.value;
+    for (unsigned i = 0; i < m.rows(); ++i)
+      for (unsigned j = 0; j < m.cols(); ++j) {
+        out << "  " << part.name << "[" << i + 1;
+        if (part.square) out << "," << j + 1;
+        out << "] = " << expression_text(m(i, j), context) << "\n";
+      }
+  }
+  return out.str();
+}
+
+std::string split_latex(const principles::Derivation& d, const sym::ReadableContext& context) {
+  const auto& s = *d.split;
+  std::ostringstream out;
+  out << "% split: " << split_equation(d) << "\n\\begin{equation}\n  M \\ddot{q} + C \\dot{q} + "
+      << (s.moving ? "\\left(\\partial_t M + G\\right) \\dot{q} + p + " : "") << "g = Q"
+      << (d.equations && d.equations->constraint_count() > 0 ? " + A^{T} \\lambda" : "")
+      << "\n\\end{equation}\n";
+  std::vector<std::string> lines;
+  for (const auto& part : split_parts(s)) {
+    const GiNaC::matrix& m = *part.value;
+    for (unsigned i = 0; i < m.rows(); ++i)
+      for (unsigned j = 0; j < m.cols(); ++j) {
+        // C_{12}; with more than nine coordinates C_{10,2}.
+        std::string index = std::to_string(i + 1);
+        if (part.square) index += (m.cols() > 9 ? "," : "") + std::to_string(j + 1);
+        lines.push_back(std::string(part.latex) + "_{" + index +
+                        "} &= " + expression_latex(m(i, j), context));
+      }
+  }
+  out << "\\begin{align}\n";
+  for (std::size_t k = 0; k < lines.size(); ++k)
+    out << "  " << lines[k] << (k + 1 < lines.size() ? " \\\\" : "") << "\n";
+  out << "\\end{align}\n";
+  return out.str();
+}
+
+void split_json(nlohmann::ordered_json& json, const principles::Derivation& d,
+                const sym::ReadableContext& context) {
+  json["split_equation"] = split_equation(d);
+  for (const auto& part : split_parts(*d.split)) {
+    const GiNaC::matrix& m = *part.value;
+    nlohmann::ordered_json value = nlohmann::ordered_json::array();
+    for (unsigned i = 0; i < m.rows(); ++i) {
+      if (!part.square) {
+        value.push_back(expression_text(m(i, 0), context));
+        continue;
+      }
+      nlohmann::ordered_json row = nlohmann::ordered_json::array();
+      for (unsigned j = 0; j < m.cols(); ++j) row.push_back(expression_text(m(i, j), context));
+      value.push_back(row);
+    }
+    json[part.key] = value;
+  }
+  if (d.split_proved) json["split_proved"] = *d.split_proved;
+}
+
 std::string equations_text(const principles::Derivation& d, const WriteOptions& options) {
   if (d.speeds) return write_text(*d.speeds, options);
   if (d.minimal) return write_text(*d.minimal, options);
@@ -123,6 +239,7 @@ std::string write_text(const principles::Derivation& d, const WriteOptions& opti
     for (const auto& [name, e] : f.terms)
       out << "  " << name << " = " << expression_text(e, context) << "\n";
   }
+  if (d.split) out << split_text(d, context);
   return out.str();
 }
 
@@ -183,6 +300,7 @@ std::string write_latex(const principles::Derivation& d) {
           << (k + 1 < f.terms.size() ? " \\\\" : "") << "\n";
     out << "\\end{align}\n";
   }
+  if (d.split) out << split_latex(d, context);
   return out.str();
 }
 
@@ -232,6 +350,7 @@ std::string write_json(const principles::Derivation& d, const WriteOptions& opti
     for (const auto& [name, e] : f.terms) forces[name] = expression_text(e, context);
     json["inertial_forces"] = forces;
   }
+  if (d.split) split_json(json, d, context);
   return json.dump(2);
 }
 

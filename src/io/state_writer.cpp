@@ -67,6 +67,25 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
   return state_json(model, s).dump();
 }
 
+std::string write_split_state_json(const model::Model& model, const num::SplitEvaluation& s) {
+  nlohmann::json j;
+  describe_coordinates(model, j);
+  j["t"] = number(s.t);
+  j["q"] = as_vector(s.q);
+  j["qd"] = as_vector(s.qd);
+  j["mass_matrix"] = rows_of(s.mass_matrix);
+  j["coriolis"] = rows_of(s.coriolis);
+  j["gravity"] = as_vector(s.gravity);
+  j["loads"] = as_vector(s.loads);
+  j["nonlinear_effects"] = as_vector(s.nonlinear_effects());
+  if (s.moving) {
+    j["mass_rate"] = rows_of(s.mass_rate);
+    j["gyroscopic"] = rows_of(s.gyroscopic);
+    j["prescribed_motion"] = as_vector(s.prescribed_motion);
+  }
+  return j.dump();
+}
+
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& s,
                              const std::vector<num::Reaction>& reactions) {
   nlohmann::json j = state_json(model, s);

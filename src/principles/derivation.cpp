@@ -1,5 +1,6 @@
 #include "appell/principles/derivation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "appell/kinematics/kinematics.hpp"
@@ -37,6 +38,20 @@ void check(const model::Model& model, const DerivationRequest& request) {
                         "the equations of relative motion have Appell's (gibbs-appell), "
                         "Lagrange's (lagrange) and Nielsen's (nielsen) forms",
                         method);
+  if (request.split) {
+    if (model.has_speeds())
+      throw request_error("split",
+                          "a model with generalized speeds is formed in them, where M's "
+                          "Christoffel symbols do not give the velocity terms",
+                          model.source.empty() ? model.name : model.source);
+    if (request.minimal)
+      throw request_error("split",
+                          "the split is of M q̈ = f in the coordinates, not of the minimal form",
+                          "--minimal");
+    if (request.order > 1)
+      throw request_error("split", "equations of order m > 1 have no split into M, C and g",
+                          std::to_string(request.order));
+  }
   if (model.has_speeds()) {
     if (request.method != Method::GibbsAppell && request.method != Method::Dalembert)
       throw request_error("method",
@@ -138,6 +153,31 @@ InertialForceTerms inertial_force_terms(std::shared_ptr<const model::Model> mode
   return out;
 }
 
+// The split of the equations as formed, with the request's numbers, readable where that is
+// shorter; with a readable request also the proof that it reproduces f.
+void split_shown(CoriolisSplit split, const Equations& formed, const DerivationRequest& request,
+                 Derivation& result) {
+  const model::Model& m = *split.model;
+  if (!request.values.empty()) {
+    const GiNaC::exmap numbers = printed_numbers(m, request.values);
+    GiNaC::exvector entries = split.entries();
+    for (auto& e : entries) e = sym::substitute(e, numbers);
+    split.set_entries(entries);
+  }
+  if (request.readable) {
+    const auto context = readable_context(m);
+    const GiNaC::matrix residual = split_residual(split, formed);
+    GiNaC::exvector check;
+    for (unsigned i = 0; i < residual.rows(); ++i) check.push_back(residual(i, 0));
+    const auto proved = sym::readable_within(check, context);
+    result.split_proved = proved.count(sym::EntryForm::Readable) == check.size() &&
+                          std::all_of(proved.entries.begin(), proved.entries.end(),
+                                      [](const GiNaC::ex& e) { return e.is_zero(); });
+    split.set_entries(sym::readable_within(split.entries(), context).entries);
+  }
+  result.split = std::move(split);
+}
+
 }  // namespace
 
 Equations with_names_put_back(const Equations& written, const IntermediateForm& named) {
@@ -192,10 +232,11 @@ Derivation derive(std::shared_ptr<const model::Model> model, const DerivationReq
     const auto formed = with_values(minimal_form(model), request.values);
     result.minimal = presented(formed, request, result);
   } else {
-    const auto formed = with_values(request.order > 1 ? derive_gibbs_appell(model, request.order)
-                                                      : derive(model, request.method),
-                                    request.values);
+    const auto raw = request.order > 1 ? derive_gibbs_appell(model, request.order)
+                                       : derive(model, request.method);
+    const auto formed = with_values(raw, request.values);
     result.equations = presented(formed, request, result);
+    if (request.split) split_shown(coriolis_split(raw), formed, request, result);
   }
   // Gauss's compulsion Z, whose stationarity in q̈ gave the equations (seed 003 eq. 11).
   if (request.compulsion) {

@@ -32,6 +32,10 @@ struct CodegenOptions {
   model::Values values;
   /// generate_code()'s language (generate_cpp_header and generate_c_header ignore it).
   Language language = Language::Cpp;
+  /// Also coriolis_matrix(t, q, qd, p, in, C): C(q, qd) of M qdd + C qd + g = Q, n x n
+  /// row-major, from the Christoffel symbols of M (principles/coriolis_split.hpp). Needs the
+  /// equations (generate_code of a Model throws std::invalid_argument with it).
+  bool coriolis_matrix = false;
 };
 
 /// One member of the generated `Parameters` or `Inputs` struct.

@@ -11,6 +11,7 @@
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/reactions.hpp"
+#include "appell/numeric/split_evaluation.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 
 namespace appell::io {
@@ -29,6 +30,13 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
 /// generalized force λ_c A_c (num::generalized_constraint_forces).
 std::string write_state_json(const model::Model& model, const num::StateEvaluation& state,
                              const std::vector<num::Reaction>& reactions);
+
+/// The split M q̈ + C q̇ + g = Q at a state (what `appell eval --split --json` prints):
+/// {"coordinates", "coriolis": C, "gravity": g, "limits" (as write_state_json), "loads": Q,
+///  "mass_matrix": M, "nonlinear_effects": C q̇ + g − Q (+ the prescribed motion's terms) = −f,
+///  "q", "qd", "t"} and, for a model with prescribed or carrier motion (SplitEvaluation::moving),
+/// "gyroscopic": G, "mass_rate": ∂M/∂t, "prescribed_motion": p. No trailing newline.
+std::string write_split_state_json(const model::Model& model, const num::SplitEvaluation& state);
 
 /// The minimal form at (t, q) of `model` (which lists independent speeds):
 /// {"coordinates": [every coordinate's name], "forcing": f̃, "independent": [names of the

@@ -25,6 +25,7 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/equations.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "appell/principles/speed_form.hpp"
@@ -62,6 +63,9 @@ struct DerivationRequest {
   /// Also the inertial forces of the carrier frame: only for a model with `relative_to` and a
   /// method that has a relative-motion form (relative_form()).
   bool inertial_forces = false;
+  /// Also the split M q̈ + C q̇ + g = Q (coriolis_split.hpp): only for equations of order 1 in the
+  /// coordinates (no minimal form, no generalized speeds).
+  bool split = false;
   /// The equations written through named intermediates (sym::named_intermediates; each
   /// definition and entry then made readable where that is shorter) instead of simplified whole.
   bool intermediates = false;
@@ -130,6 +134,14 @@ struct Derivation {
   std::optional<SpeedEquations> speeds;     // M̃ u̇ = f̃ in the model's speeds
   std::optional<GiNaC::ex> compulsion;      // Z, when request.compulsion
   std::optional<InertialForceTerms> inertial_forces;  // when request.inertial_forces
+  /// When request.split: formed from the equations as formed, the given numbers substituted,
+  /// each entry readable when request.readable (sym::readable_within: an entry whose readable
+  /// form is larger or over the budget stays as formed).
+  std::optional<CoriolisSplit> split;
+  /// With the split and request.readable: whether split_residual() simplified to zero within
+  /// sym::readable_within's budget (true: the split is proved to reproduce f; false: not proved
+  /// within the budget, which is no disproof).
+  std::optional<bool> split_proved;
   /// When the equations (or the minimal form) are written through named intermediates.
   std::optional<IntermediateForm> named;
 };
@@ -150,8 +162,9 @@ Equations with_names_put_back(const Equations& written, const IntermediateForm& 
 /// at fault ({"inertial_forces"}, {"compulsion"}, {"order"}, {"method"}, {"minimal"}; line and
 /// column 0) for: inertial forces of a model without `relative_to` (naming the model); the
 /// compulsion with another method than Gauss (naming the method); order < 1 (naming it); order
-/// > 1 with another method than Gibbs–Appell (naming the method); inertial forces with a method
-/// without a relative-motion form (naming the method); the minimal form of a model without
+/// > 1 with another method than Gibbs–Appell (naming the method); the split ({"split"}) of a
+/// model with generalized speeds, with the minimal form or of order > 1; inertial forces with a
+/// method without a relative-motion form (naming the method); the minimal form of a model without
 /// independent speeds (naming its file, or its name when built in code), by another method
 /// (naming it) or of order > 1 (naming it). Then whatever forming throws (derive(),
 /// minimal_form(): ModelError for models a method cannot handle) and model::bind's ModelError
