@@ -125,7 +125,7 @@ def load(path):
 
 
 def derive(model, method="gibbs-appell", *, order=1, values=None, raw=False, minimal=False,
-           show=None):
+           show=None, split=False):
     """The equations of motion M(q, t) q'' = f(q, q', t) of `model`, as `appell derive` forms
     them.
 
@@ -135,6 +135,8 @@ def derive(model, method="gibbs-appell", *, order=1, values=None, raw=False, min
     raw: as formed (fast, for compile()), not made readable.
     minimal: the minimal form in the model's independent speeds.
     show: also "compulsion" (Gauss's Z) or "inertial-forces" (of a carrier frame).
+    split: also M q'' + C(q, q') q' + g(q) = Q (text(), latex(), json() print it; split(),
+        coriolis() and gravity() return it, and form it on first use without this).
 
     A model with generalized speeds (speeds:, a frame turned by rot_quat) gives its equations in
     them, M~(q, t) u' = f~(q, u, t) with q' = W u (method "gibbs-appell" or "dalembert"):
@@ -149,7 +151,8 @@ def derive(model, method="gibbs-appell", *, order=1, values=None, raw=False, min
     _check_type("minimal", minimal, (bool,), "True or False")
     if show is not None:
         _check_type("show", show, (str,), "'compulsion' or 'inertial-forces'")
-    return _appell._derive(model, method, order, values, raw, minimal, show)
+    _check_type("split", split, (bool,), "True or False")
+    return _appell._derive(model, method, order, values, raw, minimal, show, split)
 
 
 def _latex_for_notebook(self):
@@ -175,7 +178,28 @@ def _to_sympy(self, constraints=False):
     return equations_to_sympy(self, constraints)
 
 
+def _split(self):
+    from ._sympy import split_to_sympy
+
+    return split_to_sympy(self)
+
+
 Equations._repr_latex_ = _latex_for_notebook
+Equations.split = _split
+Equations.split.__doc__ = """M q'' + C(q, q') q' + g(q) = Q(q, q', t) as a dict of SymPy matrices.
+
+Keys: "mass_matrix" (M), "coriolis" (C, n x n, from the Christoffel symbols of the first kind,
+so that dM/dt - 2C is skew-symmetric), "gravity" (g = dV/dq of gravity, springs and potential
+loads, n x 1), "loads" (Q of every other load, n x 1); for a model with prescribed or carrier
+motion also "mass_rate" (dM/dt at fixed q), "gyroscopic" (G, skew-symmetric) and
+"prescribed_motion" (p, free of q'), with M q'' + C q' + (dM/dt + G) q' + p + g = Q. With
+constraints it is the split of the unconstrained part (A^T lambda stays on the right). Symbols
+as in to_sympy(). Raises ValueError for the minimal form and equations in generalized speeds.
+"""
+Equations.coriolis = lambda self: self.split()["coriolis"]
+Equations.coriolis.__doc__ = "C(q, q') as a SymPy matrix (n x n): split()['coriolis']."
+Equations.gravity = lambda self: self.split()["gravity"]
+Equations.gravity.__doc__ = "g(q) = dV/dq as a SymPy matrix (n x 1): split()['gravity']."
 Equations.__repr__ = _equations_repr
 Equations.__str__ = lambda self: self.text()
 Equations.to_sympy = _to_sympy

@@ -48,3 +48,13 @@ def equations_to_sympy(equations, constraints=False):
     A = sympy.Matrix(len(texts["A"]), n, [_parse(e, names) for row in texts["A"] for e in row])
     b = sympy.Matrix(len(texts["b"]), 1, [_parse(e, names) for e in texts["b"]])
     return M, f, A, b
+
+
+def split_to_sympy(equations):
+    texts = equations._split_expressions()
+    names = namespace(equations.model)
+    return {
+        key: sympy.Matrix([[_parse(e, names) for e in row] for row in value])
+        for key, value in texts.items()
+        if key not in ("moving", "proved")
+    }

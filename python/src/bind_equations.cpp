@@ -25,8 +25,10 @@ py::dict cost_dict(const principles::DerivationCost& c) {
 }
 
 Equations derive(const Model& target, const std::string& method, int order,
-                 const py::object& values, bool raw, bool minimal, const py::object& show) {
+                 const py::object& values, bool raw, bool minimal, const py::object& show,
+                 bool split) {
   principles::DerivationRequest request;
+  request.split = split;
   request.method = to_method(method);
   request.order = order;
   request.minimal = minimal;
@@ -40,13 +42,63 @@ Equations derive(const Model& target, const std::string& method, int order,
     request.inertial_forces = what == "inertial-forces";
   }
   return interruptible([&] {
-    Equations e{target.model, principles::derive(target.model, request), raw, std::nullopt};
+    Equations e{target.model, principles::derive(target.model, request), raw, std::nullopt,
+                request};
     // Written through named intermediates (a large model): what is evaluated is M and f with the
     // names put back, never the names as unknowns.
     if (e.derivation.named && e.derivation.equations)
       e.evaluable = principles::with_names_put_back(*e.derivation.equations, *e.derivation.named);
     return e;
   });
+}
+
+// The split's expressions as text in the model language (parsed back by Equations.split()):
+// the one derive(split=True) formed, else formed now by the same request with the split.
+py::dict split_expressions(const Equations& e) {
+  e.equations("split");  // the minimal form and the speeds' equations have none
+  using Rows = std::vector<std::vector<std::string>>;
+  struct Texts {
+    std::map<std::string, Rows> parts;
+    bool moving = false;
+    std::optional<bool> proved;
+  };
+  const Texts texts = interruptible([&] {
+    std::optional<principles::CoriolisSplit> formed = e.derivation.split;
+    std::optional<bool> proved = e.derivation.split_proved;
+    if (!formed) {
+      principles::DerivationRequest request = e.request;
+      request.split = true;
+      const auto again = principles::derive(e.model, request);
+      formed = again.split;
+      proved = again.split_proved;
+    }
+    const sym::ReadableContext context = io::readable_context(*e.model);
+    Texts t;
+    t.moving = formed->moving;
+    t.proved = proved;
+    const auto rows = [&](const GiNaC::matrix& m) {
+      Rows out(m.rows());
+      for (unsigned i = 0; i < m.rows(); ++i)
+        for (unsigned j = 0; j < m.cols(); ++j)
+          out[i].push_back(io::expression_text(m(i, j), context));
+      return out;
+    };
+    t.parts["mass_matrix"] = rows(formed->mass_matrix);
+    t.parts["coriolis"] = rows(formed->coriolis);
+    t.parts["gravity"] = rows(formed->gravity);
+    t.parts["loads"] = rows(formed->loads);
+    if (formed->moving) {
+      t.parts["mass_rate"] = rows(formed->mass_rate);
+      t.parts["gyroscopic"] = rows(formed->gyroscopic);
+      t.parts["prescribed_motion"] = rows(formed->prescribed_motion);
+    }
+    return t;
+  });
+  py::dict d;
+  for (const auto& [key, value] : texts.parts) d[py::str(key)] = value;
+  d["moving"] = texts.moving;
+  d["proved"] = texts.proved ? py::cast(*texts.proved) : py::none();
+  return d;
 }
 
 // Every expression of the equations as text in the model language (parsed back by to_sympy).
@@ -513,6 +565,7 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
           "what forming them cost: differentiations, derivative_nodes, size_before, size_after, "
           "seconds, simplify_seconds")
       .def("_expressions", &expressions)
+      .def("_split_expressions", &split_expressions)
       .def("compile", &compile, py::arg("values") = py::none(),
            R"doc(The equations compiled for fast evaluation at numeric states. `values`: a dict of
 parameter overrides and numbers (or expressions of t, as str) for inputs and unspecified
@@ -574,7 +627,8 @@ carrier frame or flexible bodies are refused (ValueError): use derive(model).com
            "g(q): the generalized forces that hold the model still against gravity");
 
   m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
-        py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"));
+        py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"),
+        py::arg("split") = false);
   m.def("verify", &verify, py::arg("model"), py::kw_only(), py::arg("states") = 20,
         py::arg("tolerance") = num::kDefaultTolerance, py::arg("symbolic") = true,
         R"doc(Every principle against Lagrange II, symbolically and at random states, with what each

@@ -31,6 +31,9 @@ struct Equations {
   /// When the derivation is written through named intermediates: its M and f with the names put
   /// back (principles::with_names_put_back), what compile(), simulate and to_sympy work on.
   std::optional<principles::Equations> evaluable;
+  /// What derive() was asked: the split (coriolis(), gravity()) is formed with the same request
+  /// when derive(split=True) did not form it.
+  principles::DerivationRequest request;
 
   /// The equations M q̈ = f (+ Aᵀλ) in the model's symbols; ValueError for the minimal form and
   /// the equations in generalized speeds.
