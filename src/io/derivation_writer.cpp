@@ -133,7 +133,8 @@ std::string split_text(const principles::Derivation& d, const sym::ReadableConte
     out << (*d.split_proved ? "# proved: the split reproduces f (C q̇ + g - Q + ... + f "
                               "simplifies to 0)\n"
                             : "# not proved within the simplification budget that the split "
-                              "reproduces f (no disproof)\n");
+                              "reproduces f; checked at " +
+                                  std::to_string(d.split_states_checked) + " numeric states\n");
   for (const auto& part : split_parts(*d.split)) {
     out << part.heading << ":\n";
     const GiNaC::matrix& m = *part.value;
@@ -191,6 +192,7 @@ void split_json(nlohmann::ordered_json& json, const principles::Derivation& d,
     json[part.key] = value;
   }
   if (d.split_proved) json["split_proved"] = *d.split_proved;
+  if (d.split_proved && !*d.split_proved) json["split_states_checked"] = d.split_states_checked;
 }
 
 std::string equations_text(const principles::Derivation& d, const WriteOptions& options) {

@@ -140,8 +140,10 @@ struct Derivation {
   std::optional<CoriolisSplit> split;
   /// With the split and request.readable: whether split_residual() simplified to zero within
   /// sym::readable_within's budget (true: the split is proved to reproduce f; false: not proved
-  /// within the budget, which is no disproof).
+  /// within the budget, which is no disproof: then it was checked at split_states_checked
+  /// numeric states instead, and derive() throws model::ComputationError if it missed there).
   std::optional<bool> split_proved;
+  std::size_t split_states_checked = 0;
   /// When the equations (or the minimal form) are written through named intermediates.
   std::optional<IntermediateForm> named;
 };
