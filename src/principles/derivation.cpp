@@ -48,7 +48,7 @@ void check(const model::Model& model, const DerivationRequest& request) {
     if (request.minimal)
       throw request_error("split",
                           "the split is of M q̈ = f in the coordinates, not of the minimal form",
-                          "--minimal");
+                          "minimal");
     if (request.order > 1)
       throw request_error("split", "equations of order m > 1 have no split into M, C and g",
                           std::to_string(request.order));
