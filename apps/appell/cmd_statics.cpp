@@ -1,10 +1,10 @@
 // appell statics: generalized forces by virtual work, equilibria and their stability.
 #include <cmath>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "appell/io/equation_writer.hpp"
+#include "appell/io/statics_writer.hpp"
 #include "appell/numeric/statics.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/sym/readable.hpp"
@@ -13,20 +13,6 @@
 namespace appell::cli {
 
 namespace {
-
-// "the prescribed motion psi = omega*t, alpha(t)" (unspecified functions as functions of t), or
-// "the frames' motion in t" when t is written in them directly; ", carrier frame C" with one.
-std::string motion_text(const model::Model& model, const num::RelativeStatics& relative) {
-  std::string text;
-  for (const auto& name : relative.prescribed)
-    for (const auto& p : model.prescribed)
-      if (p.name == name)
-        text += (text.empty() ? "" : ", ") + name +
-                (p.expression ? " = " + io::expression_text(*p.expression, model) : "(t)");
-  text = text.empty() ? "the frames' motion in t" : "the prescribed motion " + text;
-  if (!relative.carrier.empty()) text += " (carrier frame " + relative.carrier + ")";
-  return text;
-}
 
 struct StaticsCommandOptions {
   UrdfFlags urdf;  // how a URDF model is read
@@ -84,72 +70,18 @@ int run_statics(const StaticsCommandOptions& o) {
     for (const auto& e : result.equilibria)
       dynamics.push_back(num::equilibrium_dynamics(equations, e, options));
   }
+  if (o.json) {
+    std::cout << io::write_statics_json(*model, result, o.modes ? &dynamics : nullptr) << "\n";
+    return 0;
+  }
   const auto context = io::readable_context(*model);
   const GiNaC::matrix forces = sym::readable(result.generalized_forces, context);
   const auto& relative = result.relative;
   const GiNaC::matrix inertial =
       relative ? sym::readable(relative->inertial_forces, context) : GiNaC::matrix();
-  auto numbers = [](const Eigen::VectorXd& v) {
-    std::vector<double> out;
-    for (Eigen::Index k = 0; k < v.size(); ++k) out.push_back(no_negative_zero(v[k]));
-    return out;
-  };
   std::vector<std::string> free_names;
   for (const std::size_t j : result.free_coordinates)
     free_names.push_back(model->coordinates[j].name);
-  if (o.json) {
-    nlohmann::ordered_json j;
-    j["generalized_forces"] = nlohmann::ordered_json::array();
-    for (unsigned i = 0; i < forces.rows(); ++i)
-      j["generalized_forces"].push_back(io::expression_text(forces(i, 0), context));
-    // A moving model (only then, so that the JSON of others is unchanged): the inertial forces
-    // of its prescribed motion at rest, and what moves.
-    if (relative) {
-      j["inertial_forces"] = nlohmann::ordered_json::array();
-      for (unsigned i = 0; i < inertial.rows(); ++i)
-        j["inertial_forces"].push_back(io::expression_text(inertial(i, 0), context));
-      j["relative"] = {{"motion", motion_text(*model, *relative)},
-                       {"prescribed", relative->prescribed},
-                       {"carrier", relative->carrier},
-                       {"steady", relative->steady_by}};
-    }
-    j["equilibria"] = nlohmann::ordered_json::array();
-    for (std::size_t k = 0; k < result.equilibria.size(); ++k) {
-      const auto& e = result.equilibria[k];
-      const num::Stability verdict = o.modes ? dynamics[k].stability : e.stability;
-      nlohmann::ordered_json entry = {{"q", numbers(e.q)},
-                                      {"stable", verdict == num::Stability::Stable}};
-      // With holonomic constraints, their multipliers (as `eval` names them in its JSON).
-      if (e.lambda.size() > 0) entry["lambda"] = numbers(e.lambda);
-      if (e.lambda.size() > 0) entry["redundant_constraints"] = e.redundant_constraints;
-      entry["stability"] = num::stability_name(verdict);
-      if (relative) entry["gyroscopic_stabilization"] = e.gyroscopic_stabilization;
-      entry["stiffness_eigenvalues"] = numbers(e.stiffness_eigenvalues);
-      entry["neutral_directions"] = nlohmann::ordered_json::array();
-      for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c)
-        entry["neutral_directions"].push_back(numbers(e.neutral_directions.col(c)));
-      if (o.modes) {
-        entry["modes"] = nlohmann::ordered_json::array();
-        for (const auto& mode : dynamics[k].modes) {
-          nlohmann::ordered_json m;
-          m["eigenvalue"] = {no_negative_zero(mode.eigenvalue.real()),
-                             no_negative_zero(mode.eigenvalue.imag())};
-          m["natural_frequency"] = no_negative_zero(mode.natural_frequency);
-          if (std::isnan(mode.damping_ratio))
-            m["damping_ratio"] = nullptr;
-          else
-            m["damping_ratio"] = no_negative_zero(mode.damping_ratio);
-          m["unstable"] = mode.unstable;
-          entry["modes"].push_back(m);
-        }
-        if (!dynamics[k].unavailable.empty()) entry["modes_unavailable"] = dynamics[k].unavailable;
-      }
-      j["equilibria"].push_back(entry);
-    }
-    j["free_coordinates"] = free_names;
-    std::cout << j.dump() << "\n";
-    return 0;
-  }
   std::cout << model->name << ": generalized forces at rest, by virtual work\n";
   for (unsigned i = 0; i < forces.rows(); ++i)
     std::cout << "  Q_" << model->coordinates[i].name << " = "
@@ -164,7 +96,7 @@ int run_statics(const StaticsCommandOptions& o) {
   const bool constrained =
       !result.equilibria.empty() && result.equilibria.front().lambda.size() > 0;
   if (relative) {
-    const std::string motion = motion_text(*model, *relative);
+    const std::string motion = io::relative_motion_text(*model, *relative);
     std::cout << "\ninertial forces of " << motion << " at rest (f - Q at dot(q) = 0)\n";
     for (unsigned i = 0; i < inertial.rows(); ++i)
       std::cout << "  F_" << model->coordinates[i].name << " = "

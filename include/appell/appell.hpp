@@ -138,6 +138,7 @@
 #include "appell/io/output_file.hpp"
 #include "appell/io/speed_form_writer.hpp"
 #include "appell/io/state_writer.hpp"
+#include "appell/io/statics_writer.hpp"
 #include "appell/io/urdf_import.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/io/verification_writer.hpp"

@@ -13,8 +13,13 @@ Python bindings over the C++ library (docs/python.md)::
     qdd = d.accelerations([0.3, -0.5], [1.0, 0.0])
     result = appell.simulate(model, t_end=2.0)
     result.t, result.q, result.E
+    lin = appell.linearize(model, q=[0.3, -0.5])   # A, B, eigenvalues, modes
+    robot = appell.load("examples/urdf/ur5_robot.urdf", gravity=[0, 0, -9.81])
 
-Long calls (derive, verify, simulate, statics, fem_modes, compile) release the GIL and stop on
+Every command of the command line has its function: derive, verify, simulate, inverse, statics,
+linearize, check, report, codegen, fem_modes, sweep and import_urdf (docs/python.md).
+
+Long calls (derive, verify, simulate, statics, linearize, check, report, fem_modes, compile) release the GIL and stop on
 Ctrl-C with KeyboardInterrupt. Bad input raises ModelError (a ValueError with .file, .line,
 .column, .name); a computation that fails on valid input raises ComputationError.
 """
@@ -37,22 +42,29 @@ from ._sweep import SweepResult, sweep  # noqa: E402,F401
 __version__ = _appell.__version__
 
 __all__ = [
+    "CheckResult",
     "Compiled",
     "ComputationError",
     "Dynamics",
     "Equations",
     "EquilibriaResult",
     "InverseResult",
+    "LinearizationResult",
     "Model",
     "ModelBuilder",
     "ModelError",
     "ModesResult",
+    "ReportResult",
     "SimulationResult",
+    "check",
     "codegen",
     "derive",
     "fem_modes",
+    "import_urdf",
     "inverse",
+    "linearize",
     "load",
+    "report",
     "simulate",
     "statics",
     "sweep",
@@ -108,16 +120,71 @@ def _model(model, allow_equations=False):
 # Models
 
 
-def load(path):
-    """The model in the file at `path` (YAML, MODEL_FORMAT.md), checked as `appell` checks it.
+def _path(name, value):
+    import os
+
+    _check_type(name, value, (str, os.PathLike), "a path (str or os.PathLike)")
+    return os.fspath(value)
+
+
+def _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base):
+    if gravity is not None:
+        if isinstance(gravity, (str, bytes)) or not hasattr(gravity, "__len__") or len(gravity) != 3:
+            raise TypeError(f"gravity: expected three numbers [gx, gy, gz], got {gravity!r}")
+        gravity = [_number(f"gravity[{i}]", g) for i, g in enumerate(gravity)]
+    for name, value in (("joint_damping", joint_damping), ("symbolic_inertia", symbolic_inertia),
+                        ("floating_base", floating_base)):
+        _check_type(name, value, (bool,), "True or False")
+    return gravity, joint_damping, symbolic_inertia, floating_base
+
+
+def _warn(warnings_list):
+    import warnings
+
+    for text in warnings_list:
+        warnings.warn(text, UserWarning, stacklevel=3)
+
+
+def load(path, *, gravity=None, joint_damping=False, symbolic_inertia=False,
+         floating_base=False):
+    """The model in the file at `path`, a model file (YAML, docs/model-format.md) or a robot's
+    URDF, told apart by content and checked as `appell` checks it.
+
+    The URDF options are the command line's (`--gravity`, `--joint-damping`,
+    `--symbolic-inertia`, `--floating-base`): gravity [gx, gy, gz] in m/s^2 in the root link's
+    axes (default [0, 0, -9.81]); joint_damping: each joint's <dynamics damping=c> as the
+    generalized force -c*dot(q); symbolic_inertia: each link's mass, centre of mass and inertia
+    as parameters (m_LINK, cx_LINK, .., Ixx_LINK, ..) with the URDF's values as defaults;
+    floating_base: the root link floats free (ROOT_x .. ROOT_z, a unit quaternion ROOT_e0 ..
+    ROOT_e3, speeds ROOT_vx .. and ROOT_wx ..). A YAML model says all of this itself: giving one
+    of them with it is a ValueError naming the option. What the URDF translation warns about
+    (mimic joints read as independent coordinates, ...) comes as a UserWarning.
 
     Raises ModelError located at the file (file, line, column, name) for a missing file or an
     invalid model.
     """
-    import os
+    path = _path("path", path)
+    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base)
+    model, warnings_list = _appell._load(path, *options)
+    _warn(warnings_list)
+    return model
 
-    _check_type("path", path, (str, os.PathLike), "a path (str or os.PathLike)")
-    return _appell._load(os.fspath(path))
+
+def import_urdf(path, *, gravity=None, joint_damping=False, symbolic_inertia=False,
+                floating_base=False, out=None):
+    """A URDF robot as an editable appell model file: its YAML text (`appell import`).
+
+    The options are load()'s. out: also write the text to this file (it must not be the URDF).
+    Read back (Model.from_yaml, or load of the file) it is the model load(path, ...) gives. A
+    file that is not a URDF (an appell model file) is a ModelError saying that import reads URDF.
+    The translation's warnings come as UserWarning.
+    """
+    path = _path("path", path)
+    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base)
+    out = "" if out is None else _path("out", out)
+    text, warnings_list = _appell._import_urdf(path, *options, out)
+    _warn(warnings_list)
+    return text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,10 +239,12 @@ def _equations_repr(self):
             f"({', '.join(self.coordinates)})>")
 
 
-def _to_sympy(self, constraints=False):
+def _to_sympy(self, constraints=False, *, flat=False):
     from ._sympy import equations_to_sympy
 
-    return equations_to_sympy(self, constraints)
+    _check_type("constraints", constraints, (bool,), "True or False")
+    _check_type("flat", flat, (bool,), "True or False")
+    return equations_to_sympy(self, constraints, flat)
 
 
 def _split(self):
@@ -209,9 +278,18 @@ Coordinates are sympy.physics.mechanics.dynamicsymbols (functions of the Symbol 
 velocities and accelerations those functions' time derivatives, parameters Symbols of their
 names, inputs and unspecified prescribed functions dynamicsymbols. With constraints=True,
 (M, f, A, b) of M q'' = f + A^T lambda, A q'' = b.
+
+Equations that text() writes through named intermediates (a large model such as a 6-joint arm:
+c3, R_3_11, omega_4x, ... or z1, z2, ...) come the same way: M and f in terms of those names,
+Symbols, and the result's .intermediates the list of (Symbol, definition) in order of
+definition, each in terms of those before it (the shape of sympy.cse's replacements). The
+result is a tuple, so M, f = eq.to_sympy() still unpacks; .intermediates is [] for equations
+without names. The names stand for expressions of the coordinates: put them back (flat=True, or
+result.substituted()) before differentiating in t. flat=True gives every entry as one
+expression of the model's symbols, as the smaller models always are (result.substituted(),
+with .intermediates []): quick to build, since SymPy shares what is substituted, but for a
+large model millions of characters once printed, and slow to simplify.
 """
-
-
 # ---------------------------------------------------------------------------------------------
 # Results
 
@@ -253,10 +331,61 @@ class InverseResult(_Result):
 
 
 class EquilibriaResult(_Result):
-    """generalized_forces (readable text, one per coordinate), equilibria (list of dicts: q,
-    lam, stable, stiffness_eigenvalues, residual) and best_residual."""
+    """What `appell statics --json` prints, as attributes: generalized_forces (readable text, one
+    per coordinate), equilibria (a list of dicts, below), free_coordinates (names), and for a
+    moving model inertial_forces (text) and relative ({"motion", "prescribed", "carrier",
+    "steady"}; both None otherwise); besides best_residual and coordinates.
+
+    Each equilibrium: q (n,), stable, stability ("stable", "unstable", "neutral"),
+    stiffness_eigenvalues (ascending), neutral_directions (k, n): one zero-stiffness displacement
+    a row, residual, lam (the multipliers, (m,): the JSON's "lambda") and, with holonomic
+    constraints, redundant_constraints; for a moving model gyroscopic_stabilization; with
+    modes=True, modes (a list of dicts: eigenvalue (complex), natural_frequency, damping_ratio
+    (None for a zero eigenvalue), unstable) and, when they could not be formed,
+    modes_unavailable (why).
+    """
 
     _fields = ("generalized_forces", "equilibria")
+
+
+class LinearizationResult(_Result):
+    """What `appell linearize --json --modes` prints, as attributes: the state-space model
+    dx/dt = A x + B u about the operating point.
+
+    states (names: the independent coordinates, then their speeds "dot(NAME)"), inputs (names,
+    the columns of B); A (states, states) and B (states, inputs) as numpy arrays; eigenvalues
+    (complex, ordered by modulus); eigenvalue_groups (a list of dicts: eigenvalue (complex,
+    Im >= 0), conjugate_pair, count: a conjugate pair once, repeated values such as the zero
+    modes once with their count); modes (one dict per eigenvalue: eigenvalue, natural_frequency
+    (rad/s), damping_ratio (None for a zero eigenvalue), unstable). Every number is free of
+    rounding noise as the command line prints it: an entry of A (B) below noise_threshold (1e-12)
+    times the largest |A_ij| (|B_ij|), and a real or imaginary part below noise_threshold |s|,
+    is exactly 0. Also the operating point q, qd (n,) (completed: the dependent coordinates and
+    speeds were solved from the constraints), independent_coordinates, dependent_coordinates,
+    independent_speeds, dependent_speeds (names), and text (what `appell linearize --modes`
+    prints). With symbolic=True, A_symbolic and B_symbolic (lists of rows of expression text in
+    the parameters), or symbolic_absent (why they could not be formed; the numeric A and B hold).
+    """
+
+    _fields = ("states", "A", "B")
+
+
+class CheckResult(_Result):
+    """What `appell check --json` prints: claims, a list of dicts (name, verdict: "holds",
+    "holds-up-to-factor" or "differs", factor (text or None), difference (a list of term texts,
+    [] when it holds), witness (None, or {"state": {symbol: number}, "claimed", "appell"})).
+    holds: no claim differs (the command line's exit status 0); text: what `appell check`
+    prints."""
+
+    _fields = ("holds", "claims")
+
+
+class ReportResult(_Result):
+    """What appell.report made: path (the HTML file written, or None), html (the page when no
+    path was given, else None), complete, and incomplete (a list of "PART: REASON" for every part
+    that failed; the page is written all the same and says so at its top)."""
+
+    _fields = ("path", "complete")
 
 
 class ModesResult(_Result):
@@ -329,21 +458,134 @@ def inverse(model, trajectory=None, *, t_end=None, output_step=None, from_csv=No
     return InverseResult(data)
 
 
-def statics(model, *, guesses=None, values=None, t=0.0, random_starts=8, tolerance=1e-10):
+def statics(model, *, guesses=None, values=None, t=0.0, random_starts=8, tolerance=1e-10,
+            stability_tolerance=1e-9, modes=False):
     """Generalized forces at rest by virtual work, equilibria and their stability
-    (`appell statics`).
+    (`appell statics`); every field of `appell statics --json`.
 
     guesses: extra Newton starts, a list of n-vectors, or a dict {coordinate: value} for one
-    start (the others at their initial values), as --guess. t: time of rheonomic loads.
+    start (the others at their initial values), as --guess. t: time of rheonomic loads (a moving
+    model's relative equilibria must not depend on it). stability_tolerance: a stiffness
+    eigenvalue within this fraction of max |K_ij| counts as zero (neutral). modes: also the
+    small oscillations about each equilibrium (--modes; a growing mode makes it unstable).
     Returns an EquilibriaResult; raises ComputationError when no start converges.
     """
+    import json
+
+    import numpy
+
     _model(model)
     t = _number("t", t)
     tolerance = _number("tolerance", tolerance, positive=True)
+    stability_tolerance = _number("stability_tolerance", stability_tolerance)
+    _check_type("modes", modes, (bool,), "True or False")
     if isinstance(random_starts, bool) or not isinstance(random_starts, int):
         raise TypeError(f"random_starts: expected an int, got {type(random_starts).__name__}")
-    data = _appell._statics(model, guesses, values, t, random_starts, tolerance)
+    raw = _appell._statics(model, guesses, values, t, random_starts, tolerance,
+                           stability_tolerance, modes)
+    data = json.loads(raw["json"])
+    n = len(raw["coordinates"])
+    for e, lam, residual in zip(data["equilibria"], raw["lam"], raw["residual"]):
+        e["q"] = numpy.array(e["q"], dtype=float)
+        e.pop("lambda", None)
+        e["lam"] = lam
+        e["residual"] = residual
+        e["stiffness_eigenvalues"] = numpy.array(e["stiffness_eigenvalues"], dtype=float)
+        e["neutral_directions"] = numpy.array(e["neutral_directions"], dtype=float).reshape(-1, n)
+        for mode in e.get("modes", ()):
+            mode["eigenvalue"] = complex(*mode["eigenvalue"])
+    data.setdefault("inertial_forces", None)
+    data.setdefault("relative", None)
+    data["best_residual"] = raw["best_residual"]
+    data["coordinates"] = raw["coordinates"]
     return EquilibriaResult(data)
+
+
+def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, values=None, method="gibbs-appell",
+              symbolic=False):
+    """The state-space model dx/dt = A x + B u about an operating point (`appell linearize`).
+
+    model: a Model (its equations derived by `method`) or Equations. q, qd: the operating point
+    (n values each; default the model's initial values), t its time. inputs: the inputs u, a list
+    of the model's input names (default every input, in order). values: {name: number} for
+    parameters, the inputs' operating values and unspecified prescribed functions (--set).
+    symbolic: also A and B as expressions of the parameters (--symbolic). With constraints the
+    states are the independent coordinates and speeds (LinearizationResult). Raises
+    ComputationError when M is singular at the point or the constraints cannot be satisfied.
+    Returns a LinearizationResult.
+    """
+    import json
+
+    import numpy
+
+    _model(model, allow_equations=True)
+    _method(method)
+    t = _number("t", t)
+    _check_type("symbolic", symbolic, (bool,), "True or False")
+    raw = _appell._linearize(model, q, qd, t, inputs, values, method, symbolic)
+    data = json.loads(raw.pop("json"))
+    states, columns = len(data["states"]), len(data["inputs"])
+    data["A"] = numpy.array(data["A"], dtype=float).reshape(states, states)
+    data["B"] = numpy.array(data["B"], dtype=float).reshape(states, columns)
+    data["eigenvalues"] = numpy.array([complex(*s) for s in data["eigenvalues"]], dtype=complex)
+    for entry in data["eigenvalue_groups"] + data["modes"]:
+        entry["eigenvalue"] = complex(*entry["eigenvalue"])
+    data.update(raw)
+    return LinearizationResult(data)
+
+
+def check(model, claims):
+    """Judges the equations a paper printed (a claims file, docs/user-guide.md "appell check")
+    against the model's own (`appell check MODEL CLAIMS`). claims: the claims file's path.
+    Returns a CheckResult (a claim that differs is a verdict, not an exception); a claims file
+    that is not valid is a ModelError at its file, line and column."""
+    import json
+
+    _model(model)
+    data, text = _appell._check(model, _path("claims", claims))
+    claims = json.loads(data)["claims"]
+    return CheckResult({"claims": claims, "text": text,
+                        "holds": all(c["verdict"] != "differs" for c in claims)})
+
+
+def report(model, out=None, *, method="gibbs-appell", verify="auto", simulate=True, t_end=5.0,
+           q0=None, qd0=None, u0=None, rtol=1e-8, atol=1e-8, output_step=None, values=None,
+           inputs=None, integrator="bdf", max_rows=10_000_000):
+    """One self-contained HTML page of the model (`appell report`): its equations typeset, the
+    verify table, plots and a 3-D animation of a simulation.
+
+    out: the HTML file to write (not the model's own file); None returns the page in the
+    result's .html. verify: "auto" (symbolic and numeric; numeric alone for equations of more
+    than 500 nodes), "full", "numeric" or "none". simulate=False draws the model in its initial
+    state (--no-simulation). The simulation's arguments are simulate()'s (t_end default 5 s).
+    A part that fails does not stop the others: the result's .incomplete says why (the command
+    line exits 1 then). Returns a ReportResult.
+    """
+    import os
+
+    _model(model)
+    _method(method)
+    _check_type("verify", verify, (str,), "'auto', 'full', 'numeric' or 'none'")
+    _check_type("simulate", simulate, (bool,), "True or False")
+    t_end = _number("t_end", t_end)
+    output_step = 0.01 if output_step is None else _number("output_step", output_step)
+    rtol = _number("rtol", rtol)
+    atol = _number("atol", atol)
+    _check_type("integrator", integrator, (str,), "'bdf' or 'adams'")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
+        raise TypeError(f"max_rows: expected an int, got {type(max_rows).__name__}")
+    if inputs is not None:
+        _check_type("inputs", inputs, (dict,), "a dict of name -> expression of t (str)")
+    path = None if out is None else _path("out", out)
+    # As the command line: the page must not replace the model it is made of.
+    if path is not None and model.source and os.path.exists(path) and \
+            os.path.exists(model.source) and os.path.samefile(path, model.source):
+        raise ValueError(f"out: {path} is the model file; the report would replace it")
+    data = _appell._report(model, path or "", method, verify, simulate, t_end, q0, qd0, u0, rtol,
+                           atol, output_step, integrator, values, inputs, max_rows)
+    data["path"] = path
+    data["complete"] = not data["incomplete"]
+    return ReportResult(data)
 
 
 def fem_modes(model, *, body=None, modes=6, at_time=0.0, stiffening=True, values=None):

@@ -4,6 +4,12 @@ The library prints every entry in the model language (io::expression_text, which
 itself); each entry is parsed here by sympy.sympify with a namespace that maps the model's names to
 SymPy objects: coordinates, inputs and unspecified prescribed functions to dynamicsymbols
 (functions of t), dot(x), ddot(x), ... to their time derivatives, parameters to Symbols.
+
+Equations written through named intermediates (what text() prints for a large model) are parsed
+as written: each name's definition once, in order, and the entries in terms of the names. That is
+what keeps a 6-joint arm small and quick: the UR5's f[0] is "-N_2z" beside 134 short definitions
+(0.7 s), where the same entry as one tree has 2.2 million characters (10 to 30 s to print and
+parse).
 """
 
 import sympy
@@ -33,21 +39,56 @@ def namespace(model):
     return names
 
 
+class SympyEquations(tuple):
+    """(M, f), or (M, f, A, b) with constraints, as sympy.Matrix; a tuple, so that
+    `M, f = eq.to_sympy()` unpacks it.
+
+    intermediates: the named intermediates the entries are written in, a list of
+    (sympy.Symbol, definition) in order of definition, each definition in terms of the names
+    before it and of the model's symbols (the shape of sympy.cse's replacements); [] when the
+    equations are written without names.
+    """
+
+    def __new__(cls, matrices, intermediates=()):
+        result = super().__new__(cls, matrices)
+        result.intermediates = list(intermediates)
+        return result
+
+    def substituted(self):
+        """The matrices with every name put back: entries in the model's symbols alone (what
+        flat=True gives), as a plain tuple. Large: each name is substituted into its uses."""
+        values = {}
+        for name, definition in self.intermediates:
+            values[name] = definition.xreplace(values)
+        return tuple(matrix.xreplace(values) for matrix in self)
+
+
 def _parse(text, names):
     return sympy.sympify(text, locals=names)
 
 
-def equations_to_sympy(equations, constraints=False):
+def equations_to_sympy(equations, constraints=False, flat=False):
     texts = equations._expressions()
     names = namespace(equations.model)
+    intermediates = []
+    # The names are the library's, chosen apart from the model's own (a parameter c3 makes the
+    # cosine c3_), so they never hide a name of the model.
+    for name, _ in texts["intermediates"]:
+        names[name] = sympy.Symbol(name)
+    for name, text in texts["intermediates"]:
+        intermediates.append((names[name], _parse(text, names)))
     M = sympy.Matrix([[_parse(e, names) for e in row] for row in texts["M"]])
     f = sympy.Matrix([_parse(e, names) for e in texts["f"]])
-    if not constraints:
-        return M, f
-    n = len(texts["M"])
-    A = sympy.Matrix(len(texts["A"]), n, [_parse(e, names) for row in texts["A"] for e in row])
-    b = sympy.Matrix(len(texts["b"]), 1, [_parse(e, names) for e in texts["b"]])
-    return M, f, A, b
+    matrices = (M, f)
+    if constraints:
+        n = len(texts["M"])
+        A = sympy.Matrix(len(texts["A"]), n, [_parse(e, names) for row in texts["A"] for e in row])
+        b = sympy.Matrix(len(texts["b"]), 1, [_parse(e, names) for e in texts["b"]])
+        matrices = (M, f, A, b)
+    result = SympyEquations(matrices, intermediates)
+    # The flat form from the parsed names (SymPy shares what is substituted): a fraction of a
+    # second for the 6-joint arm, where parsing the library's flat text took about 10 s.
+    return SympyEquations(result.substituted()) if flat and intermediates else result
 
 
 def split_to_sympy(equations):

@@ -102,16 +102,26 @@ py::dict split_expressions(const Equations& e) {
 }
 
 // Every expression of the equations as text in the model language (parsed back by to_sympy).
+// Equations written through named intermediates (a large model) give the names' definitions in
+// order ("intermediates": [name, text] pairs, each in terms of those before it) and M, f, A, b in
+// terms of them: with every name put back, the text would be the whole tree (2.2 million
+// characters for one entry of a 6-joint arm), which the names avoid.
 py::dict expressions(const Equations& e) {
-  const auto& eq = e.equations("expressions");
+  const auto& evaluable = e.equations("expressions");
+  const bool named = e.derivation.named.has_value();
+  const auto& eq = named ? *e.derivation.equations : evaluable;
   struct Texts {
     std::vector<std::vector<std::string>> M, A;
     std::vector<std::string> f, b;
+    std::vector<std::pair<std::string, std::string>> intermediates;
   };
-  const Texts texts = locked([&] {
+  const Texts texts = interruptible([&] {
     const sym::ReadableContext context = io::readable_context(*e.model);
     Texts t;
     auto text = [&](const GiNaC::ex& x) { return io::expression_text(x, context); };
+    if (named)
+      for (const auto& i : e.derivation.named->intermediates)
+        t.intermediates.emplace_back(i.name.get_name(), text(i.value));
     for (unsigned i = 0; i < eq.mass_matrix.rows(); ++i) {
       t.M.emplace_back();
       for (unsigned j = 0; j < eq.mass_matrix.cols(); ++j)
@@ -131,6 +141,7 @@ py::dict expressions(const Equations& e) {
   d["f"] = texts.f;
   d["A"] = texts.A;
   d["b"] = texts.b;
+  d["intermediates"] = texts.intermediates;
   return d;
 }
 
@@ -499,6 +510,12 @@ py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const py::handle& 
 }  // namespace
 
 void bind_equations(py::module_& m) {
+  // Registered before Equations so that the signature of Equations.compile names its result
+  // appell.Compiled (pybind11 writes the C++ type of a class it does not know yet).
+  py::class_<Compiled> compiled(m, "Compiled",
+                                R"doc(Equations compiled to a tape: M, f, q'' (and lambda) at
+numeric states in microseconds. q, qd have shape (n,) or (k, n) for k states at once; t is a
+number or shape (k,).)doc");
   py::class_<Equations>(m, "Equations", R"doc(Equations of motion M(q, t) q'' = f(q, q', t) (with
 constraints M q'' = f + A^T lambda, A q'' = b), as appell.derive formed them. text(), latex() and
 json() print them as `appell derive` does; a notebook shows them typeset.)doc")
@@ -571,10 +588,7 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
 parameter overrides and numbers (or expressions of t, as str) for inputs and unspecified
 prescribed functions, e.g. {"M": 2.0, "u": "sin(t)"}.)doc");
 
-  py::class_<Compiled>(m, "Compiled", R"doc(Equations compiled to a tape: M, f, q'' (and lambda) at
-numeric states in microseconds. q, qd have shape (n,) or (k, n) for k states at once; t is a
-number or shape (k,).)doc")
-      .def_property_readonly("dof", [](const Compiled& c) { return c.n; })
+  compiled.def_property_readonly("dof", [](const Compiled& c) { return c.n; })
       .def_property_readonly("constraint_count", [](const Compiled& c) { return c.m; })
       .def_property_readonly("coordinates",
                              [](const Compiled& c) {

@@ -115,9 +115,27 @@ std::vector<std::string> names_of(const auto& items) {
   return names;
 }
 
-Model load(const std::string& path) {
-  // The one place that reads a model file for Python: YAML or URDF, told apart by content.
-  return Model{interruptible([&] { return io::read_model(path).model; })};
+// The one place that reads a model file for Python: YAML or URDF, told apart by content. The
+// URDF options are refused for a YAML model, as the command line refuses them: a model file says
+// all of that itself. Returns (Model, warnings): the package warns with Python's warnings.
+py::tuple load(const std::string& path, const std::optional<std::array<double, 3>>& gravity,
+               bool joint_damping, bool symbolic_inertia, bool floating_base) {
+  const io::UrdfOptions options =
+      urdf_options(gravity, joint_damping, symbolic_inertia, floating_base);
+  io::ModelFile file = interruptible([&] { return io::read_model(path, options); });
+  if (file.format == io::ModelFormat::Yaml) {
+    const char* given = gravity            ? "gravity"
+                        : joint_damping    ? "joint_damping"
+                        : symbolic_inertia ? "symbolic_inertia"
+                        : floating_base    ? "floating_base"
+                                           : nullptr;
+    if (given)
+      value_error(given,
+                  "applies to a URDF model; a model file says this itself (gravity:, "
+                  "loads:, parameters:): " +
+                      path);
+  }
+  return py::make_tuple(Model{file.model}, file.warnings);
 }
 
 }  // namespace
@@ -132,7 +150,7 @@ Model.from_yaml(text) or ModelBuilder.build().)doc")
             return Model{interruptible([&] { return io::parse_model(text, name); })};
           },
           py::arg("text"), py::arg("name") = "<string>",
-          "A model from YAML text (MODEL_FORMAT.md); `name` is the file name errors show.")
+          "A model from YAML text (docs/model-format.md); `name` is the file name errors show.")
       .def_property_readonly("name", [](const Model& s) { return s.model->name; })
       .def_property_readonly("description", [](const Model& s) { return s.model->description; })
       .def_property_readonly(
@@ -209,7 +227,9 @@ Model.from_yaml(text) or ModelBuilder.build().)doc")
         return text + ">";
       });
 
-  m.def("_load", &load, py::arg("path"));
+  m.def("_load", &load, py::arg("path"), py::arg("gravity") = py::none(),
+        py::arg("joint_damping") = false, py::arg("symbolic_inertia") = false,
+        py::arg("floating_base") = false);
 
   using model::ModelBuilder;
   py::class_<ModelBuilder>(m, "ModelBuilder",

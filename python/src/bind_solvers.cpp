@@ -264,8 +264,10 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
   return d;
 }
 
+// What `appell statics --json` prints (io::write_statics_json: the package parses it), with the
+// multipliers and residual of each equilibrium and the best residual beside it.
 py::dict statics(const Model& target, const py::object& guesses, const py::object& values, double t,
-                 int random_starts, double tolerance) {
+                 int random_starts, double tolerance, double stability_tolerance, bool modes) {
   const auto& model = *target.model;
   const std::size_t n = model.dof();
   num::StaticsOptions options;
@@ -273,6 +275,7 @@ py::dict statics(const Model& target, const py::object& guesses, const py::objec
   options.t = t;
   options.random_starts = random_starts;
   options.tolerance = tolerance;
+  options.stability_tolerance = stability_tolerance;
   if (random_starts < 0) value_error("random_starts", "must be >= 0");
   // As `appell statics --guess`: a dict {name: value} sets those coordinates of one start (the
   // others at their initial values); a list gives whole starting points.
@@ -297,30 +300,30 @@ py::dict statics(const Model& target, const py::object& guesses, const py::objec
   }
   struct Out {
     num::StaticsResult result;
-    std::vector<std::string> forces;
+    std::string json;
   };
   const Out out = interruptible([&] {
     Out o;
     o.result = num::solve_statics(target.model, options);
-    const auto context = io::readable_context(model);
-    const GiNaC::matrix readable = sym::readable(o.result.generalized_forces, context);
-    for (unsigned i = 0; i < readable.rows(); ++i)
-      o.forces.push_back(io::expression_text(readable(i, 0), context));
+    // With modes, the small oscillations about each equilibrium, as `appell statics --modes`.
+    std::vector<num::EquilibriumDynamics> dynamics;
+    if (modes) {
+      const auto equations = principles::derive(target.model, principles::Method::GibbsAppell);
+      for (const auto& e : o.result.equilibria)
+        dynamics.push_back(num::equilibrium_dynamics(equations, e, options));
+    }
+    o.json = io::write_statics_json(model, o.result, modes ? &dynamics : nullptr);
     return o;
   });
-  py::list equilibria;
+  py::list lam, residual;
   for (const auto& e : out.result.equilibria) {
-    py::dict d;
-    d["q"] = to_numpy(e.q);
-    d["lam"] = to_numpy(e.lambda);
-    d["stable"] = e.stable;
-    d["stiffness_eigenvalues"] = to_numpy(e.stiffness_eigenvalues);
-    d["residual"] = e.residual;
-    equilibria.append(d);
+    lam.append(to_numpy(e.lambda));
+    residual.append(e.residual);
   }
   py::dict d;
-  d["generalized_forces"] = out.forces;
-  d["equilibria"] = equilibria;
+  d["json"] = out.json;
+  d["lam"] = lam;
+  d["residual"] = residual;
   d["best_residual"] = out.result.best_residual;
   d["coordinates"] = coordinate_names(model);
   return d;
@@ -405,7 +408,8 @@ void bind_solvers(py::module_& m) {
         py::arg("output_step"), py::arg("from_csv"), py::arg("t"), py::arg("q"), py::arg("qd"),
         py::arg("qdd"), py::arg("values"), py::arg("method"), py::arg("jit") = true);
   m.def("_statics", &statics, py::arg("model"), py::arg("guesses"), py::arg("values"), py::arg("t"),
-        py::arg("random_starts"), py::arg("tolerance"));
+        py::arg("random_starts"), py::arg("tolerance"), py::arg("stability_tolerance"),
+        py::arg("modes"));
   m.def("codegen", &codegen, py::arg("model"), py::kw_only(), py::arg("namespace") = py::none(),
         py::arg("method") = "gibbs-appell", py::arg("values") = py::none(),
         R"doc(A self-contained C++17 header for the equations (`appell codegen`): M, f, forward and

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <appell/appell.hpp>
+#include <array>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -86,6 +87,11 @@ model::Values to_values(const model::Model& model, const py::handle& values,
 /// A vector of `n` numbers from any sequence or 1-D array; ValueError naming `argument`.
 Eigen::VectorXd to_vector(const py::handle& value, std::size_t n, const std::string& argument);
 
+/// How a URDF file becomes a model (the command line's --gravity, --joint-damping,
+/// --symbolic-inertia, --floating-base); no gravity: the URDF default (0, 0, -9.81).
+io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity,
+                             bool joint_damping, bool symbolic_inertia, bool floating_base);
+
 /// A method name as on the command line; ValueError naming `method` for an unknown one.
 principles::Method to_method(const std::string& name);
 
@@ -101,5 +107,6 @@ void bind_model(py::module_& m);
 void bind_equations(py::module_& m);
 void bind_solvers(py::module_& m);
 void bind_sweep(py::module_& m);
+void bind_commands(py::module_& m);
 
 }  // namespace appell::python

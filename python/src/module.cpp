@@ -80,6 +80,20 @@ Eigen::VectorXd to_vector(const py::handle& value, std::size_t n, const std::str
   return v;
 }
 
+io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity,
+                             bool joint_damping, bool symbolic_inertia, bool floating_base) {
+  io::UrdfOptions options;
+  if (gravity) {
+    for (double g : *gravity)
+      if (!std::isfinite(g)) value_error("gravity", "expected three finite numbers [gx, gy, gz]");
+    options.gravity = *gravity;
+  }
+  options.joint_damping = joint_damping;
+  options.symbolic_inertia = symbolic_inertia;
+  options.floating_base = floating_base;
+  return options;
+}
+
 principles::Method to_method(const std::string& name) {
   const auto method = principles::parse_method(name);
   if (!method)
@@ -158,4 +172,5 @@ PYBIND11_MODULE(_appell, m) {
   ap::bind_equations(m);
   ap::bind_solvers(m);
   ap::bind_sweep(m);
+  ap::bind_commands(m);
 }
