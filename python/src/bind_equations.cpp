@@ -153,7 +153,7 @@ struct Compiled {
   std::size_t n = 0, m = 0;
 };
 
-std::unique_ptr<Compiled> compile(const Equations& e, const py::object& values) {
+std::unique_ptr<Compiled> compile(const Equations& e, const ValuesArgument& values) {
   const auto& eq = e.equations("compile");
   const auto bound = to_values(*e.model, values, "values");
   auto result = std::make_unique<Compiled>();
@@ -225,7 +225,7 @@ void load_state(const States& s, std::size_t i, std::size_t n, Eigen::VectorXd& 
 }
 
 // M (k, n, n) and f (k, n), or (n, n) and (n,) for one state.
-py::tuple evaluate(Compiled& c, const py::handle& q, const py::handle& qd, const py::handle& t) {
+py::tuple evaluate(Compiled& c, const ArrayLike& q, const ArrayLike& qd, const Time& t) {
   const States s = states(c.n, q, qd, t);
   const auto n = static_cast<py::ssize_t>(c.n), k = static_cast<py::ssize_t>(s.k);
   py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
@@ -254,8 +254,7 @@ py::tuple evaluate(Compiled& c, const py::handle& q, const py::handle& qd, const
 }
 
 // q̈ (k, n) or (n,); with constraints also λ (k, m) or (m,).
-py::object accelerations(Compiled& c, const py::handle& q, const py::handle& qd,
-                         const py::handle& t) {
+py::object accelerations(Compiled& c, const ArrayLike& q, const ArrayLike& qd, const Time& t) {
   const States s = states(c.n, q, qd, t);
   const auto n = static_cast<py::ssize_t>(c.n), m = static_cast<py::ssize_t>(c.m),
              k = static_cast<py::ssize_t>(s.k);
@@ -293,7 +292,7 @@ py::object accelerations(Compiled& c, const py::handle& q, const py::handle& qd,
 }
 
 // Everything `appell eval --json` reports at one state, as a dict of numpy arrays.
-py::dict state(Compiled& c, const py::handle& q, const py::handle& qd, double t) {
+py::dict state(Compiled& c, const ArrayLike& q, const ArrayLike& qd, double t) {
   const Eigen::VectorXd qv = to_vector(q, c.n, "q"), qdv = to_vector(qd, c.n, "qd");
   num::StateEvaluation e;
   {
@@ -319,8 +318,7 @@ py::dict state(Compiled& c, const py::handle& q, const py::handle& qd, double t)
 
 // Seconds per CompiledEquations::evaluate call made from C++ at one state, `repeats` times: what
 // bench/python_bindings.py compares the Python call with.
-double time_evaluate(Compiled& c, const py::handle& q, const py::handle& qd, double t,
-                     long repeats) {
+double time_evaluate(Compiled& c, const ArrayLike& q, const ArrayLike& qd, double t, long repeats) {
   if (repeats < 1) value_error("repeats", "must be at least 1");
   const Eigen::VectorXd qv = to_vector(q, c.n, "q"), qdv = to_vector(qd, c.n, "qd");
   py::gil_scoped_release release;
@@ -394,8 +392,8 @@ struct DynamicsHandle {
   std::size_t n = 0;
 };
 
-std::unique_ptr<DynamicsHandle> make_dynamics(const py::handle& target, const py::handle& values,
-                                              bool jit) {
+std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
+                                              const ValuesArgument& values, bool jit) {
   auto d = std::make_unique<DynamicsHandle>();
   d->model = model_of(target, "model");
   const model::Values bound = to_values(*d->model, values, "values");
@@ -440,8 +438,8 @@ py::array_t<double> vectors(const States& s, std::size_t n) {
   return s.batch ? py::array_t<double>({k, nn}) : py::array_t<double>(nn);
 }
 
-py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const py::handle& q,
-                                           const py::handle& qd, const py::handle& t) {
+py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const ArrayLike& q,
+                                           const ArrayLike& qd, const Time& t) {
   const States s = states(d.n, q, qd, t);
   py::array_t<double> out = vectors(s, d.n);
   double* p = out.mutable_data();
@@ -453,9 +451,8 @@ py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const py::ha
   return out;
 }
 
-py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const py::handle& q,
-                                     const py::handle& qd, const py::handle& qdd,
-                                     const py::handle& t) {
+py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const ArrayLike& q,
+                                     const ArrayLike& qd, const ArrayLike& qdd, const Time& t) {
   const States s = states(d.n, q, qd, t);
   const States a = states(d.n, qdd, qdd, py::float_(0.0));
   if (a.k != s.k || a.batch != s.batch) value_error("qdd", "expected the shape of q");
@@ -470,8 +467,8 @@ py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const py::handle& 
   return out;
 }
 
-py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const py::handle& q,
-                                    const py::handle& qd, const py::handle& t) {
+py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const ArrayLike& q,
+                                    const ArrayLike& qd, const Time& t) {
   const States s = states(d.n, q, qd, t);
   const auto n = static_cast<py::ssize_t>(d.n), k = static_cast<py::ssize_t>(s.k);
   py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
@@ -493,8 +490,7 @@ py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const py::handle& q
   return py::make_tuple(M, f);
 }
 
-py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const py::handle& q,
-                                     const py::handle& t) {
+py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q, const Time& t) {
   const States s = states(d.n, q, q, t);
   py::array_t<double> out = vectors(s, d.n);
   double* p = out.mutable_data();

@@ -234,10 +234,9 @@ Model.from_yaml(text) or ModelBuilder.build().)doc")
   using model::ModelBuilder;
   py::class_<ModelBuilder>(m, "ModelBuilder",
                            R"doc(Builds a model in code, as a model file does, with
-the same checks and messages (model::ModelBuilder). Expressions are text in the model language
-("l/2", "-M_S*g", "dot(q1)") or
-      numbers;
-  vectors are lists of three; every call returns the builder.
+the same checks and messages (the library's one builder). Expressions are text in the model
+language ("l/2", "-M_S*g", "dot(q1)") or numbers; vectors are lists of three; every call returns
+the builder.
 
     b = appell.ModelBuilder("pendulum")
     b.parameter("m", 1).parameter("l", 0.5).parameter("g", 9.81)
@@ -258,7 +257,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           py::arg("text"), py::return_value_policy::reference_internal)
       .def(
           "parameter",
-          [](ModelBuilder& b, const std::string& name, const py::object& value) -> ModelBuilder& {
+          [](ModelBuilder& b, const std::string& name, const Expression& value) -> ModelBuilder& {
             const auto e = to_expr(value, "value");
             locked([&] { b.parameter(name, e); });
             return b;
@@ -267,8 +266,8 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           "a parameter with its default value (numbers, pi, earlier parameters)")
       .def(
           "coordinate",
-          [](ModelBuilder& b, const std::string& name, const py::object& initial,
-             const py::object& velocity) -> ModelBuilder& {
+          [](ModelBuilder& b, const std::string& name, const Expression& initial,
+             const Expression& velocity) -> ModelBuilder& {
             const auto q0 = to_expr(initial, "initial"), qd0 = to_expr(velocity, "velocity");
             locked([&] { b.coordinate(name, q0, qd0); });
             return b;
@@ -299,7 +298,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "frame",
           [](ModelBuilder& b, const std::string& name, const std::string& parent,
-             const py::object& translation, const py::object& rotation) -> ModelBuilder& {
+             const Vector3& translation, const py::object& rotation) -> ModelBuilder& {
             model::FrameSpec spec{parent, to_expr3(translation, "translation"),
                                   to_rotation(rotation)};
             locked([&] { b.frame(name, spec); });
@@ -321,7 +320,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "body",
           [](ModelBuilder& b, const std::string& name, const std::string& frame,
-             const py::object& mass, const py::object& com,
+             const Expression& mass, const Vector3& com,
              const py::object& inertia) -> ModelBuilder& {
             model::BodySpec spec{frame, to_expr(mass, "mass"), to_expr3(com, "com"),
                                  to_inertia(inertia)};
@@ -338,7 +337,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "particle",
           [](ModelBuilder& b, const std::string& name, const std::string& frame,
-             const py::object& mass, const py::object& position) -> ModelBuilder& {
+             const Expression& mass, const Vector3& position) -> ModelBuilder& {
             model::ParticleSpec spec{frame, to_expr(mass, "mass"), to_expr3(position, "position")};
             locked([&] { b.particle(name, spec); });
             return b;
@@ -348,7 +347,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           py::return_value_policy::reference_internal, "a point mass fixed in `frame`")
       .def(
           "gravity",
-          [](ModelBuilder& b, const py::object& g) -> ModelBuilder& {
+          [](ModelBuilder& b, const Vector3& g) -> ModelBuilder& {
             const auto v = to_expr3(g, "g");
             locked([&] { b.gravity(v); });
             return b;
@@ -357,8 +356,8 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           "gravity's acceleration, world components, e.g. [0, '-g', 0]")
       .def(
           "force",
-          [](ModelBuilder& b, const py::object& force, const std::string& on, const py::object& at,
-             const py::object& in) -> ModelBuilder& {
+          [](ModelBuilder& b, const Vector3& force, const std::string& on, const py::object& at,
+             const OptionalText& in) -> ModelBuilder& {
             model::ForceSpec spec{to_expr3(force, "force"), on, std::nullopt, optional_name(in)};
             if (!at.is_none()) spec.at = to_expr3(at, "at");
             locked([&] { b.force(spec); });
@@ -370,8 +369,8 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           "`at` of its frame; components in frame `in_` (default world)")
       .def(
           "torque",
-          [](ModelBuilder& b, const py::object& torque, const std::string& on,
-             const py::object& in) -> ModelBuilder& {
+          [](ModelBuilder& b, const Vector3& torque, const std::string& on,
+             const OptionalText& in) -> ModelBuilder& {
             model::TorqueSpec spec{to_expr3(torque, "torque"), on, optional_name(in)};
             locked([&] { b.torque(spec); });
             return b;
@@ -381,7 +380,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "spring",
           [](ModelBuilder& b, const py::object& from, const py::object& to,
-             const py::object& stiffness, const py::object& rest_length) -> ModelBuilder& {
+             const Expression& stiffness, const Expression& rest_length) -> ModelBuilder& {
             model::SpringSpec spec{to_point(from, "from_"), to_point(to, "to"),
                                    to_expr(stiffness, "stiffness"),
                                    to_expr(rest_length, "rest_length")};
@@ -394,7 +393,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "damper",
           [](ModelBuilder& b, const py::object& from, const py::object& to,
-             const py::object& coefficient) -> ModelBuilder& {
+             const Expression& coefficient) -> ModelBuilder& {
             model::DamperSpec spec{to_point(from, "from_"), to_point(to, "to"),
                                    to_expr(coefficient, "coefficient")};
             locked([&] { b.damper(spec); });
@@ -405,7 +404,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "generalized_force",
           [](ModelBuilder& b, const std::string& coordinate,
-             const py::object& value) -> ModelBuilder& {
+             const Expression& value) -> ModelBuilder& {
             const auto e = to_expr(value, "value");
             locked([&] { b.generalized_force(coordinate, e); });
             return b;
@@ -414,7 +413,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
           "a generalized force added to one coordinate's equation")
       .def(
           "potential",
-          [](ModelBuilder& b, const py::object& potential) -> ModelBuilder& {
+          [](ModelBuilder& b, const Expression& potential) -> ModelBuilder& {
             const auto e = to_expr(potential, "potential");
             locked([&] { b.potential(e); });
             return b;
@@ -424,7 +423,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "holonomic_constraint",
           [](ModelBuilder& b, const std::string& name,
-             const py::object& expression) -> ModelBuilder& {
+             const Expression& expression) -> ModelBuilder& {
             const auto e = to_expr(expression, "expression");
             locked([&] { b.holonomic_constraint(name, e); });
             return b;
@@ -434,7 +433,7 @@ the same checks and messages (model::ModelBuilder). Expressions are text in the 
       .def(
           "nonholonomic_constraint",
           [](ModelBuilder& b, const std::string& name,
-             const py::object& expression) -> ModelBuilder& {
+             const Expression& expression) -> ModelBuilder& {
             const auto e = to_expr(expression, "expression");
             locked([&] { b.nonholonomic_constraint(name, e); });
             return b;

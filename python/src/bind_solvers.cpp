@@ -329,12 +329,12 @@ py::dict statics(const Model& target, const py::object& guesses, const py::objec
   return d;
 }
 
-std::string codegen(const py::handle& target, const py::object& namespace_name,
-                    const std::string& method, const py::object& values) {
+std::string codegen(const ModelArgument& target, const OptionalText& namespace_name,
+                    const std::string& method, const ValuesArgument& values) {
   const auto model = model_of(target, "model");
   codegen::CodegenOptions options;
   if (!namespace_name.is_none()) {
-    options.namespace_name = py::str(namespace_name);
+    options.namespace_name = py::str(py::object(namespace_name));
     if (!codegen::is_valid_namespace(options.namespace_name))
       value_error("namespace",
                   "not a valid C++ namespace name (identifiers, not keywords, joined "

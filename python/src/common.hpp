@@ -19,6 +19,24 @@ namespace appell::python {
 
 namespace py = pybind11;
 
+/// Argument types that help() names as Python's typing would, where the binding takes any object
+/// and converts or refuses it itself (with a message naming the argument): pybind11 would write
+/// `handle` or `object`.
+inline bool any_object(PyObject*) { return true; }
+#define APPELL_PYTHON_ARGUMENT(Name)                  \
+  class Name : public py::object {                    \
+   public:                                            \
+    PYBIND11_OBJECT_DEFAULT(Name, object, any_object) \
+  };
+APPELL_PYTHON_ARGUMENT(ArrayLike)       // numbers: a sequence or a numpy array
+APPELL_PYTHON_ARGUMENT(Time)            // a number, or one per state
+APPELL_PYTHON_ARGUMENT(ValuesArgument)  // None or {name: number or expression of t}
+APPELL_PYTHON_ARGUMENT(ModelArgument)   // an appell.Model or appell.Equations
+APPELL_PYTHON_ARGUMENT(Expression)      // text in the model language, or a number
+APPELL_PYTHON_ARGUMENT(Vector3)         // three expressions
+APPELL_PYTHON_ARGUMENT(OptionalText)    // None or a str
+#undef APPELL_PYTHON_ARGUMENT
+
 /// A model as Python holds it (model::Model is shared as a pointer to const).
 struct Model {
   std::shared_ptr<const model::Model> model;
@@ -110,3 +128,19 @@ void bind_sweep(py::module_& m);
 void bind_commands(py::module_& m);
 
 }  // namespace appell::python
+
+namespace pybind11::detail {
+#define APPELL_PYTHON_TYPE_NAME(Name, text)        \
+  template <>                                      \
+  struct handle_type_name<appell::python::Name> {  \
+    static constexpr auto name = const_name(text); \
+  };
+APPELL_PYTHON_TYPE_NAME(ArrayLike, "numpy.typing.ArrayLike")
+APPELL_PYTHON_TYPE_NAME(Time, "float | numpy.typing.ArrayLike")
+APPELL_PYTHON_TYPE_NAME(ValuesArgument, "dict[str, float | str] | None")
+APPELL_PYTHON_TYPE_NAME(ModelArgument, "appell.Model | appell.Equations")
+APPELL_PYTHON_TYPE_NAME(Expression, "str | float")
+APPELL_PYTHON_TYPE_NAME(Vector3, "list[str | float]")
+APPELL_PYTHON_TYPE_NAME(OptionalText, "str | None")
+#undef APPELL_PYTHON_TYPE_NAME
+}  // namespace pybind11::detail
