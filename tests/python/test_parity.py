@@ -371,8 +371,10 @@ def public_docs():
             for member, value in vars(item).items():
                 if member.startswith("_") and member != "__init__":
                     continue
-                doc = value.fget.__doc__ if isinstance(value, property) else value.__doc__
-                yield f"{name}.{member}", doc or ""
+                if isinstance(value, property):  # its docstring, and its getter's signature
+                    yield f"{name}.{member}", (value.__doc__ or "") + (value.fget.__doc__ or "")
+                else:  # through getattr: a static method's own docstring
+                    yield f"{name}.{member}", getattr(item, member).__doc__ or ""
 
 
 def test_docstrings_name_files_that_exist_and_python_types():
@@ -386,6 +388,7 @@ def test_docstrings_name_files_that_exist_and_python_types():
     for name in ("load", "linearize", "check", "report", "import_urdf", "statics"):
         assert docs[name].strip(), name
     assert "docs/model-format.md" in docs["load"]
+    assert "docs/model-format.md" in docs["Model.from_yaml"]
 
 
 def test_the_model_builder_docstring_example_runs():
