@@ -399,6 +399,22 @@ class ModesResult(_Result):
 # Solvers: the commands simulate, inverse, statics and fem with their options as arguments
 
 
+def _simulation_options(t_end, output_step, rtol, atol, integrator, max_rows, inputs):
+    """simulate's options checked (as report's): (t_end, output_step, rtol, atol) as floats."""
+    t_end = _number("t_end", t_end)
+    output_step = 0.01 if output_step is None else _number("output_step", output_step)
+    rtol = _number("rtol", rtol)
+    atol = _number("atol", atol)
+    _check_type("integrator", integrator, (str,), "'bdf' or 'adams'")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
+        raise TypeError(f"max_rows: expected an int, got {type(max_rows).__name__}")
+    if inputs is not None:
+        _check_type("inputs", inputs, (dict,), "a dict of name -> expression of t (str)")
+        for name, expression in inputs.items():
+            _check_type(f"inputs[{name!r}]", expression, (str,), "an expression of t (str)")
+    return t_end, output_step, rtol, atol
+
+
 def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=None,
              values=None, inputs=None, *, integrator="bdf", max_rows=10_000_000,
              method="gibbs-appell", jit=True, u0=None):
@@ -417,17 +433,8 @@ def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=
     they follow from qd0 or the model's velocities. Returns a SimulationResult.
     """
     _model(model, allow_equations=True)
-    t_end = _number("t_end", t_end)
-    output_step = 0.01 if output_step is None else _number("output_step", output_step)
-    rtol = _number("rtol", rtol)
-    atol = _number("atol", atol)
-    _check_type("integrator", integrator, (str,), "'bdf' or 'adams'")
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        raise TypeError(f"max_rows: expected an int, got {type(max_rows).__name__}")
-    if inputs is not None:
-        _check_type("inputs", inputs, (dict,), "a dict of name -> expression of t (str)")
-        for name, expression in inputs.items():
-            _check_type(f"inputs[{name!r}]", expression, (str,), "an expression of t (str)")
+    t_end, output_step, rtol, atol = _simulation_options(t_end, output_step, rtol, atol,
+                                                         integrator, max_rows, inputs)
     _method(method)
     data = _appell._simulate(model, t_end, q0, qd0, rtol, atol, output_step, values, inputs,
                              integrator, max_rows, method, bool(jit), u0)
@@ -567,15 +574,8 @@ def report(model, out=None, *, method="gibbs-appell", verify="auto", simulate=Tr
     _method(method)
     _check_type("verify", verify, (str,), "'auto', 'full', 'numeric' or 'none'")
     _check_type("simulate", simulate, (bool,), "True or False")
-    t_end = _number("t_end", t_end)
-    output_step = 0.01 if output_step is None else _number("output_step", output_step)
-    rtol = _number("rtol", rtol)
-    atol = _number("atol", atol)
-    _check_type("integrator", integrator, (str,), "'bdf' or 'adams'")
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        raise TypeError(f"max_rows: expected an int, got {type(max_rows).__name__}")
-    if inputs is not None:
-        _check_type("inputs", inputs, (dict,), "a dict of name -> expression of t (str)")
+    t_end, output_step, rtol, atol = _simulation_options(t_end, output_step, rtol, atol,
+                                                         integrator, max_rows, inputs)
     path = None if out is None else _path("out", out)
     # As the command line: the page must not replace the model it is made of.
     if path is not None and model.source and os.path.exists(path) and \

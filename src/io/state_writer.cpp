@@ -48,13 +48,20 @@ void describe_coordinates(const model::Model& model, nlohmann::json& j) {
 
 namespace {
 
-nlohmann::json state_json(const model::Model& model, const num::StateEvaluation& s) {
+// What every state's JSON begins with: the coordinates, t, q, q̇ and M.
+template <typename State>
+nlohmann::json state_head(const model::Model& model, const State& s) {
   nlohmann::json j;
   describe_coordinates(model, j);
   j["t"] = number(s.t);
   j["q"] = as_vector(s.q);
   j["qd"] = as_vector(s.qd);
   j["mass_matrix"] = rows_of(s.mass_matrix);
+  return j;
+}
+
+nlohmann::json state_json(const model::Model& model, const num::StateEvaluation& s) {
+  nlohmann::json j = state_head(model, s);
   j["forcing"] = as_vector(s.forcing);
   j["qdd"] = as_vector(s.qdd);
   if (s.lambda.size() > 0) j["lambda"] = as_vector(s.lambda);
@@ -68,12 +75,7 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
 }
 
 std::string write_split_state_json(const model::Model& model, const num::SplitEvaluation& s) {
-  nlohmann::json j;
-  describe_coordinates(model, j);
-  j["t"] = number(s.t);
-  j["q"] = as_vector(s.q);
-  j["qd"] = as_vector(s.qd);
-  j["mass_matrix"] = rows_of(s.mass_matrix);
+  nlohmann::json j = state_head(model, s);
   j["coriolis"] = rows_of(s.coriolis);
   j["gravity"] = as_vector(s.gravity);
   j["loads"] = as_vector(s.loads);
