@@ -185,6 +185,7 @@ class Printer {
   std::string number(const numeric& n) {
     if (n.is_integer()) return digits(n);
     if (n.is_rational()) {
+      if (auto decimal = decimal_text(n)) return *decimal;
       if (latex()) return "\\frac{" + digits(n.numer()) + "}{" + digits(n.denom()) + "}";
       return digits(n.numer()) + "/" + digits(n.denom());
     }
@@ -199,6 +200,48 @@ class Printer {
     if (latex()) out << GiNaC::latex;
     out << n;
     return parenthesised(out.str());
+  }
+
+  /// A positive rational as the decimal it equals exactly, when it is one that reads as a
+  /// decimal: its denominator 2^a 5^b with a factor 5 and at least 10 (what decimals written in
+  /// a model or URDF file become: 0.1197 is 1197/10000, 9.81 is 981/100), so that 1/2, 1/4 and
+  /// 2/5 of the formulas stay fractions. Small values take an exponent (4.43e-12; in LaTeX
+  /// 4.43 \cdot 10^{-12}). The model language reads either back as the same rational.
+  std::optional<std::string> decimal_text(const numeric& n) const {
+    numeric denominator = n.denom();
+    if (denominator < 10) return std::nullopt;
+    int twos = 0, fives = 0;
+    while (GiNaC::irem(denominator, 2).is_zero()) {
+      denominator = denominator / 2;
+      ++twos;
+    }
+    while (GiNaC::irem(denominator, 5).is_zero()) {
+      denominator = denominator / 5;
+      ++fives;
+    }
+    if (denominator != 1 || fives == 0) return std::nullopt;
+    const int places = std::max(twos, fives);
+    // n = scaled / 10^places exactly.
+    const std::string scaled = digits(n * numeric(10).power(places));
+    std::string text;
+    if (static_cast<int>(scaled.size()) > places) {
+      text = scaled.substr(0, scaled.size() - places) + "." + scaled.substr(scaled.size() - places);
+    } else {
+      const int zeros = places - static_cast<int>(scaled.size());
+      if (zeros < 4) {
+        text = "0." + std::string(static_cast<std::size_t>(zeros), '0') + scaled;
+      } else {
+        // scaled = d.ddd * 10^(size - 1), so n = d.ddd * 10^(size - 1 - places).
+        std::string mantissa = scaled.substr(0, 1);
+        std::string rest = scaled.substr(1);
+        while (!rest.empty() && rest.back() == '0') rest.pop_back();
+        if (!rest.empty()) mantissa += "." + rest;
+        const std::string exponent = std::to_string(static_cast<int>(scaled.size()) - 1 - places);
+        return latex() ? mantissa + " \\cdot 10^{" + exponent + "}" : mantissa + "e" + exponent;
+      }
+    }
+    while (text.back() == '0') text.pop_back();
+    return text;
   }
 
   std::string symbol(const GiNaC::symbol& s) const {
