@@ -140,6 +140,11 @@ void add_urdf_options(CLI::App& command, UrdfFlags& flags) {
                 "quaternion ROOT_e0..ROOT_e3, speeds ROOT_vx.. and ROOT_wx..) instead of being "
                 "the world")
       ->group(group);
+  command
+      .add_flag("--exact-angles", flags.exact_angles,
+                "URDF model: <origin rpy> angles as written (by default an angle within 1e-9 of "
+                "a multiple of pi/12 is read as that multiple: 1.570796325 as pi/2)")
+      ->group(group);
 }
 
 io::UrdfOptions urdf_options(const UrdfFlags& flags) {
@@ -152,6 +157,7 @@ io::UrdfOptions urdf_options(const UrdfFlags& flags) {
   options.joint_damping = flags.joint_damping;
   options.symbolic_inertia = flags.symbolic_inertia;
   options.floating_base = flags.floating_base;
+  options.exact_angles = flags.exact_angles;
   return options;
 }
 
@@ -162,6 +168,7 @@ std::shared_ptr<const model::Model> read_model(const std::string& path, const Ur
                         : flags.joint_damping    ? "--joint-damping"
                         : flags.symbolic_inertia ? "--symbolic-inertia"
                         : flags.floating_base    ? "--floating-base"
+                        : flags.exact_angles     ? "--exact-angles"
                                                  : nullptr;
     if (given)
       throw usage_error(given,

@@ -43,13 +43,15 @@ void add_sweep_merge_command(CLI::App& app, Commands& commands);
 /// `sweep` records its command line (argv) in the results file.
 void add_sweep_command(CLI::App& app, Commands& commands, int argc, char** argv);
 
-/// How a URDF model is read (--gravity GX,GY,GZ, --joint-damping, --symbolic-inertia): options of
+/// How a URDF model is read (--gravity GX,GY,GZ, --joint-damping, --symbolic-inertia,
+/// --floating-base, --exact-angles): options of
 /// every command that reads a model, refused for a YAML model (which says all of it itself).
 struct UrdfFlags {
   std::string gravity;
   bool joint_damping = false;
   bool symbolic_inertia = false;
   bool floating_base = false;
+  bool exact_angles = false;
 };
 void add_urdf_options(CLI::App& command, UrdfFlags& flags);
 /// The flags as the library's options (--gravity checked: three finite numbers).

@@ -47,13 +47,17 @@ std::string number_text(double value) {
   return std::string(buffer, result.ptr);
 }
 
-/// An angle: a multiple k·pi/12 (pi/6, pi/4, pi/2 ...) when `value` is the double nearest to it
-/// (xacro's ${pi/2} is 1.5707963267948966), else the number.
-std::string angle_text(double value) {
+/// An angle: a multiple k·pi/12 (pi/6, pi/4, pi/2 ...) when `value` is within 1e-9 of it (the
+/// UR5's 1.570796325 and 1.57079632679, Kinova's 3.14159265359: pi written to fewer digits, whose
+/// sines and cosines would leave terms like 4.9e-12*cos(q) that are only the rounding), else the
+/// number. With `exact` (--exact-angles) only the double nearest to the multiple is (xacro's
+/// ${pi/2} is 1.5707963267948966), any other value stays as written.
+std::string angle_text(double value, bool exact) {
   for (int k = -24; k <= 24; ++k) {
     if (k == 0) continue;
     const double multiple = k * std::numbers::pi / 12.0;
-    if (std::abs(value - multiple) > 4.0 * std::abs(multiple) * 1e-16) continue;
+    const double tolerance = exact ? 4.0 * std::abs(multiple) * 1e-16 : 1e-9;
+    if (std::abs(value - multiple) > tolerance) continue;
     const int g = std::gcd(std::abs(k), 12);
     const int numerator = k / g, denominator = 12 / g;
     std::string text = numerator == 1    ? "pi"
@@ -643,13 +647,14 @@ class UrdfReader {
   }
 
   /// Rz(yaw)·Ry(pitch)·Rx(roll) as rot_z(..)*rot_y(..)*rot_x(..), factors of angle 0 left out.
-  static std::string rpy_text(const std::array<double, 3>& a) {
+  std::string rpy_text(const std::array<double, 3>& a) const {
     std::string text;
     const std::array<std::pair<const char*, double>, 3> factors{
         {{"rot_z", a[2]}, {"rot_y", a[1]}, {"rot_x", a[0]}}};
     for (const auto& [f, angle] : factors)
       if (angle != 0.0)
-        text += (text.empty() ? "" : "*") + std::string(f) + "(" + angle_text(angle) + ")";
+        text += (text.empty() ? "" : "*") + std::string(f) + "(" +
+                angle_text(angle, options_.exact_angles) + ")";
     return text;
   }
 

@@ -29,9 +29,9 @@
 // Names: characters outside [A-Za-z0-9_] become _, a name that does not begin with a letter gets
 // the prefix j_ (joints) or l_ (links), and a name that is reserved (t, pi, world, sin ...) or
 // already taken gets _joint, _link, ... or a number appended. Numbers are kept as written: the
-// shortest decimal of the double urdfdom read, and an angle that is the double nearest to a
-// multiple of pi/12 written as that multiple (1.5707963267948966 is pi/2, 0.5235987755982988
-// pi/6); 1.5708 stays 1.5708.
+// shortest decimal of the double urdfdom read, and an angle within 1e-9 of a multiple of pi/12
+// written as that multiple (1.5707963267948966 and 1.570796325 are pi/2, 0.5235987755982988
+// pi/6; with UrdfOptions::exact_angles only the double nearest to it); 1.5708 stays 1.5708.
 #pragma once
 
 #include <array>
@@ -46,7 +46,7 @@
 namespace appell::io {
 
 /// How a URDF file becomes a model (the command line's --gravity, --joint-damping,
-/// --symbolic-inertia).
+/// --symbolic-inertia, --floating-base, --exact-angles).
 struct UrdfOptions {
   std::array<double, 3> gravity{0.0, 0.0, -9.81};  // m/s², the root link's components
   bool joint_damping = false;                      // <dynamics damping>: Q = −c·dot(q)
@@ -62,6 +62,10 @@ struct UrdfOptions {
   /// with the links fixed to it; without mass, and with at most one joint moving the rest, its
   /// motion would not be determined (a singular mass matrix): translate_urdf refuses that.
   bool floating_base = false;
+  /// Angles (<origin rpy>) as written. Without it an angle within 1e-9 of a multiple of pi/12
+  /// is read as that multiple (1.570796325 as pi/2), so that pi written to ten digits leaves no
+  /// rounding terms (4.9e-12*cos(q)) in the equations.
+  bool exact_angles = false;
 };
 
 /// The URDF joint and link an item of the translation comes from ("" where none) and the place of
