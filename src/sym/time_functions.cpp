@@ -76,9 +76,10 @@ std::string TimeFunctions::text_name(const std::string& base, int order) {
 
 std::string TimeFunctions::latex_name(const std::string& base, int order) {
   const std::string id = latex_identifier(base);
-  // Put the accent on the stem only, so that q_{1} becomes \dot{q}_{1}.
+  // Put the accent on the stem only, so that q_{1} becomes \dot{q}_{1} (a name typeset as one
+  // word, \mathrm{shoulder\_lift}, has no subscript: its \_ is no "_{").
   std::string stem = id, sub;
-  if (auto pos = id.find('_'); pos != std::string::npos) {
+  if (auto pos = id.find("_{"); pos != std::string::npos) {
     stem = id.substr(0, pos);
     sub = id.substr(pos);
   }
@@ -107,9 +108,29 @@ std::string latex_identifier(const std::string& name) {
     if (s.size() == 1) return s;
     return "\\mathrm{" + s + "}";
   };
-  // theta_1 -> \theta_{1};  q12 -> q_{12};  M_S -> M_{S}
+  // theta_1 -> \theta_{1};  q12 -> q_{12};  M_S -> M_{S};  R_3_11 -> R_{3,11}
   if (auto pos = name.find('_'); pos != std::string::npos && pos > 0 && pos + 1 < name.size()) {
     std::string rest = name.substr(pos + 1);
+    // A part after an underscore with two letters or more is a word (shoulder_lift_joint, m_base):
+    // the name is one word, not a symbol with a subscript "lift,joint".
+    bool words = false;
+    std::size_t letters = 0;
+    std::string part;
+    for (std::size_t i = 0; i <= rest.size(); ++i) {
+      if (i == rest.size() || rest[i] == '_') {
+        if (letters >= 2 && !greek.count(part)) words = true;
+        letters = 0;
+        part.clear();
+      } else {
+        part += rest[i];
+        if (std::isalpha(static_cast<unsigned char>(rest[i]))) ++letters;
+      }
+    }
+    if (words) {
+      std::string escaped;
+      for (char c : name) escaped += (c == '_') ? std::string("\\_") : std::string(1, c);
+      return "\\mathrm{" + escaped + "}";
+    }
     std::string sub;
     for (char c : rest) sub += (c == '_') ? ',' : c;
     return wrap(name.substr(0, pos)) + "_{" + sub + "}";

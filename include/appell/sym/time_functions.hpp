@@ -73,6 +73,8 @@ class TimeFunctions {
 
 /// Splits a name like "q12" or "theta_1" into LaTeX with subscript; Greek names get a backslash,
 /// other names longer than one letter \mathrm: q12 -> q_{12}, theta_1 -> \theta_{1}, M_S -> M_{S}.
+/// A name with a part of two letters or more after an underscore is one word:
+/// shoulder_lift_joint -> \mathrm{shoulder\_lift\_joint}, m_base -> \mathrm{m\_base}.
 std::string latex_identifier(const std::string& name);
 
 }  // namespace appell::sym
