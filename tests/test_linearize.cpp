@@ -665,7 +665,7 @@ TEST(Linearize, CommandLinePrintsEachConjugatePairOnce) {
 // The UR5 at rest: A as computed holds rounding noise (entries of 1e-16 where the physics has 0)
 // and ten zero eigenvalues; printed, the noise is 0, the zeros one line with their count and the
 // one oscillating pair one line. JSON keeps one [re, im] per eigenvalue and adds the groups.
-// The angles as written (--exact-angles): the URDF's 1.570796325 for pi/2 is what leaves the
+// The angles as written (--exact-angles): the URDF's 1.57079632679 for pi/2 is what leaves the
 // small entries this test needs.
 TEST(Linearize, CommandLineUr5HasNoRoundingNoiseAndGroupedZeros) {
   const std::string ur5 = std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf --exact-angles";

@@ -143,7 +143,7 @@ void add_urdf_options(CLI::App& command, UrdfFlags& flags) {
   command
       .add_flag("--exact-angles", flags.exact_angles,
                 "URDF model: <origin rpy> angles as written (by default an angle within 1e-9 of "
-                "a multiple of pi/12 is read as that multiple: 1.570796325 as pi/2)")
+                "a multiple of pi/12 is read as that multiple: 1.57079632679 as pi/2)")
       ->group(group);
 }
 

@@ -48,7 +48,7 @@ std::string number_text(double value) {
 }
 
 /// An angle: a multiple k·pi/12 (pi/6, pi/4, pi/2 ...) when `value` is within 1e-9 of it (the
-/// UR5's 1.570796325 and 1.57079632679, Kinova's 3.14159265359: pi written to fewer digits, whose
+/// UR5's 1.57079632679 and Kinova's 3.14159265359: pi written to eleven digits, whose
 /// sines and cosines would leave terms like 4.9e-12*cos(q) that are only the rounding), else the
 /// number. With `exact` (--exact-angles) only the double nearest to the multiple is (xacro's
 /// ${pi/2} is 1.5707963267948966), any other value stays as written.

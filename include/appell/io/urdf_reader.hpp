@@ -30,7 +30,7 @@
 // the prefix j_ (joints) or l_ (links), and a name that is reserved (t, pi, world, sin ...) or
 // already taken gets _joint, _link, ... or a number appended. Numbers are kept as written: the
 // shortest decimal of the double urdfdom read, and an angle within 1e-9 of a multiple of pi/12
-// written as that multiple (1.5707963267948966 and 1.570796325 are pi/2, 0.5235987755982988
+// written as that multiple (1.5707963267948966 and 1.57079632679 are pi/2, 0.5235987755982988
 // pi/6; with UrdfOptions::exact_angles only the double nearest to it); 1.5708 stays 1.5708.
 #pragma once
 
@@ -63,8 +63,8 @@ struct UrdfOptions {
   /// motion would not be determined (a singular mass matrix): translate_urdf refuses that.
   bool floating_base = false;
   /// Angles (<origin rpy>) as written. Without it an angle within 1e-9 of a multiple of pi/12
-  /// is read as that multiple (1.570796325 as pi/2), so that pi written to ten digits leaves no
-  /// rounding terms (4.9e-12*cos(q)) in the equations.
+  /// is read as that multiple (1.57079632679 as pi/2), so that pi written to eleven digits leaves
+  /// no rounding terms (4.9e-12*cos(q)) in the equations.
   bool exact_angles = false;
 };
 
