@@ -64,7 +64,8 @@ class SympyEquations(tuple):
 
 
 def _parse(text, names):
-    return sympy.sympify(text, locals=names)
+    # Decimals are printed only for exact rationals (denominators 2^a 5^b): read back exactly.
+    return sympy.sympify(text, locals=names, rational=True)
 
 
 def equations_to_sympy(equations, constraints=False, flat=False):
