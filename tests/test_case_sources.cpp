@@ -516,10 +516,10 @@ TEST(CaseSample, EveryRefusalNamesItsSpecOrTheCount) {
     expect_error(error_of([&] { sweep::sample_cases(c.specs, 10, 1, cart()); }), "sample", 0, 0,
                  c.offending, c.message);
   }
-  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 0, 1, cart()); }), "count", 0, 0,
-               "0", "expected a number of cases from 1 to 10000000");
-  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 10'000'001, 1, cart()); }), "count",
-               0, 0, "10000001", "expected a number of cases");
+  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 0, 1, cart()); }), "count", 0, 0, "0",
+               "expected a number of cases from 1 to 10000000");
+  expect_error(error_of([&] { sweep::sample_cases({"m=0:1"}, 10'000'001, 1, cart()); }), "count", 0,
+               0, "10000001", "expected a number of cases");
 }
 
 }  // namespace
