@@ -317,21 +317,20 @@ CaseResult SweepRunner::run(std::size_t index) const {
   return r;
 }
 
-void run_cases(const SweepRunner& runner, const std::vector<std::size_t>& indices, std::size_t jobs,
+void run_cases(const SweepRunner& runner, const std::function<long()>& next_case, std::size_t jobs,
                const std::function<void(CaseResult&&)>& on_result) {
   if (!runner.parallel()) jobs = 1;
-  jobs = std::max<std::size_t>(1, std::min(jobs, indices.size()));
-  std::atomic<std::size_t> next{0};
+  jobs = std::max<std::size_t>(1, jobs);
   std::atomic<bool> stop{false};
   std::mutex delivering;
   std::exception_ptr failure;
   auto work = [&] {
     while (!stop.load() && num::interruption_signal() == 0) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= indices.size()) return;
       CaseResult result;
       try {
-        result = runner.run(indices[k]);  // a case's own failure is its status: this is worse
+        const long index = next_case();
+        if (index < 0) return;
+        result = runner.run(static_cast<std::size_t>(index));  // its own failure is its status
       } catch (...) {
         std::lock_guard<std::mutex> lock(delivering);
         if (!failure) failure = std::current_exception();
@@ -358,6 +357,18 @@ void run_cases(const SweepRunner& runner, const std::vector<std::size_t>& indice
     for (auto& thread : threads) thread.join();
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+void run_cases(const SweepRunner& runner, const std::vector<std::size_t>& indices, std::size_t jobs,
+               const std::function<void(CaseResult&&)>& on_result) {
+  std::atomic<std::size_t> next{0};
+  run_cases(
+      runner,
+      [&]() -> long {
+        const std::size_t k = next.fetch_add(1);
+        return k < indices.size() ? static_cast<long>(indices[k]) : -1;
+      },
+      std::min(jobs, indices.size()), on_result);
 }
 
 }  // namespace appell::sweep

@@ -85,4 +85,9 @@ class SweepRunner {
 void run_cases(const SweepRunner& runner, const std::vector<std::size_t>& indices, std::size_t jobs,
                const std::function<void(CaseResult&&)>& on_result);
 
+/// The same with the cases from `next_case`, called from any of the threads, one index at a
+/// time (-1: no more): the cases another rank hands out (src/sweep/mpi).
+void run_cases(const SweepRunner& runner, const std::function<long()>& next_case, std::size_t jobs,
+               const std::function<void(CaseResult&&)>& on_result);
+
 }  // namespace appell::sweep

@@ -131,36 +131,6 @@ class Dispenser {
   bool stopped_ = false;
 };
 
-// Runs `jobs` threads, each taking cases from `next` (-1: no more) and handing results to
-// `deliver` (serialized by the caller's needs); the first exception ends them and is rethrown.
-void run_threads(std::size_t jobs, const SweepRunner& runner, const std::function<long()>& next,
-                 const std::function<void(CaseResult&&)>& deliver) {
-  std::exception_ptr failure;
-  std::mutex failing;
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    try {
-      while (!stop.load()) {
-        const long index = next();
-        if (index < 0) return;
-        CaseResult result = runner.run(static_cast<std::size_t>(index));
-        if (result.status == "not run") continue;  // stopped by a signal: not reported
-        deliver(std::move(result));
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failing);
-      if (!failure) failure = std::current_exception();
-      stop = true;
-    }
-  };
-  if (!runner.parallel()) jobs = 1;
-  std::vector<std::thread> threads;
-  for (std::size_t j = 1; j < jobs; ++j) threads.emplace_back(work);
-  work();
-  for (auto& thread : threads) thread.join();
-  if (failure) std::rethrow_exception(failure);
-}
-
 }  // namespace
 
 bool launched_with_ranks() {
@@ -226,8 +196,8 @@ void run_cases(const Session& session, const SweepRunner& runner,
     std::exception_ptr local_failure;
     std::thread local([&] {
       try {
-        run_threads(
-            jobs, runner, [&] { return dispenser.next(); }, deliver);
+        run_cases(
+            runner, [&]() -> long { return dispenser.next(); }, jobs, deliver);
       } catch (...) {
         local_failure = std::current_exception();
         dispenser.stop();
@@ -272,8 +242,8 @@ void run_cases(const Session& session, const SweepRunner& runner,
   std::mutex calling;
   std::exception_ptr failure;
   try {
-    run_threads(
-        jobs, runner,
+    run_cases(
+        runner,
         [&]() -> long {
           if (num::interruption_signal() != 0) return -1;
           std::lock_guard<std::mutex> lock(calling);
@@ -283,6 +253,7 @@ void run_cases(const Session& session, const SweepRunner& runner,
           MPI_Recv(&index, 1, MPI_LONG, 0, Assign, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
           return index;
         },
+        jobs,
         [&](CaseResult&& result) {
           const std::vector<char> bytes = pack(result);
           std::lock_guard<std::mutex> lock(calling);
