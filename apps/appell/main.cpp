@@ -3,15 +3,20 @@
 // Exit codes: 0 success; 1 a computation failed (singular mass matrix, a full disk, ...); 2 bad
 // input or usage, reported as FILE:LINE:COLUMN: message (name); 128 + the signal (130, 143)
 // when SIGINT or SIGTERM stopped it (what was written so far ends with whole rows and a mark).
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <optional>
 
 #include "appell/appell.hpp"  // APPELL_VERSION_STRING
 #include "appell/io/output_file.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/sym/cancellation.hpp"
+#include "appell/sym/memory_budget.hpp"
+#include "appell/sym/progress.hpp"
 #include "cli_support.hpp"
+#include "status_line.hpp"
 #include "usage_errors.hpp"
 
 namespace {
@@ -22,11 +27,11 @@ int interrupted(int signal) {
   return 128 + signal;
 }
 
-int run_command(const appell::cli::Commands& commands) {
+// What the command threw, reported with its exit code (the status line already erased).
+int report_failure() {
   using namespace appell;
   try {
-    for (const auto& command : commands)
-      if (command.app->parsed()) return command.run();
+    throw;
   } catch (const num::Interrupted& err) {
     return interrupted(err.signal());
   } catch (const model::ModelError& err) {
@@ -37,6 +42,11 @@ int run_command(const appell::cli::Commands& commands) {
     if (const int signal = num::interruption_signal()) return interrupted(signal);
     std::cerr << "appell: computation failed: " << err.what() << "\n";
     return 1;
+  } catch (const sym::MemoryBudgetExceeded& err) {
+    // Before std::exception: the budget of the scope in main, named with where it was set.
+    if (const int signal = num::interruption_signal()) return interrupted(signal);
+    std::cerr << "appell: computation failed: " << err.what() << "\n";
+    return 1;
   } catch (const std::length_error& err) {
     // The writers refuse to print an unsimplified expression of hundreds of megabytes.
     std::cerr << "appell: output too large: " << err.what() << "\n";
@@ -44,7 +54,8 @@ int run_command(const appell::cli::Commands& commands) {
   } catch (const std::bad_alloc&) {
     // A model too large for this machine's memory (a chain of hundreds of links formed
     // symbolically) is a computation that failed, not a bug.
-    std::cerr << "appell: computation failed: out of memory\n";
+    std::cerr << "appell: computation failed: out of memory (an allocation failed before the "
+                 "memory budget was reached; set APPELL_MEMORY_BUDGET lower to stop earlier)\n";
     return 1;
   } catch (const std::exception& err) {
     // sym::Cancelled when a signal stopped a derivation (the scope in main).
@@ -58,7 +69,17 @@ int run_command(const appell::cli::Commands& commands) {
     std::cerr << "appell: internal error: an exception that is not a std::exception\n";
     return 1;
   }
-  return 2;
+}
+
+int run_command(const appell::cli::Commands& commands, appell::cli::StatusLine& status) {
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+    return 2;
+  } catch (...) {
+    status.erase();  // the message starts a clean line
+    return report_failure();
+  }
 }
 
 }  // namespace
@@ -105,8 +126,28 @@ int main(int argc, char** argv) {
   // SIGINT and SIGTERM are requests to stop: the integration loops end their files with whole
   // rows and a mark; derivations and simplifications stop through sym's cancellation polls.
   num::install_interruption_handlers();
-  const sym::CancellationScope stop_on_signal([] { return num::interruption_signal() != 0; });
-  int code = run_command(commands);
+  // The library's long loops poll this check: a signal stops them, the memory budget
+  // (APPELL_MEMORY_BUDGET) ends them with its name, and on a terminal a status line says what
+  // they are doing.
+  std::optional<sym::MemoryBudget> budget;
+  std::chrono::milliseconds progress_delay{};
+  try {
+    budget.emplace(cli::memory_budget_from_environment());
+    progress_delay = cli::progress_delay_from_environment();
+  } catch (const model::ModelError& err) {
+    std::cerr << err.what() << "\n";
+    return 2;
+  }
+  cli::StatusLine status(*budget, progress_delay);
+  const sym::ProgressListener erase_when_idle([&status] { status.erase(); });
+  const sym::CancellationScope stop_on_signal([&] {
+    if (num::interruption_signal() != 0) return true;
+    budget->check();
+    status.tick();
+    return false;
+  });
+  int code = run_command(commands, status);
+  status.erase();
   // Standard output is an output like any file: what a full disk or a closed pipe lost fails.
   try {
     io::check_written(std::cout, "standard output");

@@ -16,13 +16,15 @@
 #define APPELL_VERSION_STRING "0.2.0"
 
 // sym/: the layer over GiNaC: time functions, d/dt, DAG, structural order, tape, readable forms,
-// cancellation
+// cancellation, progress, the memory budget
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/intermediates.hpp"
+#include "appell/sym/memory_budget.hpp"
 #include "appell/sym/operation_count.hpp"
+#include "appell/sym/progress.hpp"
 #include "appell/sym/readable.hpp"
 #include "appell/sym/scalar_program.hpp"
 #include "appell/sym/tape.hpp"

@@ -15,8 +15,10 @@
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/generalized_forces.hpp"
+#include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/progress.hpp"
 #include "relative_statics.hpp"
 
 namespace appell::num {
@@ -341,7 +343,10 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   }
 
   result.best_residual = std::numeric_limits<double>::infinity();
+  sym::ProgressStep step("solving for equilibria from each start", starts.size());
   for (const auto& start : starts) {
+    step.advance();
+    sym::poll_cancellation();
     Eigen::VectorXd z = newton(compiled, start, options.tolerance);
     for (Eigen::Index j = 0; j < nq; ++j)
       if (periodic[static_cast<std::size_t>(j)])

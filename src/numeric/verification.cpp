@@ -8,6 +8,7 @@
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "appell/principles/speed_form.hpp"
+#include "appell/sym/progress.hpp"
 
 namespace appell::num {
 
@@ -83,7 +84,13 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
 
   // Every principle is formed before any is compared, so that each one's cost is measured alone.
   std::vector<principles::Equations> formed;
-  for (auto method : principles::all_methods) formed.push_back(principles::derive(model, method));
+  {
+    sym::ProgressStep step("verifying", std::size(principles::all_methods));
+    for (auto method : principles::all_methods) {
+      step.advance();
+      formed.push_back(principles::derive(model, method));
+    }
+  }
   const principles::Equations& reference = formed.front();
   report.reference = reference.method;
   const std::string reference_name = principles::method_name(reference.method);
@@ -96,7 +103,9 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
   // Without the symbolic comparison the reference is compiled once, not once per principle.
   std::optional<CompiledEquations> compiled_reference;
   if (!options.symbolic) compiled_reference.emplace(reference);
+  sym::ProgressStep step("comparing the principles", formed.size());
   for (const auto& equations : formed) {
+    step.advance();
     VerificationRow row;
     row.method = principles::method_name(equations.method);
     row.principle = equations.method;

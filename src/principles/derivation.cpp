@@ -9,6 +9,7 @@
 #include "appell/principles/relative_motion.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/progress.hpp"
 #include "appell/sym/tape.hpp"
 #include "readable_step.hpp"
 #include "recursive_form.hpp"
@@ -112,12 +113,14 @@ Formed presented(const Formed& formed, const DerivationRequest& request, Derivat
   if constexpr (std::is_same_v<Formed, Equations>) {
     // A tree's equations read best through its own recursions, named after its frames.
     std::string why;
+    const sym::ProgressStep step("writing the equations through the recursions");
     if (auto written = detail::through_recursions(formed, request, request.readable, named, why)) {
       result.named = std::move(named);
       return *written;
     }
     named.recursions_not_used = why;
   }
+  const sym::ProgressStep step("naming the intermediates");
   Formed shown = detail::through_intermediates(formed, named.intermediates, request.readable);
   result.named = std::move(named);
   return shown;

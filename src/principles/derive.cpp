@@ -10,6 +10,7 @@
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/nielsen.hpp"
 #include "appell/sym/dag.hpp"
+#include "appell/sym/progress.hpp"
 #include "appell/sym/readable.hpp"
 #include "readable_step.hpp"
 
@@ -60,6 +61,7 @@ void require_coordinates(const model::Model& model) {
 
 Equations derive(std::shared_ptr<const model::Model> model, Method method) {
   require_coordinates(*model);
+  const sym::ProgressStep step("forming the equations by " + method_name(method));
   switch (method) {
     case Method::Lagrange:
       return lagrange(std::move(model));
@@ -77,6 +79,7 @@ Equations derive(std::shared_ptr<const model::Model> model, Method method) {
 
 Equations derive_gibbs_appell(std::shared_ptr<const model::Model> model, int order) {
   require_coordinates(*model);
+  const sym::ProgressStep step("forming the equations of order " + std::to_string(order));
   return gibbs_appell_of_order(std::move(model), order);
 }
 

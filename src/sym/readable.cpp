@@ -17,6 +17,7 @@
 #include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/operation_count.hpp"
+#include "appell/sym/progress.hpp"
 
 namespace appell::sym {
 
@@ -998,7 +999,9 @@ BoundedReadable readable_within(const GiNaC::exvector& entries, const ReadableCo
   const Collector collector(context, form.placeholders());
   const auto collect = [&](const ex& x) { return collector.collect(x); };
   BoundedReadable result;
+  ProgressStep step("making the equations readable", entries.size());
   for (const ex& entry : entries) {
+    step.advance();
     form.start_entry();
     try {
       const ex simple = form.shortest(entry, collect);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "appell/sym/cancellation.hpp"
+#include "appell/sym/progress.hpp"
 #include "pairs.hpp"
 
 namespace appell::sym {
@@ -15,7 +16,11 @@ Tape::Tape(const GiNaC::exvector& outputs, const std::vector<GiNaC::symbol>& var
     : variable_count_(variables.size()) {
   for (std::size_t i = 0; i < variables.size(); ++i)
     variables_.emplace(variables[i], static_cast<std::uint32_t>(i));
-  for (const ex& e : outputs) outputs_.push_back(compile(e));
+  ProgressStep step("compiling the expressions", outputs.size());
+  for (const ex& e : outputs) {
+    step.advance();
+    outputs_.push_back(compile(e));
+  }
   // Only evaluate() and the read-only views need the tape now: release the expressions the
   // construction caches keep alive.
   visited_.clear();
