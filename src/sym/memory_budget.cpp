@@ -106,7 +106,7 @@ std::string memory_size_text(std::size_t bytes) {
     ++unit;
   }
   char text[32];
-  if (unit == 0 || value >= 100.0 || value == std::floor(value))
+  if (unit == 0 || value == std::floor(value))
     std::snprintf(text, sizeof text, "%.0f %s", value, units[unit]);
   else
     std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
