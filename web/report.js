@@ -10,16 +10,409 @@
   window.appellReport = report;
 
   // ---- equations ------------------------------------------------------------------------------
-  for (const el of document.querySelectorAll('.tex')) {
+  // Each block is the writer's align (or equation) environment, one equation a row (`lhs &= rhs`).
+  // KaTeX places the numbers in a column at the right edge of the block's box, whatever the rows'
+  // width: a row wider than the box less its number ran under the number, and what went past the
+  // box was scrolled out of view. So the page sets every block to its box's width, as a textbook
+  // does: a block that fits stays as written (centred); one that does not is set flush left and
+  // its long rows are broken between terms (at + and − of the sum, between the assignments of a
+  // line, inside a bracket when a term alone is too wide, its pieces closed by \right. and
+  // reopened by \left.), continuation lines indented, the number on each equation's last line.
+  // The widths are measured, not guessed; the result is measured again and set tighter while
+  // anything still reaches the numbers. Again on every change of the box's width.
+  const texBlocks = [...document.querySelectorAll('.tex')];
+  const measurer = document.createElement('div');
+  measurer.setAttribute('aria-hidden', 'true');
+  measurer.style.cssText = 'position:absolute;left:-100000px;top:0;visibility:hidden;white-space:nowrap';
+
+  function renderInto(el, tex, display, fleqn) {
+    katex.render(tex, el, { displayMode: display, fleqn: !!fleqn, throwOnError: true, strict: 'ignore' });
+  }
+
+  // The index of the '}' that closes the '{' at i (the text's end if none does).
+  function closingBrace(src, i) {
+    let depth = 0;
+    for (let k = i; k < src.length; ++k) {
+      if (src[k] === '\\') { ++k; continue; }
+      if (src[k] === '{') ++depth;
+      else if (src[k] === '}' && --depth === 0) return k;
+    }
+    return src.length - 1;
+  }
+
+  // A row's TeX as atoms at brace depth 0: text (a group, a control sequence with what it
+  // takes as written, a character), open/close (\left·, \right·), amp (&), op (a binary + or −,
+  // the writer's " + " and " - "), tag (\notag, \nonumber, \tag{..}), row (\\).
+  function atoms(src) {
+    const out = [];
+    let i = 0;
+    const letter = (c) => c !== undefined && /[A-Za-z]/.test(c);
+    while (i < src.length) {
+      const c = src[i];
+      if (c === '{') {
+        const j = closingBrace(src, i);
+        out.push({ k: 'text', s: src.slice(i, j + 1) });
+        i = j + 1;
+      } else if (c === '\\') {
+        let j = i + 1;
+        if (letter(src[j])) while (letter(src[j])) ++j; else ++j;
+        const name = src.slice(i, j);
+        if (name === '\\left' || name === '\\right') {
+          let e = j;
+          while (src[e] === ' ') ++e;
+          if (src[e] === '\\') { ++e; if (letter(src[e])) while (letter(src[e])) ++e; else ++e; } else ++e;
+          out.push({ k: name === '\\left' ? 'open' : 'close', s: src.slice(i, e) });
+          i = e;
+        } else if (name === '\\begin') {
+          const env = src.slice(j).match(/^\{([^}]*)\}/);
+          const end = env ? src.indexOf('\\end{' + env[1] + '}', j) : -1;
+          const e = end < 0 ? src.length : end + env[1].length + 6;
+          out.push({ k: 'text', s: src.slice(i, e) });
+          i = e;
+        } else if (name === '\\notag' || name === '\\nonumber') {
+          out.push({ k: 'tag', s: name });
+          i = j;
+        } else if (name === '\\tag') {
+          let e = j;
+          while (src[e] === ' ') ++e;
+          e = src[e] === '{' ? closingBrace(src, e) + 1 : e;
+          out.push({ k: 'tag', s: src.slice(i, e) });
+          i = e;
+        } else {
+          out.push({ k: name === '\\\\' ? 'row' : 'text', s: name });
+          i = j;
+        }
+      } else if (c === '&') {
+        out.push({ k: 'amp', s: c });
+        ++i;
+      } else if ((c === '+' || c === '-') && src[i - 1] === ' ' && src[i + 1] === ' ') {
+        out.push({ k: 'op', s: c });
+        ++i;
+      } else {
+        out.push({ k: 'text', s: c });
+        ++i;
+      }
+    }
+    return out;
+  }
+
+  const blank = (a) => a.k === 'text' && /^\s*$/.test(a.s);
+
+  // One side of a row (the atoms before or after the &) as the pieces a line break may fall
+  // between: a piece starts at a binary operator or after ", \quad" (the next assignment), and
+  // has the level of that break: -1 between assignments, else how deep in brackets it is (a
+  // bracket raised to a power, (..)^2, is broken last).
+  function pieces(side) {
+    const powered = new Set();
+    const stack = [];
+    side.forEach((a, i) => {
+      if (a.k === 'open') stack.push(i);
+      if (a.k === 'close' && stack.length) {
+        const open = stack.pop();
+        let n = i + 1;
+        while (n < side.length && blank(side[n])) ++n;
+        if (n < side.length && side[n].k === 'text' && /^[_^]/.test(side[n].s)) powered.add(open);
+      }
+    });
+    const out = [{ level: -2, atoms: [] }];
+    let depth = 0, penalty = 0, previous = null;
+    const open = [];
+    side.forEach((a, i) => {
+      const last = out[out.length - 1];
+      if (a.k === 'op' && previous && previous.k !== 'open' && previous.k !== 'op' &&
+          !/^[=,(]$/.test(previous.s)) {
+        out.push({ level: depth + penalty, atoms: [a] });
+      } else if (a.k === 'text' && a.s === '\\quad' && depth === 0 && previous && previous.s === ',') {
+        out.push({ level: -1, atoms: [a], lead: true });
+      } else {
+        last.atoms.push(a);
+      }
+      if (a.k === 'open') { open.push(powered.has(i)); if (powered.has(i)) penalty += 10; ++depth; }
+      if (a.k === 'close' && depth > 0) { if (open.pop()) penalty -= 10; --depth; }
+      if (!blank(a)) previous = a;
+    });
+    return out.filter((p, k) => k === 0 || p.atoms.length > 0);
+  }
+
+  // The TeX of pieces [from, to) as one line, given the brackets still open from the lines
+  // before (reopened by \left.); those it leaves open are closed by \right. and returned.
+  // A continuation line drops the \quad that separated assignments and gives a leading
+  // operator an empty atom before it, so that it keeps its spacing as a binary operator.
+  function line(list, from, to, openBefore, first) {
+    const open = openBefore.slice();
+    let tex = open.map(() => '\\left.').join(' ');
+    for (let k = from; k < to; ++k) {
+      let items = list[k].atoms;
+      if (k === from && !first) {
+        if (list[k].lead) items = items.slice(1);
+        const n = items.findIndex((a) => !blank(a));
+        if (n >= 0 && items[n].k === 'op') tex += '{}';
+      }
+      for (const a of items) {
+        if (a.k === 'open') open.push(a.s);
+        else if (a.k === 'close') open.pop();
+        tex += a.k === 'text' || a.k === 'op' ? a.s : ' ' + a.s + ' ';
+      }
+    }
+    for (let k = 0; k < open.length; ++k) tex += ' \\right.';
+    return { tex: tex.trim(), open: open };
+  }
+
+  // Breaks `list` into lines no wider than budget(index of the line's first piece), at the
+  // least badness: a line each, the room a line leaves unused (but on the last), and the depth
+  // of each break (between assignments is free, at the sum's own + and − cheap, inside brackets
+  // dear, inside a bracket raised to a power dearest). A piece wider than its line alone gets a
+  // line of its own. Returns the lines as [from, to) of pieces.
+  function pack(list, widths, budget) {
+    const n = list.length;
+    const penalty = (level) => (level < 0 ? 0 : level === 0 ? 0.2 : level === 1 ? 1.2 : 2.5 * level);
+    const cost = new Array(n + 1).fill(Infinity), from = new Array(n + 1).fill(-1);
+    cost[0] = 0;
+    for (let i = 0; i < n; ++i) {
+      if (cost[i] === Infinity) continue;
+      const b = Math.max(budget(i), 1);
+      let w = 0;
+      for (let j = i + 1; j <= n; ++j) {
+        w += widths[j - 1];
+        if (w > b && j > i + 1) break;
+        const slack = Math.max(0, b - w) / b;
+        const c = cost[i] + 1 + (w > b ? 100 : 0) + (j === n ? 0 : 2 * slack * slack + penalty(list[j].level));
+        if (c < cost[j]) { cost[j] = c; from[j] = i; }
+      }
+    }
+    const lines = [];
+    for (let j = n; j > 0; j = from[j]) lines.unshift([from[j], j]);
+    return lines;
+  }
+
+  // A block as rows of pieces, or null for one the page leaves as written (not an align or
+  // equation environment).
+  function parseBlock(tex) {
+    const m = tex.match(/^\s*\\begin\{(align\*?|equation\*?)\}([\s\S]*)\\end\{\1\}\s*$/);
+    if (!m) return null;
+    const rows = [[]];
+    for (const a of atoms(m[2])) {
+      if (a.k === 'row') rows.push([]); else rows[rows.length - 1].push(a);
+    }
+    const parsed = rows.filter((r) => r.some((a) => !blank(a))).map((r) => {
+      const tags = r.filter((a) => a.k === 'tag').map((a) => a.s);
+      let body = r.filter((a) => a.k !== 'tag');
+      let amp = body.findIndex((a) => a.k === 'amp');
+      if (amp < 0) {  // equation: align at its first relation
+        const rel = body.findIndex((a) => a.k === 'text' && a.s === '=');
+        if (rel > 0) { body = [...body.slice(0, rel), { k: 'amp', s: '&' }, ...body.slice(rel)]; amp = rel; }
+      }
+      const lhs = amp < 0 ? [] : body.slice(0, amp), rhs = body.slice(amp + 1);
+      while (lhs.length && blank(lhs[0])) lhs.shift();
+      while (rhs.length && blank(rhs[0])) rhs.shift();
+      return { lhs: lhs.length ? pieces(lhs) : [], rhs: pieces(rhs), aligned: amp >= 0, tags };
+    });
+    return { starred: m[1].endsWith('*'), rows: parsed };
+  }
+
+  // Every piece's width (px) as it is on a line after others (binary spacing included), measured
+  // in one pass over all blocks once the fonts its glyphs need are loaded. Returns a quad's width.
+  async function measurePieces(blocks) {
+    const jobs = [];
+    for (const b of blocks) {
+      for (const r of b.rows) {
+        for (const side of [r.lhs, r.rhs]) {
+          let open = [];
+          side.forEach((p, k) => {
+            const l = line(side, k, k + 1, open, false);
+            open = l.open;
+            // the rhs's first piece starts with its relation: measured after an empty atom too
+            jobs.push({ piece: p, tex: (k === 0 && side === r.rhs ? '{}' : '') + l.tex });
+          });
+        }
+      }
+    }
+    measurer.textContent = '';
+    const spans = jobs.map((job) => {
+      const span = document.createElement('span');
+      span.style.display = 'inline-block';
+      measurer.appendChild(span);
+      try { renderInto(span, '\\displaystyle ' + job.tex, false); } catch (e) { span.textContent = ''; }
+      return span;
+    });
+    const quad = document.createElement('span');
+    quad.style.display = 'inline-block';
+    measurer.appendChild(quad);
+    renderInto(quad, '\\displaystyle a\\quad a', false);
+    const a = document.createElement('span');
+    a.style.display = 'inline-block';
+    measurer.appendChild(a);
+    renderInto(a, '\\displaystyle a a', false);
+    void measurer.offsetWidth;  // laid out: the fonts its glyphs need are being loaded
+    if (document.fonts && document.fonts.ready) await document.fonts.ready;
+    // A pixel more each: pieces set side by side come out a little wider than measured apart.
+    jobs.forEach((job, k) => { job.piece.width = spans[k].getBoundingClientRect().width + 1; });
+    const quadWidth = quad.getBoundingClientRect().width - a.getBoundingClientRect().width;
+    measurer.remove();
+    return quadWidth;
+  }
+
+  // The block's rows broken to fit `width` px of content, in the layout of fewest lines (a
+  // break inside brackets counts one and a half). Aligned at the relation: the left column as
+  // wide as one of the left sides, half the width, or what the right sides leave. Or, where the
+  // left sides are long and the box narrow, flush left: a row that does not fit on one line has
+  // its relation begin a line of its own (unless its left side is short), continuations
+  // indented.
+  function brokenTex(block, width, quad) {
+    const sum = (side) => side.reduce((w, p) => w + p.width, 0);
+    const widest = (side) => side.reduce((w, p) => Math.max(w, p.width), 0);
+    const widths = (side) => side.map((p) => p.width);
+    // A right side's continuation lines are indented by a quad; where the row sets several
+    // quantities (a = .., b = ..), each begins a line at one quad and its continuations at two.
+    const indent = (side, i) => (i === 0 ? 0 : side[i].lead || !side.some((p) => p.lead) ? 1 : 2);
+    const quads = (n) => (n === 2 ? '\\qquad ' : n === 1 ? '\\quad ' : '');
+    const cost = (side, lines) => lines.reduce((c, [from], n) => c + (n === 0 ? 0 : side[from].level > 0 ? 1.5 : 1), 0);
+    const aligned = (left) => {
+      const right = Math.max(width - left, 0);
+      let total = 0;
+      const rows = block.rows.map((r) => {
+        const lhs = r.lhs.length ? pack(r.lhs, widths(r.lhs), () => left) : [];
+        const rhs = pack(r.rhs, widths(r.rhs), (i) => right - quad * indent(r.rhs, i));
+        total += cost(r.lhs, lhs) + cost(r.rhs, rhs);
+        return { mode: 'aligned', lhs, rhs };
+      });
+      return { cost: total, rows };
+    };
+    const flush = () => {
+      let total = 0;
+      const rows = block.rows.map((r) => {
+        const left = sum(r.lhs), right = sum(r.rhs);
+        if (left + right <= width || left <= width / 3) {
+          const rhs = pack(r.rhs, widths(r.rhs), (i) => (i === 0 ? width - left : width - quad * indent(r.rhs, i)));
+          total += cost(r.rhs, rhs);
+          return { mode: 'hanging', lhs: r.lhs.length ? [[0, r.lhs.length]] : [], rhs };
+        }
+        const lhs = pack(r.lhs, widths(r.lhs), (i) => (i === 0 ? width : width - quad));
+        const rhs = pack(r.rhs, widths(r.rhs), (i) => (i === 0 ? width - quad : width - 2 * quad));
+        total += cost(r.lhs, lhs) + cost(r.rhs, rhs) + 1.5;  // the relation's own line
+        return { mode: 'stacked', lhs, rhs };
+      });
+      return { cost: total, rows };
+    };
+    // The left column: never narrower than its widest piece, nor so wide that a right side's
+    // widest piece has no room.
+    const narrowest = Math.max(0, ...block.rows.map((r) => widest(r.lhs)));
+    const widestRight = Math.max(0, ...block.rows.map((r) => widest(r.rhs)));
+    const rhsNatural = Math.max(0, ...block.rows.map((r) => sum(r.rhs)));
+    let best = null;
+    for (const c of new Set([width / 2, width - rhsNatural, ...block.rows.map((r) => sum(r.lhs))])) {
+      const option = aligned(Math.max(Math.min(c, width - widestRight), narrowest));
+      if (!best || option.cost < best.cost) best = option;
+    }
+    // Flush left gives up the alignment: worth it only for a line saved.
+    const alternative = flush();
+    if (alternative.cost + 1 < best.cost || !block.rows.every((r) => r.aligned)) best = alternative;
+
+    const texOf = (side, lines) => {
+      let open = [];
+      return lines.map(([from, to], n) => {
+        const l = line(side, from, to, open, n === 0);
+        open = l.open;
+        return l.tex;
+      });
+    };
+    const rows = block.rows.map((r, k) => {
+      const plan = best.rows[k];
+      const lhs = texOf(r.lhs, plan.lhs), rhs = texOf(r.rhs, plan.rhs);
+      const lines = [];
+      if (plan.mode === 'aligned') {
+        // The left side's lines, its last with the right side's first after &; the right side's
+        // other lines indented under it.
+        lines.push(...lhs.slice(0, -1));
+        lines.push((lhs.length ? lhs[lhs.length - 1] + ' ' : '') + (r.aligned ? '&' : '') + rhs[0]);
+        for (let n = 1; n < rhs.length; ++n)
+          lines.push((r.aligned ? '&' : '') + quads(indent(r.rhs, plan.rhs[n][0])) + rhs[n]);
+      } else if (plan.mode === 'hanging') {
+        lines.push('&' + (lhs.length ? lhs[0] + ' ' : '') + rhs[0]);
+        for (let n = 1; n < rhs.length; ++n) lines.push('&' + quads(indent(r.rhs, plan.rhs[n][0])) + rhs[n]);
+      } else {
+        lhs.forEach((l, n) => lines.push('&' + (n ? '\\quad ' : '') + l));
+        rhs.forEach((l, n) => lines.push('&' + (n ? '\\qquad ' : '\\quad ') + l));
+      }
+      // The equation's number (or its \tag) on its last line.
+      const last = lines.length - 1;
+      return lines.map((l, n) => (n < last ? l + ' \\notag' : l + (r.tags.length ? ' ' + r.tags.join(' ') : ''))).join(' \\\\\n');
+    });
+    const env = block.starred ? 'align*' : 'align';
+    return '\\begin{' + env + '}\n' + rows.join(' \\\\\n') + '\n\\end{' + env + '}';
+  }
+
+  // How far the block's glyphs reach into its numbers' column or past its box (px; <= 0: clear).
+  function excess(el) {
+    const box = el.getBoundingClientRect();
+    const tag = el.querySelector('.katex-tag');
+    const limit = tag ? tag.getBoundingClientRect().left - 6 : box.right;
+    let right = -Infinity, left = Infinity;
+    for (const base of el.querySelectorAll('.katex-html > .katex-base')) {
+      const r = base.getBoundingClientRect();
+      right = Math.max(right, r.right);
+      left = Math.min(left, r.left);
+    }
+    return Math.max(right - limit, box.left - left, right - box.right);
+  }
+
+  function layout(el) {
+    const width = el.clientWidth;
+    el.dataset.layoutWidth = String(width);
+    renderInto(el, el.dataset.tex, true);
+    el.classList.remove('broken');
+    if (excess(el) <= 0 || !el.block) return;
+    const tag = el.querySelector('.katex-tag');
+    const tagWidth = tag ? tag.getBoundingClientRect().width : 0;
+    let budget = width - tagWidth - 12;
+    for (let pass = 0; pass < 6; ++pass) {
+      renderInto(el, brokenTex(el.block, budget, el.quad), true, true);
+      el.classList.add('broken');
+      const over = excess(el);
+      if (over <= 0) return;
+      budget -= over + 2;
+    }
+  }
+
+  const blocks = [];
+  for (const el of texBlocks) {
     try {
-      katex.render(el.dataset.tex, el, { displayMode: true, throwOnError: true, strict: 'ignore' });
+      renderInto(el, el.dataset.tex, true);
       el.classList.add('rendered');
+      el.block = parseBlock(el.dataset.tex);
+      if (el.block) blocks.push(el.block);
     } catch (e) {
       el.textContent = 'KaTeX could not typeset this block: ' + e.message;
       el.classList.add('tex-error');
       report.errors.push(String(e));
     }
   }
+
+  async function setEquations() {
+    document.body.appendChild(measurer);
+    const quad = await measurePieces(blocks);
+    const rendered = texBlocks.filter((el) => el.classList.contains('rendered'));
+    for (const el of rendered) el.quad = quad;
+    const all = () => {
+      for (const el of rendered) {
+        try {
+          layout(el);
+        } catch (e) {  // a broken form KaTeX refuses: the block as written
+          renderInto(el, el.dataset.tex, true);
+          report.errors.push('equation layout: ' + String(e));
+        }
+      }
+    };
+    all();
+    let pending = 0;
+    window.addEventListener('resize', () => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => {
+        if (rendered.some((el) => String(el.clientWidth) !== el.dataset.layoutWidth)) all();
+      });
+    });
+  }
+  const equationsSet = setEquations().catch((e) => report.errors.push('equation layout: ' + String(e)));
 
   // ---- plots ----------------------------------------------------------------------------------
   const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
@@ -121,6 +514,19 @@
     const digits = t !== 0 && Math.abs(t) < 0.1 ? 5 : 3;
     document.getElementById('time-label').textContent = 't = ' + t.toFixed(digits) + ' s';
     setCursors(t);
+  }
+
+  // The view follows its box's width when the window changes (a narrower window: a narrower
+  // view, not one that hangs out of the page).
+  function fitView(viewer, renderer, camera, render) {
+    window.addEventListener('resize', () => {
+      const w = viewer.clientWidth, h = viewer.clientHeight || 480;
+      if (!(w > 0) || w === renderer.domElement.width) return;
+      renderer.setSize(w, h);
+      camera.aspect = w / h;
+      camera.updateProjectionMatrix();
+      render();
+    });
   }
 
   async function animate() {
@@ -259,6 +665,7 @@
     }
     controls.addEventListener('change', () => renderer.render(scene, camera));
     bindTimeline(anim.times, show);
+    fitView(viewer, renderer, camera, () => renderer.render(scene, camera));
 
     report.renderer = renderer;
     report.frames = frames;
@@ -266,6 +673,16 @@
     report.frameCount = anim.times.length;
     // What is drawn, as numbers (the test compares them before and after the slider moves).
     report.state = () => frames.flatMap((f) => [...f.position.toArray(), ...f.quaternion.toArray()]);
+    // Each named solid as drawn: its geometry and the extent of its box along the world's axes.
+    report.solids = () => {
+      const out = [];
+      scene.traverse((o) => {
+        if (!o.isMesh || !o.name) return;
+        const extent = new THREE.Box3().setFromObject(o).getSize(new THREE.Vector3()).toArray();
+        out.push({ name: o.name, geometry: o.geometry.type, extent });
+      });
+      return out;
+    };
     show(0);
   }
 
@@ -442,6 +859,7 @@
     amplificationSlider.addEventListener('input', () => setAmplification(Math.pow(10, Number(amplificationSlider.value)), amplificationSlider));
     controls.addEventListener('change', () => renderer.render(scene, camera));
     bindTimeline(flex.times, show);
+    fitView(viewer, renderer, camera, () => renderer.render(scene, camera));
 
     report.renderer = renderer;
     report.show = show;
@@ -452,7 +870,8 @@
     setAmplification(flex.amplification, null);
   }
 
-  (data.flexible ? animateFlexible() : animate())
-    .catch((e) => { report.errors.push(String(e && e.stack || e)); console.error(e); })
+  const drawn = (data.flexible ? animateFlexible() : animate())
+    .catch((e) => { report.errors.push(String(e && e.stack || e)); console.error(e); });
+  Promise.all([drawn, equationsSet])
     .finally(() => { report.ready = true; document.body.dataset.ready = 'true'; });
 })();
