@@ -652,6 +652,23 @@ ModelBuilder& ModelBuilder::body(const Name& name, const BodySpec& spec) {
   b.mass = mass(spec.mass, name.text, item + ".mass");
   b.com = vector3(spec.com, Dependence::Positions, item + ".com");
   b.inertia = inertia(spec.inertia, b.mass, item + ".inertia");
+  // The shape it was given as (its axis checked above): drawn as that, not as a solid read back
+  // from the moments, which cannot tell a square box from a cylinder, nor a cube from a sphere.
+  static const std::map<Inertia::Kind, BodyShape::Kind> shapes = {
+      {Inertia::Kind::Rod, BodyShape::Kind::Rod},
+      {Inertia::Kind::Disk, BodyShape::Kind::Disk},
+      {Inertia::Kind::Cylinder, BodyShape::Kind::Cylinder},
+      {Inertia::Kind::Box, BodyShape::Kind::Box},
+      {Inertia::Kind::Sphere, BodyShape::Kind::Sphere}};
+  if (const auto shape = shapes.find(spec.inertia.kind()); shape != shapes.end()) {
+    BodyShape declared;
+    declared.kind = shape->second;
+    for (const auto& value : spec.inertia.values())
+      declared.sizes.push_back(expression(value, Dependence::Parameters, item + ".inertia"));
+    if (const auto& axis = spec.inertia.axis())
+      declared.axis = axis->text == "x" ? 0 : axis->text == "y" ? 1 : 2;
+    b.shape = std::move(declared);
+  }
   body_index_[name.text] = model_->bodies.size();
   model_->bodies.push_back(std::move(b));
   check_inertia(model_->bodies.back().inertia, spec.inertia.origin().where, name.text,

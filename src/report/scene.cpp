@@ -112,6 +112,52 @@ std::optional<SceneSolid> body_solid(const model::Body& body, const GiNaC::exmap
   return solid;
 }
 
+// The solid of a body whose inertia was given as a shape: that shape, its sizes as given, its
+// axis (a rod's x, a disk's or cylinder's z) along the frame's axis it names.
+std::optional<SceneSolid> declared_solid(const model::Body& body,
+                                         const GiNaC::exmap& substitution) {
+  const auto& shape = *body.shape;
+  SceneSolid solid;
+  solid.name = body.name;
+  solid.source = "body";
+  for (std::size_t k = 0; k < shape.sizes.size() && k < 3; ++k) {
+    const auto size = number(shape.sizes[k], substitution);
+    if (!size) return std::nullopt;
+    solid.size[k] = *size;
+  }
+  // Columns: the frame's components of the solid's x, y, z.
+  const int a = shape.axis;
+  Eigen::Matrix3d r = Eigen::Matrix3d::Identity();
+  auto axes_with = [&](int solid_axis) {
+    // The solid's `solid_axis` along the frame's axis a, the other two after it in cyclic order.
+    for (int k = 0; k < 3; ++k)
+      r.col((solid_axis + k) % 3) = Eigen::Matrix3d::Identity().col((a + k) % 3);
+  };
+  switch (shape.kind) {
+    case model::BodyShape::Kind::Rod:
+      solid.kind = SceneSolid::Kind::Rod;
+      axes_with(0);
+      break;
+    case model::BodyShape::Kind::Disk:
+      solid.kind = SceneSolid::Kind::Disk;
+      solid.size[1] = solid.size[0] / 20;  // thin: a twentieth of its radius thick
+      axes_with(2);
+      break;
+    case model::BodyShape::Kind::Cylinder:
+      solid.kind = SceneSolid::Kind::Cylinder;
+      axes_with(2);
+      break;
+    case model::BodyShape::Kind::Box:
+      solid.kind = SceneSolid::Kind::Box;
+      break;
+    case model::BodyShape::Kind::Sphere:
+      solid.kind = SceneSolid::Kind::Sphere;
+      break;
+  }
+  solid.rotation = quaternion_array(r);
+  return solid;
+}
+
 }  // namespace
 
 Scene make_scene(const model::Model& model, const model::Values& values) {
@@ -124,7 +170,7 @@ Scene make_scene(const model::Model& model, const model::Values& values) {
     scene.parents.push_back(frame_index(model, frame.parent));
   }
   for (const auto& body : model.bodies) {
-    auto solid = body_solid(body, substitution);
+    auto solid = body.shape ? declared_solid(body, substitution) : body_solid(body, substitution);
     const auto com = vector_of(body.com, substitution);
     if (!solid || !com) {
       scene.notes.push_back("body " + body.name + ": its mass or inertia has no number");

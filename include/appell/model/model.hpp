@@ -95,6 +95,17 @@ struct Frame {
   SourceLocation where;
 };
 
+/// The homogeneous solid a body's inertia was given as (`inertia: {box: ..}` ...): what a
+/// picture of the body draws. It never enters the dynamics (Body::inertia does).
+struct BodyShape {
+  enum class Kind { Rod, Disk, Cylinder, Box, Sphere };
+  Kind kind = Kind::Box;
+  /// As given (numbers and parameters): rod length; disk radius; cylinder radius, length; box
+  /// edges along x, y, z; sphere radius.
+  std::vector<GiNaC::ex> sizes;
+  int axis = 2;  // rod, disk, cylinder: 0, 1, 2 for the frame's x, y, z
+};
+
 /// A rigid body fixed in a frame: mass (positive), centre of mass and inertia about it.
 struct Body {
   std::string name;
@@ -102,6 +113,8 @@ struct Body {
   GiNaC::ex mass;
   Vector3 com{0, 0, 0};   // in the frame
   GiNaC::matrix inertia;  // 3×3 about the centre of mass, frame axes
+  /// The shape the inertia was given as; none for a matrix or the tensor's entries.
+  std::optional<BodyShape> shape;
   SourceLocation where;
 };
 

@@ -2,8 +2,10 @@
 // solid for each rigid body, a sphere for each particle, a line for each spring and damper, the
 // visual geometry of a URDF, and gravity's direction. Numbers with the parameters bound.
 //
-// A body's solid comes from its inertia about the centre of mass, the shapes of MODEL_FORMAT.md
-// read back from the principal moments I₁ ≤ I₂ ≤ I₃ (m the mass):
+// A body whose inertia was given as a shape (MODEL_FORMAT.md: rod, disk, cylinder, box, sphere;
+// model::Body::shape) is drawn as that shape, its sizes and axis as given. Otherwise (a matrix, the
+// tensor's entries, a URDF's inertial) its solid is read back from the principal moments of the
+// inertia about the centre of mass, I₁ ≤ I₂ ≤ I₃ (m the mass):
 //   I₁ ≈ 0, I₂ ≈ I₃            thin rod along the first axis, length √(12 I₂/m);
 //   I₁ ≈ I₂ ≈ I₃               sphere of radius √(5 I/(2m));
 //   two equal, the third twice  thin disk (axis the odd one), radius √(2 I_axis/m);
