@@ -127,15 +127,15 @@ def _path(name, value):
     return os.fspath(value)
 
 
-def _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base):
+def _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base, exact_angles):
     if gravity is not None:
         if isinstance(gravity, (str, bytes)) or not hasattr(gravity, "__len__") or len(gravity) != 3:
             raise TypeError(f"gravity: expected three numbers [gx, gy, gz], got {gravity!r}")
         gravity = [_number(f"gravity[{i}]", g) for i, g in enumerate(gravity)]
     for name, value in (("joint_damping", joint_damping), ("symbolic_inertia", symbolic_inertia),
-                        ("floating_base", floating_base)):
+                        ("floating_base", floating_base), ("exact_angles", exact_angles)):
         _check_type(name, value, (bool,), "True or False")
-    return gravity, joint_damping, symbolic_inertia, floating_base
+    return gravity, joint_damping, symbolic_inertia, floating_base, exact_angles
 
 
 def _warn(warnings_list):
@@ -146,17 +146,19 @@ def _warn(warnings_list):
 
 
 def load(path, *, gravity=None, joint_damping=False, symbolic_inertia=False,
-         floating_base=False):
+         floating_base=False, exact_angles=False):
     """The model in the file at `path`, a model file (YAML, docs/model-format.md) or a robot's
     URDF, told apart by content and checked as `appell` checks it.
 
     The URDF options are the command line's (`--gravity`, `--joint-damping`,
-    `--symbolic-inertia`, `--floating-base`): gravity [gx, gy, gz] in m/s^2 in the root link's
+    `--symbolic-inertia`, `--floating-base`, `--exact-angles`): gravity [gx, gy, gz] in m/s^2 in the root link's
     axes (default [0, 0, -9.81]); joint_damping: each joint's <dynamics damping=c> as the
     generalized force -c*dot(q); symbolic_inertia: each link's mass, centre of mass and inertia
     as parameters (m_LINK, cx_LINK, .., Ixx_LINK, ..) with the URDF's values as defaults;
     floating_base: the root link floats free (ROOT_x .. ROOT_z, a unit quaternion ROOT_e0 ..
-    ROOT_e3, speeds ROOT_vx .. and ROOT_wx ..). A YAML model says all of this itself: giving one
+    ROOT_e3, speeds ROOT_vx .. and ROOT_wx ..); exact_angles: each <origin rpy> angle as
+    written (without it an angle within 1e-9 of a multiple of pi/12, such as 1.57079632679, is
+    read as that multiple, pi/2). A YAML model says all of this itself: giving one
     of them with it is a ValueError naming the option. What the URDF translation warns about
     (mimic joints read as independent coordinates, ...) comes as a UserWarning.
 
@@ -164,14 +166,14 @@ def load(path, *, gravity=None, joint_damping=False, symbolic_inertia=False,
     invalid model.
     """
     path = _path("path", path)
-    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base)
+    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base, exact_angles)
     model, warnings_list = _appell._load(path, *options)
     _warn(warnings_list)
     return model
 
 
 def import_urdf(path, *, gravity=None, joint_damping=False, symbolic_inertia=False,
-                floating_base=False, out=None):
+                floating_base=False, exact_angles=False, out=None):
     """A URDF robot as an editable appell model file: its YAML text (`appell import`).
 
     The options are load()'s. out: also write the text to this file (it must not be the URDF).
@@ -180,7 +182,7 @@ def import_urdf(path, *, gravity=None, joint_damping=False, symbolic_inertia=Fal
     The translation's warnings come as UserWarning.
     """
     path = _path("path", path)
-    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base)
+    options = _urdf_options(gravity, joint_damping, symbolic_inertia, floating_base, exact_angles)
     out = "" if out is None else _path("out", out)
     text, warnings_list = _appell._import_urdf(path, *options, out)
     _warn(warnings_list)

@@ -164,9 +164,9 @@ py::dict report(const Model& target, const std::string& out, const std::string& 
 // `appell import URDF [--out FILE]`: the model file's text and the translation's warnings.
 py::tuple import_urdf(const std::string& path, const std::optional<std::array<double, 3>>& gravity,
                       bool joint_damping, bool symbolic_inertia, bool floating_base,
-                      const std::string& out) {
+                      bool exact_angles, const std::string& out) {
   const io::UrdfOptions options =
-      urdf_options(gravity, joint_damping, symbolic_inertia, floating_base);
+      urdf_options(gravity, joint_damping, symbolic_inertia, floating_base, exact_angles);
   const io::UrdfImport imported = interruptible([&] { return io::import_urdf(path, options); });
   if (!out.empty()) locked([&] { io::write_model_file(imported.yaml, out, path); });
   return py::make_tuple(imported.yaml, imported.warnings);
@@ -183,7 +183,8 @@ void bind_commands(py::module_& m) {
         py::arg("rtol"), py::arg("atol"), py::arg("output_step"), py::arg("integrator"),
         py::arg("values"), py::arg("inputs"), py::arg("max_rows"));
   m.def("_import_urdf", &import_urdf, py::arg("path"), py::arg("gravity"), py::arg("joint_damping"),
-        py::arg("symbolic_inertia"), py::arg("floating_base"), py::arg("out"));
+        py::arg("symbolic_inertia"), py::arg("floating_base"), py::arg("exact_angles"),
+        py::arg("out"));
 }
 
 }  // namespace appell::python

@@ -119,15 +119,16 @@ std::vector<std::string> names_of(const auto& items) {
 // URDF options are refused for a YAML model, as the command line refuses them: a model file says
 // all of that itself. Returns (Model, warnings): the package warns with Python's warnings.
 py::tuple load(const std::string& path, const std::optional<std::array<double, 3>>& gravity,
-               bool joint_damping, bool symbolic_inertia, bool floating_base) {
+               bool joint_damping, bool symbolic_inertia, bool floating_base, bool exact_angles) {
   const io::UrdfOptions options =
-      urdf_options(gravity, joint_damping, symbolic_inertia, floating_base);
+      urdf_options(gravity, joint_damping, symbolic_inertia, floating_base, exact_angles);
   io::ModelFile file = interruptible([&] { return io::read_model(path, options); });
   if (file.format == io::ModelFormat::Yaml) {
     const char* given = gravity            ? "gravity"
                         : joint_damping    ? "joint_damping"
                         : symbolic_inertia ? "symbolic_inertia"
                         : floating_base    ? "floating_base"
+                        : exact_angles     ? "exact_angles"
                                            : nullptr;
     if (given)
       value_error(given,
@@ -229,7 +230,7 @@ Model.from_yaml(text) or ModelBuilder.build().)doc")
 
   m.def("_load", &load, py::arg("path"), py::arg("gravity") = py::none(),
         py::arg("joint_damping") = false, py::arg("symbolic_inertia") = false,
-        py::arg("floating_base") = false);
+        py::arg("floating_base") = false, py::arg("exact_angles") = false);
 
   using model::ModelBuilder;
   py::class_<ModelBuilder>(m, "ModelBuilder",
@@ -316,7 +317,7 @@ the builder.
             return b;
           },
           py::arg("frame"), py::return_value_policy::reference_internal,
-          "the carrier frame of relative motion (seed 003)")
+          "the carrier frame of relative motion (Zhang and Xia, 2024)")
       .def(
           "body",
           [](ModelBuilder& b, const std::string& name, const std::string& frame,

@@ -106,9 +106,11 @@ model::Values to_values(const model::Model& model, const py::handle& values,
 Eigen::VectorXd to_vector(const py::handle& value, std::size_t n, const std::string& argument);
 
 /// How a URDF file becomes a model (the command line's --gravity, --joint-damping,
-/// --symbolic-inertia, --floating-base); no gravity: the URDF default (0, 0, -9.81).
+/// --symbolic-inertia, --floating-base, --exact-angles); no gravity: the URDF default (0, 0,
+/// -9.81).
 io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity,
-                             bool joint_damping, bool symbolic_inertia, bool floating_base);
+                             bool joint_damping, bool symbolic_inertia, bool floating_base,
+                             bool exact_angles);
 
 /// A method name as on the command line; ValueError naming `method` for an unknown one.
 principles::Method to_method(const std::string& name);

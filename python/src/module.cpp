@@ -81,7 +81,8 @@ Eigen::VectorXd to_vector(const py::handle& value, std::size_t n, const std::str
 }
 
 io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity,
-                             bool joint_damping, bool symbolic_inertia, bool floating_base) {
+                             bool joint_damping, bool symbolic_inertia, bool floating_base,
+                             bool exact_angles) {
   io::UrdfOptions options;
   if (gravity) {
     for (double g : *gravity)
@@ -91,6 +92,7 @@ io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity
   options.joint_damping = joint_damping;
   options.symbolic_inertia = symbolic_inertia;
   options.floating_base = floating_base;
+  options.exact_angles = exact_angles;
   return options;
 }
 
