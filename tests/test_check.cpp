@@ -109,7 +109,7 @@ TEST(Check, TheSeedsPrintedClaims) {
   // of M g l/2 at cos(q1 + q2)) and Q_S (r_S with cos q2 for cos(q1 + q2)) do not.
   const auto model = robot();
   const auto claims = io::read_claims_file(
-      std::string(APPELL_EXAMPLES_DIR) + "/claims/planar_2r_seed000.yaml", *model);
+      std::string(APPELL_EXAMPLES_DIR) + "/claims/planar_2r_negrean2024.yaml", *model);
   const auto results = num::check_claims(model, claims.claims, claims.multipliers);
   std::map<std::string, num::Verdict> verdict;
   for (const auto& r : results) verdict[r.name] = r.verdict;

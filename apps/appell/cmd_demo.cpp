@@ -32,9 +32,9 @@ void print_cost_table(const std::vector<principles::Equations>& all) {
 
 int run_demo() {
   auto model = io::parse_model(demo::planar_2r_yaml, "planar_2r.yaml (built in)");
-  std::cout << "appell demo: the planar 2-DOF robot of seed 000 (Fig. 4): two homogeneous rods of\n"
-               "mass M and length l, revolute joints q1, q2, gravity g and a point force M_S*g at "
-               "the tip P.\n\n";
+  std::cout << "appell demo: the planar 2-DOF robot of Negrean et al. (2024, Fig. 4): two\n"
+               "homogeneous rods of mass M and length l, revolute joints q1, q2, gravity g and a "
+               "point force\nM_S*g at the tip P.\n\n";
   std::vector<principles::Equations> all;
   for (auto method : {principles::Method::Lagrange, principles::Method::GibbsAppell}) {
     auto eq = principles::simplify(principles::derive(model, method));
@@ -66,7 +66,7 @@ int run_demo() {
 
 void add_demo_command(CLI::App& app, Commands& commands) {
   auto* sub = app.add_subcommand(
-      "demo", "the seed 000 robot by Lagrange II and Gibbs-Appell: equal, costs");
+      "demo", "the robot of Negrean et al. (2024) by Lagrange II and Gibbs-Appell: equal, costs");
   add_timing_flag(*sub);
   commands.push_back({sub, [] { return run_demo(); }});
 }

@@ -100,7 +100,7 @@ int print_sweep(fem::ElementKind kind, const std::vector<int>& counts, bool as_j
   json rows = json::array();
   bool all_identical = true;
   if (!as_json) {
-    out << "Seed 002 Table 1, measured: " << fem::kind_name(kind)
+    out << "Table 1 of Vlase et al. (2020), measured: " << fem::kind_name(kind)
         << " chains, Lagrange (L) vs Gibbs-Appell (GA)\n\n"
         << line("%8s %6s | %8s %8s %6s | %10s %10s | %10s %10s | %10s %10s | %s\n", "elements",
                 "dofs", "diff L", "diff GA", "L/GA", "nodes L", "nodes GA", "resid L", "resid GA",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The planar 2R robot of seed 000 (Fig. 4) in Python with appell.
+"""The planar 2R robot of Negrean et al. (2024, Fig. 4) in Python with appell.
 
 Derives its equations of motion by Gibbs-Appell and by Lagrange II, checks that every principle
 gives the same equations, hands them to SymPy, simulates two seconds of free motion from the
@@ -73,7 +73,7 @@ def main():
     energies.set_xlabel("t [s]")
     energies.set_ylabel("energy [J]")
     energies.legend()
-    fig.suptitle("planar 2R robot of seed 000, free motion under gravity")
+    fig.suptitle("planar 2R robot of Negrean et al. (2024), free motion under gravity")
     fig.tight_layout()
     fig.savefig(args.out, dpi=100)
     print("plot:", args.out)

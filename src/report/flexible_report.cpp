@@ -153,8 +153,8 @@ std::string body_section(const FlexibleReport& report) {
   std::string out = "<section id=\"flexible\"><h2>Flexible body " + escape(body.spec->name) +
                     "</h2>\n" + table_html("body", table);
   out +=
-      "<p>The elastic displacements δ in the floating frame (seed 002), under its rigid motion "
-      "(ω, ε, a_O), by Newmark's average-acceleration method:</p>\n";
+      "<p>The elastic displacements δ in the floating frame (Vlase et al., 2020), under its rigid "
+      "motion (ω, ε, a_O), by Newmark's average-acceleration method:</p>\n";
   out += "<div class=\"tex\" data-tex=\"" +
          escape(
              "m\\,\\ddot{\\delta} + (C_R + c)\\,\\dot{\\delta} + \\left(k + k(\\varepsilon) + "

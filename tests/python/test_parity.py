@@ -156,7 +156,7 @@ def test_statics_has_every_field_of_the_command_line_json(cli, examples, name, m
 
 
 def test_check_is_what_the_command_line_judges(cli, examples):
-    model_path, claims = examples / "planar_2r.yaml", examples / "claims" / "planar_2r_seed000.yaml"
+    model_path, claims = examples / "planar_2r.yaml", examples / "claims" / "planar_2r_negrean2024.yaml"
     r = appell.check(appell.load(model_path), claims)
     run = cli("check", model_path, claims, "--json", check=False)
     assert run.returncode == 1  # the paper's eqs. 125, 127-128 and 143-144 differ
