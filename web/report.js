@@ -40,8 +40,8 @@
     return src.length - 1;
   }
 
-  // A row's TeX as atoms at brace depth 0: text (a group, a control sequence with what it
-  // takes as written, a character), open/close (\left·, \right·), amp (&), op (a binary + or −,
+  // A row's TeX as atoms at brace depth 0: text (a braced group, a control sequence, a
+  // character, an environment), open/close (\left·, \right·), amp (&), op (a binary + or −,
   // the writer's " + " and " - "), tag (\notag, \nonumber, \tag{..}), row (\\).
   function atoms(src) {
     const out = [];
