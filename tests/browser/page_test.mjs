@@ -159,7 +159,8 @@ try {
       square_bar: ['box', [0.1, 0.1, 0.6], 'BoxGeometry', [0.1, 0.1, 0.6]],
       even_cylinder: ['cylinder', [0.1, 0.1 * Math.sqrt(3), 0], 'CylinderGeometry', [0.2, 0.2, 0.1 * Math.sqrt(3)]],
       rod_along_y: ['rod', [0.8, 0, 0], 'CylinderGeometry', [null, 0.8, null]],
-      disk_about_x: ['disk', [0.25, 0.0125, 0], 'CylinderGeometry', [0.0125, 0.5, 0.5]],
+      // (a thin solid is drawn at least a little thick: its thickness is only checked thin)
+      disk_about_x: ['disk', [0.25, 0.0125, 0], 'CylinderGeometry', [null, 0.5, 0.5]],
       ball: ['sphere', [0.15, 0, 0], 'SphereGeometry', [0.3, 0.3, 0.3]],
       lumpy: ['box', null, 'BoxGeometry', null],  // a matrix inertia: the box read back
     };
@@ -175,6 +176,7 @@ try {
       if (!d) continue;
       check(name, `${body}: drawn as ${geometry}`, d.geometry === geometry, d.geometry);
       if (extent) check(name, `${body}: its extent along the frame's axes`, extent.every((x, k) => x === null || near(d.extent[k], x)), JSON.stringify(d.extent));
+      if (kind === 'disk') check(name, `${body}: thin along its axis`, d.extent[0] < 0.2 * d.extent[1], JSON.stringify(d.extent));
     }
     await page.close();
   }

@@ -113,9 +113,9 @@ struct Body {
   GiNaC::ex mass;
   Vector3 com{0, 0, 0};   // in the frame
   GiNaC::matrix inertia;  // 3×3 about the centre of mass, frame axes
-  /// The shape the inertia was given as; none for a matrix or the tensor's entries.
-  std::optional<BodyShape> shape;
   SourceLocation where;
+  /// The shape the inertia was given as; none for a matrix or the tensor's entries.
+  std::optional<BodyShape> shape{};
 };
 
 /// A point mass fixed in a frame.
