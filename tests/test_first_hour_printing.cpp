@@ -222,5 +222,30 @@ TEST(FirstHourPrinting, VerifyStillAgrees) {
   }
 }
 
+// Constraint forces and rows by name, their signs taken out (issue: "(1)*lambda_roll_x",
+// "\left(1\right) \lambda_{1}", "\ddot{q}_{1}"): the rolling disk's two rolling conditions.
+TEST(FirstHourPrinting, ConstraintForcesAndRowsReadByName) {
+  const std::string disk = std::string(APPELL_EXAMPLES_DIR) + "/rolling_disk.yaml";
+  const auto text = test_support::run_cli("derive " + disk);
+  const auto latex = test_support::run_cli("derive " + disk + " --format latex");
+  ASSERT_EQ(text.code, 0) << text.out;
+  ASSERT_EQ(latex.code, 0) << latex.out;
+  for (const char* noise : {"(1)*", "+ (-", "ddot(q"})
+    EXPECT_EQ(text.out.find(noise), std::string::npos) << noise << "\n" << text.out;
+  EXPECT_NE(text.out.find(" - r*cos(psi)*lambda_roll_x - r*sin(psi)*lambda_roll_y\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("  roll_x: ddot(x) - r*cos(psi)*ddot(phi) = "), std::string::npos)
+      << text.out;
+  for (const char* noise : {"\\left(1\\right)", "\\lambda_{1}", "\\ddot{q}_{", "+ \\left(-"})
+    EXPECT_EQ(latex.out.find(noise), std::string::npos) << noise << "\n" << latex.out;
+  EXPECT_NE(latex.out.find("- r \\cos\\left(\\psi\\right) \\lambda_{\\mathrm{roll}_{x}}"),
+            std::string::npos)
+      << latex.out;
+  EXPECT_NE(latex.out.find("\\ddot{x} - r \\cos\\left(\\psi\\right) \\ddot{\\phi} &= "),
+            std::string::npos)
+      << latex.out;
+}
+
 }  // namespace
 }  // namespace appell

@@ -14,6 +14,7 @@
 
 #include "appell/model/values.hpp"
 #include "appell/principles/derivation.hpp"
+#include "appell/sym/canonical_order.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "cost_json.hpp"
@@ -672,6 +673,41 @@ ex inertia_side(const principles::Equations& equations, unsigned j) {
 
 constexpr std::size_t kMaxChars = std::size_t{1} << 28;
 
+/// Σ_k A_ik ddot(q_k), the left-hand side of constraint row i at acceleration level.
+ex constraint_side(const principles::Equations& equations, unsigned i) {
+  const model::Model& model = model_of(equations);
+  exvector terms;
+  for (unsigned k = 0; k < equations.constraint_matrix.cols(); ++k)
+    terms.push_back(equations.constraint_matrix(i, k) *
+                    model.coordinate_symbol(k, equations.order + 1));
+  return GiNaC::add(terms);
+}
+
+/// lambda_roll_x -> \\lambda_{\\mathrm{roll}_{x}}: λ with its constraint's name as subscript.
+std::string multiplier_latex(const std::string& name) {
+  const std::string prefix = "lambda_";
+  if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+    return "\\lambda_{" + sym::latex_identifier(name.substr(prefix.size())) + "}";
+  return sym::latex_identifier(name);
+}
+
+/// " + c λ" as a sum's next term: the coefficient's sign taken out ("- r cos(psi) λ", not
+/// "+ (-r cos(psi)) λ"), a unit coefficient left out, a sum in parentheses; "*" joins the
+/// coefficient and the multiplier in text, a space in LaTeX.
+std::string force_term(const ex& coefficient, const std::string& multiplier, Printer& printer,
+                       Notation notation) {
+  const bool latex = notation == Notation::Latex;
+  if (GiNaC::is_a<GiNaC::add>(coefficient))
+    return (latex ? " + \\left(" : " + (") + printer.print(coefficient) +
+           (latex ? "\\right) " : ")*") + multiplier;
+  sym::CanonicalOrder order;
+  const bool negative = order.sign(coefficient) < 0;
+  const ex magnitude = negative ? -coefficient : coefficient;
+  std::string text = negative ? " - " : " + ";
+  if (!magnitude.is_equal(1)) text += printer.print(magnitude) + (latex ? " " : "*");
+  return text + multiplier;
+}
+
 std::string headline(const principles::Equations& equations, const std::string& formula) {
   if (equations.order > 1)
     return model_of(equations).name + ": equations of order " + std::to_string(equations.order) +
@@ -711,22 +747,16 @@ std::string write_text(const principles::Equations& equations, const WriteOption
     // The constraint forces Aᵀλ, one multiplier per constraint.
     for (unsigned i = 0; i < m; ++i)
       if (!equations.constraint_matrix(i, j).is_zero())
-        out << " + (" << printer.print(equations.constraint_matrix(i, j)) << ")*"
-            << equations.multipliers[i];
+        out << force_term(equations.constraint_matrix(i, j), equations.multipliers[i], printer,
+                          Notation::Text);
     out << "\n";
   }
   if (m > 0) {
     out << "\nconstraints at acceleration level, A q̈ = b:\n";
     for (unsigned i = 0; i < m; ++i) {
-      out << "  " << model.constraints.at(i).name << ":";
-      bool first = true;
-      for (unsigned k = 0; k < n; ++k) {
-        if (equations.constraint_matrix(i, k).is_zero()) continue;
-        out << (first ? " " : " + ") << "(" << printer.print(equations.constraint_matrix(i, k))
-            << ")*ddot(" << model.coordinates.at(k).name << ")";
-        first = false;
-      }
-      out << " = " << printer.print(equations.constraint_rhs(i, 0)) << "\n";
+      out << "  " << model.constraints.at(i).name << ": "
+          << printer.print(constraint_side(equations, i)) << " = "
+          << printer.print(equations.constraint_rhs(i, 0)) << "\n";
     }
   }
   out << "\n"
@@ -749,20 +779,13 @@ std::string write_latex(const principles::Equations& equations) {
         << " &= " << printer.print(equations.forcing(j, 0));
     for (unsigned i = 0; i < m; ++i)
       if (!equations.constraint_matrix(i, j).is_zero())
-        out << " + \\left(" << printer.print(equations.constraint_matrix(i, j))
-            << "\\right) \\lambda_{" << i + 1 << "}";
+        out << force_term(equations.constraint_matrix(i, j),
+                          multiplier_latex(equations.multipliers[i]), printer, Notation::Latex);
     out << (j + 1 < n || m > 0 ? " \\\\" : "") << "\n";
   }
   for (unsigned i = 0; i < m; ++i) {
-    out << "  ";
-    bool first = true;
-    for (unsigned k = 0; k < n; ++k) {
-      if (equations.constraint_matrix(i, k).is_zero()) continue;
-      out << (first ? "" : " + ") << "\\left(" << printer.print(equations.constraint_matrix(i, k))
-          << "\\right) \\ddot{q}_{" << k + 1 << "}";
-      first = false;
-    }
-    out << " &= " << printer.print(equations.constraint_rhs(i, 0)) << (i + 1 < m ? " \\\\" : "")
+    out << "  " << printer.print(constraint_side(equations, i))
+        << " &= " << printer.print(equations.constraint_rhs(i, 0)) << (i + 1 < m ? " \\\\" : "")
         << "\n";
   }
   out << "\\end{align}\n";
