@@ -18,7 +18,6 @@ namespace appell::cli {
 
 namespace {
 
-constexpr auto kQuiet = std::chrono::seconds(1);          // no line for shorter steps
 constexpr auto kRedraw = std::chrono::milliseconds(250);  // at most four redraws a second
 
 }  // namespace
