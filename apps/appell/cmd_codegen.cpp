@@ -18,6 +18,7 @@ struct CodegenCommandOptions {
   std::vector<std::string> set;
   bool method_given = false;  // --method on the command line: from that principle's equations
   bool split = false;         // also coriolis_matrix (from the equations)
+  bool derivatives = false;   // also the derivatives of inverse and forward dynamics
 };
 
 int run_codegen(const CodegenCommandOptions& o) {
@@ -33,9 +34,18 @@ int run_codegen(const CodegenCommandOptions& o) {
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
   reject_constraints(*model, "codegen");
+  if (o.derivatives) {
+    // Before any derivation: the derivatives differentiate the recursions.
+    const std::string reason = principles::recursions_do_not_cover(*model);
+    if (!reason.empty())
+      throw model::ComputationError(
+          "--derivatives differentiates the recursions, which do not "
+          "cover " +
+          reason);
+  }
   const codegen::CodegenOptions options{
       o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp,
-      o.split};
+      o.split, o.derivatives};
   // A tree the recursions cover is written straight from the model (no equations formed, time
   // about linear in the bodies); --method asks for the equations of one principle.
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
@@ -47,6 +57,10 @@ int run_codegen(const CodegenCommandOptions& o) {
                         : codegen::generate_code(principles::derive(model, method), options);
     } catch (const model::ModelError& e) {
       throw at_option(e, {{"split", "--split"}});
+    } catch (const std::invalid_argument& e) {
+      // The derivatives need the recursions: a model they do not cover cannot have them.
+      if (!o.derivatives) throw;
+      throw model::ComputationError(std::string("--derivatives: ") + e.what());
     }
   }();
 
@@ -79,6 +93,10 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
       "--split", o->split,
       "also coriolis_matrix(t, q, qd, p, in, C): C(q, dot(q)) of M ddot(q) + C dot(q) + g = "
       "Q, row-major, from the Christoffel symbols of M (forms the equations)");
+  c->add_flag("--derivatives", o->derivatives,
+              "also inverse_dynamics_derivatives (dtau/dq, dtau/dqd) and "
+              "forward_dynamics_derivatives (qdd, dqdd/dq, dqdd/dqd, M^-1), by differentiating the "
+              "recursions (not finite differences)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "
                 "function (also dot(NAME)=VALUE) in the generated structs; repeatable");

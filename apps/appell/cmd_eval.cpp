@@ -17,6 +17,7 @@
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
+#include "eval_derivatives.hpp"
 #include "jit_flags.hpp"
 
 namespace appell::cli {
@@ -32,6 +33,7 @@ struct EvalOptions {
   bool minimal = false;
   bool reactions = false;
   bool split = false;
+  bool derivatives = false;
   bool no_jit = false;
   bool method_given = false;  // --method on the command line: the equations of that principle
 };
@@ -177,6 +179,18 @@ int run_eval(const EvalOptions& o) {
     read_coordinate_values(*model, option, text, into);
   };
   take("--q", o.q, q);
+  if (o.derivatives) {
+    // The recursions differentiated: no equations of a principle, no other form of them.
+    const std::pair<bool, const char*> others[] = {{o.method_given, "--method"},
+                                                   {o.split, "--split"},
+                                                   {o.minimal, "--minimal"},
+                                                   {o.reactions, "--reactions"},
+                                                   {!o.u.empty(), "--u"}};
+    for (const auto& [given, option] : others)
+      if (given) throw usage_error("--derivatives", "not with " + std::string(option), option);
+    take("--qd", o.qd, qd);
+    return run_eval_derivatives(model, o.set, o.t, q, qd, o.json);
+  }
   if (o.split && model->has_speeds())
     throw usage_error("--split",
                       "a model with generalized speeds is formed in them, where M's Christoffel "
@@ -279,6 +293,10 @@ void add_eval_command(CLI::App& app, Commands& commands) {
               "M, C(q, dot(q)), g(q) and the loads Q of M ddot(q) + C dot(q) + g = Q at the state "
               "(with prescribed or carrier motion also dM/dt, G and p); --json keys mass_matrix, "
               "coriolis, gravity, loads, nonlinear_effects");
+  e->add_flag("--derivatives", o->derivatives,
+              "the derivatives of the dynamics at the state, by differentiating the recursions: "
+              "dtau_dq, dtau_dqd (of tau = M ddot(q) - f at this ddot(q)), dqdd_dq, dqdd_dqd and "
+              "minv = M^-1 (--json keys)");
   e->add_flag("--reactions", o->reactions,
               "also the force and moment each frame's parent exerts on it and everything below "
               "it, at its origin, world axes (--json: \"reactions\": {FRAME: {\"force\", "

@@ -242,6 +242,64 @@ std::string body_text(std::ostream& h, const Names& names, const std::string& na
   return calls;
 }
 
+std::vector<detail::Target> indexed_targets(const std::string& array,
+                                            const std::vector<sym::Node>& nodes) {
+  std::vector<detail::Target> targets;
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    targets.push_back({array + "[" + std::to_string(i) + "]", nodes[i]});
+  return targets;
+}
+
+// inverse_dynamics_derivatives and forward_dynamics_derivatives (CodegenOptions::derivatives),
+// after forward_dynamics (whose pivot test they share).
+void write_derivatives(std::ostream& h, const Names& names, const Body& inverse,
+                       const Body& forward, const std::string& prefix) {
+  const bool c = names.language == Language::C;
+  const char* open = c ? "/* " : "/// ";
+  const char* more = c ? "   " : "/// ";
+  const char* close = c ? " */\n" : "\n";
+  const std::vector<Argument> inverse_state = {Argument::Time,       Argument::Q,
+                                               Argument::Qd,         Argument::Qdd,
+                                               Argument::Parameters, Argument::Inputs};
+  const std::vector<std::string> inverse_arguments =
+      arguments(names, inverse_state, {"double* dtau_dq", "double* dtau_dqd"});
+  const std::string inverse_code =
+      body_text(h, names, "inverse_dynamics_derivatives", inverse_arguments, inverse);
+  h << open << "The derivatives of inverse dynamics Q = M qdd - f at qdd fixed, row-major dof x "
+    << "dof:\n"
+    << more << "dtau_dq[i*dof + j] = dQ_i/dq_j, dtau_dqd[i*dof + j] = dQ_i/dqd_j (forward-mode\n"
+    << more << "differentiation of the Newton-Euler recursion, not finite differences)." << close
+    << signature(names.function("inverse_dynamics_derivatives"), inverse_arguments)
+    << discard_unread(inverse, inverse_state, names.language) << inverse_code << "}\n\n";
+
+  const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
+                                       Argument::Parameters, Argument::Inputs};
+  const std::vector<std::string> outputs = {"double* qdd", "double* dqdd_dq", "double* dqdd_dqd",
+                                            "double* minv"};
+  std::vector<std::string> parts = arguments(names, state, outputs);
+  for (const char* local : {"const double* Qx", "double* pivot", "double* diagonal"})
+    parts.emplace_back(local);
+  const std::string code = body_text(h, names, "forward_dynamics_derivatives", parts, forward);
+  std::vector<std::string> signature_arguments = outputs;
+  signature_arguments.push_back(c ? "const double* Q" : "const double* Q = nullptr");
+  h << open << "The accelerations qdd of M qdd = f + Q (Q: extra generalized forces, none if\n"
+    << more << "null) and their derivatives, row-major dof x dof: dqdd_dq = -M^-1 dQ/dq and\n"
+    << more << "dqdd_dqd = -M^-1 dQ/dqd at that qdd, minv = dqdd/dQ = M^-1. False if M is not\n"
+    << more << "positive definite (or not finite) at this state; the outputs are then "
+    << "unspecified." << close
+    << signature(names.function("forward_dynamics_derivatives", c ? "int" : "bool"),
+                 arguments(names, state, signature_arguments))
+    << "  double Qx[" << names.dof() << "], pivot[" << names.dof() << "], diagonal[" << names.dof()
+    << "];\n"
+    << "  int i;\n"
+    << "  for (i = 0; i < " << names.dof() << "; ++i) Qx[i] = Q "
+    << (c ? "? Q[i]" : "!= nullptr ? Q[i]") << " : 0.0;\n"
+    << discard_unread(forward, state, names.language) << code << "  return "
+    << (c ? prefix + "_pivots_accepted" : std::string("detail::pivots_accepted"))
+    << "(pivot, diagonal, qdd, " << names.dof() << ");\n"
+    << "}\n\n";
+}
+
 bool is_valid_namespace_part(const std::string& part) { return detail::is_free_identifier(part); }
 
 // C(q, qd) of the split (principles::coriolis_split), its tape imported into the program so
@@ -325,6 +383,25 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   const Body forward = detail::write_body(
       program, plan, detail::function_targets(program, GeneratedFunction::ForwardDynamics),
       language);
+  // The derivatives differentiate the recursions' program: they need the recursions.
+  std::optional<Body> inverse_derivatives, forward_derivatives;
+  if (options.derivatives) {
+    if (!program.recursive)
+      throw std::invalid_argument(
+          "the derivatives differentiate the recursions, which do not "
+          "cover this model (" +
+          program.fallback_reason + ")");
+    const principles::DynamicsDerivatives dd = detail::differentiate(program, plan);
+    std::vector<detail::Target> targets = indexed_targets("dtau_dq", dd.dtau_dq);
+    for (auto& t : indexed_targets("dtau_dqd", dd.dtau_dqd)) targets.push_back(t);
+    inverse_derivatives = detail::write_body(program, plan, targets, language);
+    targets = detail::function_targets(program, GeneratedFunction::ForwardDynamics);
+    for (const auto& [array, nodes] :
+         {std::pair{"dqdd_dq", &dd.dqdd_dq}, std::pair{"dqdd_dqd", &dd.dqdd_dqd},
+          std::pair{"minv", &dd.minv}})
+      for (auto& t : indexed_targets(array, *nodes)) targets.push_back(t);
+    forward_derivatives = detail::write_body(program, plan, targets, language);
+  }
   std::optional<Body> coriolis;
   if (options.coriolis_matrix) {
     if (!eq)
@@ -371,6 +448,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   }
   h << line << "  forward_dynamics:        " << counts_text(forward.counts) << "\n";
   if (coriolis) h << line << "  coriolis_matrix:         " << counts_text(coriolis->counts) << "\n";
+  if (inverse_derivatives)
+    h << line << "  inverse_dynamics_derivatives: " << counts_text(inverse_derivatives->counts)
+      << "\n"
+      << line << "  forward_dynamics_derivatives: " << counts_text(forward_derivatives->counts)
+      << "\n";
   if (c) h << " */\n";
   if (c) {
     std::string guard;
@@ -446,6 +528,8 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   }
 
   bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty());
+  for (const auto* body : {&inverse_derivatives, &forward_derivatives})
+    split = split || (*body && !(*body)->parts.empty());
   for (const Body& body : bodies) split = split || !body.parts.empty();
   if (split) h << noinline_macro();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -492,6 +576,8 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     << (c ? prefix + "_pivots_accepted" : std::string("detail::pivots_accepted"))
     << "(pivot, diagonal, qdd, " << names.dof() << ");\n"
     << "}\n\n";
+  if (inverse_derivatives)
+    write_derivatives(h, names, *inverse_derivatives, *forward_derivatives, prefix);
   if (c)
     h << "#endif\n";
   else

@@ -132,6 +132,18 @@ DynamicsProgram build_recursive_dynamics(const Plan& plan, principles::Recursion
   return d;
 }
 
+principles::DynamicsDerivatives differentiate(DynamicsProgram& d, const Plan& plan) {
+  principles::DerivativeVariables v;
+  for (std::size_t i = 0; i < plan.variables.size(); ++i) {
+    const Argument a = plan.variables[i].argument;
+    if (a == Argument::Q) v.q.push_back(d.program.variable(static_cast<std::uint32_t>(i)));
+    if (a == Argument::Qd) v.qd.push_back(d.program.variable(static_cast<std::uint32_t>(i)));
+  }
+  v.qdd = variable_range(d.program, d.first_qdd, d.n);
+  v.extra = variable_range(d.program, d.first_extra, d.n);
+  return principles::differentiate_dynamics(d, v);
+}
+
 std::vector<bool> variables_read(const ScalarProgram& program, const std::vector<Node>& targets,
                                  std::size_t count) {
   const auto& code = program.instructions();

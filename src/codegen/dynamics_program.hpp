@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "appell/principles/dynamics_derivatives.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/scalar_program.hpp"
 #include "plan.hpp"
@@ -54,6 +55,10 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
 /// from `builder` (constructed before `plan`, so that the derivatives it reads exist), with no
 /// equations formed and nothing to check it against.
 DynamicsProgram build_recursive_dynamics(const Plan& plan, principles::RecursionBuilder& builder);
+
+/// ∂τ/∂q, ∂τ/∂q̇ (at the q̈ variables) and ∂q̈/∂q, ∂q̈/∂q̇, M⁻¹ (at q̈ = forward) of a recursive
+/// program, as nodes of it (principles::differentiate_dynamics).
+principles::DynamicsDerivatives differentiate(DynamicsProgram& d, const Plan& plan);
 
 /// Which of the first `count` variables the live part of `targets` reads.
 std::vector<bool> variables_read(const ScalarProgram& program, const std::vector<Node>& targets,

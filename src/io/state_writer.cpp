@@ -142,4 +142,22 @@ std::string write_speed_state_json(const model::Model& model, double t, const Ei
   return j.dump();
 }
 
+std::string write_derivatives_json(const model::Model& model, double t, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd,
+                                   const num::ForwardDynamicsDerivatives& forward,
+                                   const num::InverseDynamicsDerivatives& inverse) {
+  nlohmann::json j;
+  describe_coordinates(model, j);
+  j["t"] = number(t);
+  j["q"] = as_vector(q);
+  j["qd"] = as_vector(qd);
+  j["qdd"] = as_vector(forward.qdd);
+  j["dtau_dq"] = rows_of(inverse.dtau_dq);
+  j["dtau_dqd"] = rows_of(inverse.dtau_dqd);
+  j["dqdd_dq"] = rows_of(forward.dqdd_dq);
+  j["dqdd_dqd"] = rows_of(forward.dqdd_dqd);
+  j["minv"] = rows_of(forward.minv);
+  return j.dump();
+}
+
 }  // namespace appell::io

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/numeric/tape.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "tape_layout.hpp"
 
@@ -249,6 +252,31 @@ std::vector<std::complex<double>> eigenvalues_deflating_zero(const Matrix& A) {
   return values;
 }
 
+// ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂u from the differentiated recursions (num::DynamicsDerivatives
+// Evaluator: O(n) programs per direction, no symbolic partials of M and f) where they cover the
+// model and it has no constraints; false where they do not, or an input is driven by an
+// expression of t (then the symbolic partials below).
+bool recursive_jacobian(const principles::Equations& eq, const Vector& q, const Vector& qd,
+                        const LinearizationOptions& options, Matrix& J, Matrix& Bfull) {
+  if (!options.use_recursions || eq.constraint_count() > 0 || eq.order != 1 ||
+      !principles::recursions_do_not_cover(*eq.model).empty())
+    return false;
+  std::optional<DynamicsDerivativesEvaluator> derivatives;
+  try {
+    derivatives.emplace(eq.model, options.values, options.inputs);
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+  DerivativesWorkspace work;
+  ForwardDynamicsDerivatives forward;
+  derivatives->forward(options.t, q, qd, Vector(), forward, work);
+  const Index n = q.size();
+  J.bottomLeftCorner(n, n) = forward.dqdd_dq;
+  J.bottomRightCorner(n, n) = forward.dqdd_dqd;
+  Bfull.bottomRows(n) = forward.dqdd_du;
+  return true;
+}
+
 }  // namespace
 
 LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0,
@@ -261,15 +289,28 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
                                 " and " + std::to_string(qd0.size()));
   const auto inputs = input_symbols(model, options.inputs);
   const std::size_t r = inputs.size();
-  const PointEvaluator evaluator(eq, inputs, options.values);
-  const CompiledEquations compiled(eq, options.values);
+  const Index N = idx(n);
+  Matrix J = Matrix::Zero(2 * N, 2 * N), Bfull = Matrix::Zero(2 * N, idx(r));
+  J.topRightCorner(N, N).setIdentity();
+  // The recursions differentiated where they cover the model; else the partials of M and f.
+  const bool recursive = recursive_jacobian(eq, q0, qd0, options, J, Bfull);
+  std::optional<PointEvaluator> evaluator;
+  std::optional<CompiledEquations> compiled;
   const double t = options.t;
 
   LinearModel linear;
   linear.inputs = options.inputs;
   linear.q = q0;
   linear.qd = qd0;
-  PointValues p = evaluator.evaluate(t, linear.q, linear.qd);
+  PointValues p;
+  if (recursive) {
+    p.Phiq = p.Gq = p.Gqd = Matrix(0, N);
+    p.phi = p.g = Vector(0);
+  } else {
+    evaluator.emplace(eq, inputs, options.values);
+    compiled.emplace(eq, options.values);
+    p = evaluator->evaluate(t, linear.q, linear.qd);
+  }
 
   // The independent coordinates and speeds, preferring the model's `independent:` ones, then the
   // coordinates in order (the dependent ones are taken from the end).
@@ -299,14 +340,14 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
     for (int iteration = 0; iteration < 50 && max_abs(p.phi) > 1e-13; ++iteration) {
       const Vector step = solve_min_norm(columns(p.Phiq, D), p.phi);
       for (std::size_t k = 0; k < D.size(); ++k) linear.q[idx(D[k])] -= step[idx(k)];
-      p = evaluator.evaluate(t, linear.q, linear.qd);
+      p = evaluator->evaluate(t, linear.q, linear.qd);
       if (!p.phi.allFinite()) break;
     }
     const auto& W = linear.dependent_speeds;
     for (int iteration = 0; iteration < 3 && max_abs(p.g) > 1e-13; ++iteration) {
       const Vector step = solve_min_norm(columns(p.Gqd, W), p.g);
       for (std::size_t k = 0; k < W.size(); ++k) linear.qd[idx(W[k])] -= step[idx(k)];
-      p = evaluator.evaluate(t, linear.q, linear.qd);
+      p = evaluator->evaluate(t, linear.q, linear.qd);
     }
     if (!(max_abs(p.phi) <= kConsistent) || !(max_abs(p.g) <= kConsistent)) {
       std::ostringstream s;
@@ -320,11 +361,8 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
 
   // q̈, λ at the point, then their derivatives along every variable (q, q̇, u).
   Vector qdd, lambda;
-  compiled.accelerations_and_multipliers(p.M, p.f, p.A, p.b, qdd, lambda);
-  const Index N = idx(n);
-  Matrix J = Matrix::Zero(2 * N, 2 * N), Bfull = Matrix::Zero(2 * N, idx(r));
-  J.topRightCorner(N, N).setIdentity();
-  for (std::size_t x = 0; x < 2 * n + r; ++x) {
+  if (!recursive) compiled->accelerations_and_multipliers(p.M, p.f, p.A, p.b, qdd, lambda);
+  for (std::size_t x = 0; !recursive && x < 2 * n + r; ++x) {
     Vector rhs_f = p.df[x] - p.dM[x] * qdd;
     Vector rhs_b = p.db[x] - p.dA[x] * qdd;
     if (m > 0) rhs_f += p.dA[x].transpose() * lambda;
@@ -332,7 +370,7 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
       throw model::ComputationError(
           "the derivatives of the equations are not finite at this operating point");
     Vector dqdd, dlambda;
-    compiled.accelerations_and_multipliers(p.M, rhs_f, p.A, rhs_b, dqdd, dlambda);
+    compiled->accelerations_and_multipliers(p.M, rhs_f, p.A, rhs_b, dqdd, dlambda);
     if (x < 2 * n)
       J.block(N, idx(x), N, 1) = dqdd;
     else

@@ -36,6 +36,15 @@ struct CodegenOptions {
   /// row-major, from the Christoffel symbols of M (principles/coriolis_split.hpp). Needs the
   /// equations (generate_code of a Model throws std::invalid_argument with it).
   bool coriolis_matrix = false;
+  /// Also the first derivatives of the dynamics, by forward-mode differentiation of the
+  /// recursions' program (principles/dynamics_derivatives.hpp; never finite differences):
+  ///   inverse_dynamics_derivatives(t, q, qd, qdd, p, in, dtau_dq, dtau_dqd): ∂τ/∂q, ∂τ/∂q̇ of
+  ///     τ = M qdd − f at qdd fixed;
+  ///   forward_dynamics_derivatives(t, q, qd, p, in, qdd, dqdd_dq, dqdd_dqd, minv, Q): q̈ of
+  ///     M q̈ = f + Q, ∂q̈/∂q, ∂q̈/∂q̇ and ∂q̈/∂Q = M⁻¹ (false when M is not positive definite).
+  /// Matrices row-major dof × dof, entry (i, j) = ∂y_i/∂x_j. Needs the recursions
+  /// (std::invalid_argument naming why when they do not cover the model).
+  bool derivatives = false;
 };
 
 /// One member of the generated `Parameters` or `Inputs` struct.

@@ -10,6 +10,7 @@
 #include "appell/model/model.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/split_evaluation.hpp"
 #include "appell/numeric/state_evaluation.hpp"
@@ -55,5 +56,15 @@ std::string write_minimal_state_json(const model::Model& model, double t, const 
 std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& u,
                                    const num::CompiledSpeedForm::State& state);
+
+/// The derivatives of the dynamics at (t, q, q̇) (what `appell eval --derivatives --json`
+/// prints): {"coordinates", "limits" (as write_state_json), "t", "q", "qd", "qdd": q̈ of
+/// M q̈ = f, "dtau_dq", "dtau_dqd": ∂τ/∂q, ∂τ/∂q̇ of τ = M q̈ − f at that q̈, "dqdd_dq", "dqdd_dqd":
+/// ∂q̈/∂q, ∂q̈/∂q̇, "minv": M⁻¹ = ∂q̈/∂τ}, matrices as arrays of rows, entry [i][j] = ∂y_i/∂x_j. No
+/// trailing newline.
+std::string write_derivatives_json(const model::Model& model, double t, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd,
+                                   const num::ForwardDynamicsDerivatives& forward,
+                                   const num::InverseDynamicsDerivatives& inverse);
 
 }  // namespace appell::io

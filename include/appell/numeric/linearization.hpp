@@ -4,8 +4,11 @@
 // Without constraints x = (q, q̇) and ẋ = (q̇, G(q, q̇, u)) with G = M⁻¹ f, so
 //   A = [0  I; ∂G/∂q  ∂G/∂q̇],   B = [0; ∂G/∂u],
 //   ∂G/∂x_k = M⁻¹ (∂f/∂x_k − ∂M/∂x_k q̈)
-// at the operating point, from the symbolic partials of M and f (sym::Differentiator, exact)
-// compiled to a tape. With constraints M q̈ = f + Aᵀλ, A q̈ = b is differentiated the same way:
+// at the operating point. Where the recursions cover the model and it has no constraints,
+// ∂G/∂q, ∂G/∂q̇ and ∂G/∂u come from the recursions differentiated in forward mode
+// (num::DynamicsDerivativesEvaluator: −M⁻¹ ∂τ/∂x, exact, without symbolic partials of M and f);
+// otherwise from the symbolic partials of M and f (sym::Differentiator, exact) compiled to a
+// tape. With constraints M q̈ = f + Aᵀλ, A q̈ = b is differentiated the same way:
 // δq̈ and δλ solve the same system with right-hand sides δf − δM q̈ + δAᵀλ and δb − δA q̈.
 //
 // The constraints leave fewer states (as SymPy's Linearizer does): the holonomic ones φ(q, t) = 0
@@ -35,6 +38,10 @@ struct LinearizationOptions {
   /// The inputs u (names of the model's inputs, each at most once), the columns of B in this
   /// order; an unknown or repeated name throws model::ModelError located at "inputs".
   std::vector<std::string> inputs;
+  /// Whether ∂q̈/∂x may come from the recursions differentiated (where they cover the model and
+  /// it has no constraints); false: always from the symbolic partials of M and f (the two agree
+  /// to rounding; the recursions need no symbolic differentiation).
+  bool use_recursions = true;
 };
 
 /// ẋ = A x + B u about an operating point, x the deviations of the states from it.
