@@ -51,6 +51,9 @@ int run_eval_derivatives(const std::shared_ptr<const model::Model>& model,
   print_matrix("dqdd_dq", "d ddot(q) / d q", forward.dqdd_dq);
   print_matrix("dqdd_dqd", "d ddot(q) / d dot(q)", forward.dqdd_dqd);
   print_matrix("minv", "M^-1 = d ddot(q) / d tau", forward.minv);
+  std::cout << "(forward dynamics by " << derivatives.forward_method() << ", its derivatives "
+            << derivatives.forward_derivatives_method() << "; " << derivatives.inverse_operations()
+            << " and " << derivatives.forward_operations() << " operations)\n";
   return 0;
 }
 

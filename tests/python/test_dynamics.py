@@ -82,3 +82,40 @@ def test_refusals(examples, panda):
     d = appell.Dynamics(panda, jit=False)
     with pytest.raises(ValueError, match="q"):
         d.accelerations([0.0, 0.0], [0.0, 0.0])
+
+
+def test_derivatives_against_central_differences_and_eval(panda, examples):
+    """Dynamics.derivatives: the recursions differentiated, against central differences of
+    accelerations and inverse_dynamics, against each other, and the numbers of `eval --derivatives`
+    (the same library call)."""
+    d = appell.Dynamics(panda, jit=False)
+    rng = np.random.default_rng(29)
+    q, qd, tau = rng.uniform(-1, 1, 9), rng.uniform(-1, 1, 9), rng.uniform(-1, 1, 9)
+    out = d.derivatives(q, qd, tau=tau)
+    assert set(out) == {"qdd", "dtau_dq", "dtau_dqd", "dqdd_dq", "dqdd_dqd", "minv"}
+    assert out["minv"].shape == (9, 9)
+    h = 1e-6
+    eye = np.eye(9)
+
+    def central(f):
+        return np.column_stack([(f(eye[j] * h) - f(-eye[j] * h)) / (2 * h) for j in range(9)])
+
+    M, f = d.mass_matrix_and_forcing(q, qd)
+    qdd = np.linalg.solve(M, f + tau)
+    np.testing.assert_allclose(out["qdd"], qdd, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(out["minv"], np.linalg.inv(M), rtol=1e-8, atol=1e-8)
+
+    def forward(dq=0, dqd=0):
+        Mx, fx = d.mass_matrix_and_forcing(q + dq, qd + dqd)
+        return np.linalg.solve(Mx, fx + tau)
+
+    scale = max(1.0, np.abs(out["dqdd_dq"]).max())
+    np.testing.assert_allclose(out["dqdd_dq"], central(lambda e: forward(dq=e)), atol=1e-6 * scale)
+    np.testing.assert_allclose(out["dqdd_dqd"], central(lambda e: forward(dqd=e)),
+                               atol=1e-6 * scale)
+    dtau = central(lambda e: d.inverse_dynamics(q + e, qd, out["qdd"]))
+    np.testing.assert_allclose(out["dtau_dq"], dtau, atol=1e-6 * max(1.0, np.abs(dtau).max()))
+    # dqdd/dq = -M^-1 dtau/dq at qdd = forward
+    np.testing.assert_allclose(out["dqdd_dq"], -out["minv"] @ out["dtau_dq"], atol=1e-9 * scale)
+    with pytest.raises(ValueError):
+        d.derivatives(np.zeros((2, 9)), np.zeros((2, 9)))
