@@ -1,9 +1,11 @@
 // appell._derive, appell.Equations, appell.Compiled and appell.verify.
 #include <chrono>
 #include <cmath>
+#include <mutex>
 
 #include "appell/jit/compiled_dynamics.hpp"
 #include "appell/numeric/dynamics.hpp"
+#include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "common.hpp"
 
@@ -390,6 +392,10 @@ struct DynamicsHandle {
   std::shared_ptr<const num::DynamicsEvaluator> evaluator;  // q'' and tau: the JIT or the above
   std::string kind, note;
   std::size_t n = 0;
+  model::Values values;
+  // The differentiated recursions, built on the first derivatives() call (most uses never ask).
+  mutable std::once_flag derivatives_built;
+  mutable std::shared_ptr<const num::DynamicsDerivativesEvaluator> derivatives;
 };
 
 std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
@@ -412,7 +418,57 @@ std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
   });
   d->kind = d->evaluator->kind();
   d->n = d->model->dof();
+  d->values = bound;
   return d;
+}
+
+// Row-major numpy (rows, cols) from an Eigen matrix.
+py::array_t<double> matrix_array(const Eigen::MatrixXd& m) {
+  py::array_t<double> out({static_cast<py::ssize_t>(m.rows()), static_cast<py::ssize_t>(m.cols())});
+  double* p = out.mutable_data();
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j) *p++ = m(i, j);
+  return out;
+}
+
+py::array_t<double> vector_array(const Eigen::VectorXd& v) {
+  py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.data(), v.data() + v.size(), out.mutable_data());
+  return out;
+}
+
+// The derivatives at one state (num::DynamicsDerivativesEvaluator), as numpy arrays by name.
+py::dict dynamics_derivatives(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
+                              double t, const ArrayLike& tau) {
+  const States s = states(d.n, q, qd, py::float_(t));
+  if (s.batch) value_error("q", "one state: shape (n,)");
+  Eigen::VectorXd qv(static_cast<Eigen::Index>(d.n)), qdv(qv.size()), tauv;
+  load_state(s, 0, d.n, qv, qdv);
+  if (!tau.is_none()) {
+    const States f = states(d.n, tau, tau, py::float_(0.0));
+    if (f.batch) value_error("tau", "expected the shape of q");
+    Eigen::VectorXd unused(qv.size());
+    tauv.resize(qv.size());
+    load_state(f, 0, d.n, tauv, unused);
+  }
+  std::call_once(d.derivatives_built, [&] {
+    locked([&] {
+      d.derivatives = std::make_shared<num::DynamicsDerivativesEvaluator>(d.model, d.values);
+    });
+  });
+  num::DerivativesWorkspace work;
+  num::ForwardDynamicsDerivatives forward;
+  num::InverseDynamicsDerivatives inverse;
+  d.derivatives->forward(t, qv, qdv, tauv, forward, work);
+  d.derivatives->inverse(t, qv, qdv, forward.qdd, inverse, work);
+  py::dict out;
+  out["qdd"] = vector_array(forward.qdd);
+  out["dtau_dq"] = matrix_array(inverse.dtau_dq);
+  out["dtau_dqd"] = matrix_array(inverse.dtau_dqd);
+  out["dqdd_dq"] = matrix_array(forward.dqdd_dq);
+  out["dqdd_dqd"] = matrix_array(forward.dqdd_dqd);
+  out["minv"] = matrix_array(forward.minv);
+  return out;
 }
 
 // Runs `each(i, q, qd)` over the states, the GIL released for a long batch.
@@ -634,7 +690,13 @@ carrier frame or flexible bodies are refused (ValueError): use derive(model).com
       .def("mass_matrix_and_forcing", &dynamics_mass_and_forcing, py::arg("q"), py::arg("qd"),
            py::arg("t") = 0.0, "(M, f): shapes (n, n), (n,), or (k, n, n), (k, n)")
       .def("gravity", &dynamics_gravity, py::arg("q"), py::arg("t") = 0.0,
-           "g(q): the generalized forces that hold the model still against gravity");
+           "g(q): the generalized forces that hold the model still against gravity")
+      .def("derivatives", &dynamics_derivatives, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           py::arg("tau") = py::none(),
+           R"doc(The derivatives of the dynamics at one state (shape (n,)), by differentiating the
+recursions (as `appell eval --derivatives`, not finite differences): a dict of numpy arrays
+'qdd' (q'' of M q'' = f + tau), 'dtau_dq', 'dtau_dqd' (of tau = M q'' - f at that q''),
+'dqdd_dq', 'dqdd_dqd' and 'minv' (M^-1 = dq''/dtau); entry [i, j] = dy_i/dx_j.)doc");
 
   m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
         py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"),
