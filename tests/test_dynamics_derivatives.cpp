@@ -462,6 +462,15 @@ TEST_F(DerivativesCli, TextOutputAndWhatIsRefused) {
   EXPECT_EQ(generated.code, 1) << generated.out;
   EXPECT_NE(generated.out.find("do not cover"), std::string::npos) << generated.out;
 
+  // M singular (one particle moved by x + y): exit 1 naming it, never numbers of 1e16.
+  const std::string coupled = write("coupled.yaml",
+                                    "name: coupled\nparameters: {m: 2.0}\ncoordinates: [x, y]\n"
+                                    "frames:\n  cart: {translation: [x + y, 0, 0]}\nparticles:\n"
+                                    "  p: {frame: cart, mass: m, position: [0, 0, 0]}\n");
+  const auto singular = run_cli("eval " + coupled + " --q 0.1,0.2 --derivatives");
+  EXPECT_EQ(singular.code, 1) << singular.out;
+  EXPECT_NE(singular.out.find("singular mass matrix"), std::string::npos) << singular.out;
+
   // Another form of the dynamics at once: a usage error.
   const auto method =
       run_cli("eval " + examples + "/planar_2r.yaml --derivatives --method lagrange");

@@ -22,7 +22,7 @@ struct DynamicsDerivativesEvaluator::Programs {
   std::vector<std::string> inputs;
   std::vector<double> input_values;
   std::optional<sym::Tape> inverse;  // τ, ∂τ/∂q, ∂τ/∂q̇, ∂τ/∂u
-  std::optional<sym::Tape> forward;  // q̈, pivots, ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂u, M⁻¹
+  std::optional<sym::Tape> forward;  // q̈, pivots, diagonal, ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂u, M⁻¹
   std::string forward_method, derivatives_method;
 
   std::size_t variable_count() const { return 1 + 4 * n + r; }
@@ -149,6 +149,7 @@ DynamicsDerivativesEvaluator::DynamicsDerivativesEvaluator(
   append(inverse, derivatives.dtau_dothers);
   std::vector<Node> forward = d.forward;
   append(forward, d.pivots);
+  append(forward, d.diagonal);
   append(forward, derivatives.dqdd_dq);
   append(forward, derivatives.dqdd_dqd);
   append(forward, derivatives.dqdd_dothers);
@@ -226,17 +227,24 @@ void DynamicsDerivativesEvaluator::forward(double t, const Eigen::VectorXd& q,
   std::copy(P.input_values.begin(), P.input_values.end(), x.begin() + idx(1 + 4 * n));
   work.outputs.resize(P.forward->output_count());
   P.forward->evaluate(x.data(), work.outputs.data(), work.slots);
-  for (std::size_t j = 0; j < n; ++j)
-    if (!(work.outputs[n + j] > 0.0))
-      throw model::ComputationError("the mass matrix is singular at this state (pivot " +
-                                    std::to_string(j + 1) +
-                                    " of the forward solve is not positive)");
+  // The pivot test of forward dynamics (eval, the generated code): D_i above 1e-12 of M_ii and
+  // 1e-24 of the largest diagonal entry.
+  double scale = 0.0;
+  for (std::size_t j = 0; j < n; ++j) scale = std::max(scale, std::fabs(work.outputs[2 * n + j]));
+  for (std::size_t j = 0; j < n; ++j) {
+    const double pivot = work.outputs[n + j], diagonal = work.outputs[2 * n + j];
+    if (!(pivot > 1e-24 * scale) || !(pivot > 1e-12 * diagonal))
+      throw model::ComputationError(
+          "singular mass matrix: M is not positive definite at this "
+          "state (pivot " +
+          std::to_string(j + 1) + " of the forward solve)");
+  }
   for (double value : work.outputs)
     if (!std::isfinite(value))
       throw model::ComputationError("the derivatives of the dynamics are not finite at this state");
   std::size_t k = 0;
   out.qdd = read(work.outputs, k, n, 1);
-  k += n;  // the pivots
+  k += 2 * n;  // the pivots and the diagonal
   out.dqdd_dq = read(work.outputs, k, n, n);
   out.dqdd_dqd = read(work.outputs, k, n, n);
   out.dqdd_du = read(work.outputs, k, n, r);

@@ -67,8 +67,9 @@ class DynamicsDerivativesEvaluator {
                DerivativesWorkspace& work) const;
 
   /// q̈ and its derivatives at (t, q, q̇) with the generalized forces `tau` added to the
-  /// model's own (tau empty: none). Throws model::ComputationError when M is singular there
-  /// (a pivot of the solve not positive) or a result is not finite.
+  /// model's own (tau empty: none). Throws model::ComputationError ("singular mass matrix: ...")
+  /// when M is not positive definite there (a pivot of the solve not above 1e-12 of M_ii, the
+  /// test of forward dynamics), or when a result is not finite.
   void forward(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                const Eigen::VectorXd& tau, ForwardDynamicsDerivatives& out,
                DerivativesWorkspace& work) const;
