@@ -273,7 +273,8 @@ bool recursive_jacobian(const principles::Equations& eq, const Vector& q, const 
   const Index n = q.size();
   J.bottomLeftCorner(n, n) = forward.dqdd_dq;
   J.bottomRightCorner(n, n) = forward.dqdd_dqd;
-  Bfull.bottomRows(n) = forward.dqdd_du;
+  // Without inputs B has no columns: no block of it (Eigen would offset its null data).
+  if (Bfull.cols() > 0) Bfull.bottomRows(n) = forward.dqdd_du;
   return true;
 }
 
