@@ -39,6 +39,7 @@ void add_import_command(CLI::App& app, Commands& commands);
 void add_report_command(CLI::App& app, Commands& commands);
 void add_check_command(CLI::App& app, Commands& commands);
 void add_linearize_command(CLI::App& app, Commands& commands);
+void add_regressor_command(CLI::App& app, Commands& commands);
 void add_sweep_merge_command(CLI::App& app, Commands& commands);
 /// `sweep` records its command line (argv) in the results file.
 void add_sweep_command(CLI::App& app, Commands& commands, int argc, char** argv);

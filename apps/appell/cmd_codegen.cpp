@@ -5,6 +5,7 @@
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/regressor.hpp"
 #include "cli_support.hpp"
 #include "output_paths.hpp"
 
@@ -19,6 +20,7 @@ struct CodegenCommandOptions {
   bool method_given = false;  // --method on the command line: from that principle's equations
   bool split = false;         // also coriolis_matrix (from the equations)
   bool derivatives = false;   // also the derivatives of inverse and forward dynamics
+  bool regressor = false;     // also regressor (from the recursions)
 };
 
 int run_codegen(const CodegenCommandOptions& o) {
@@ -43,9 +45,13 @@ int run_codegen(const CodegenCommandOptions& o) {
           "cover " +
           reason);
   }
+  if (const std::string reason = principles::regressor_not_covered(*model);
+      o.regressor && !reason.empty())
+    throw usage_error("--regressor",
+                      "needs a tree of rigid bodies the recursions cover, not " + reason);
   const codegen::CodegenOptions options{
       o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp,
-      o.split, o.derivatives};
+      o.split, o.derivatives, o.regressor};
   // A tree the recursions cover is written straight from the model (no equations formed, time
   // about linear in the bodies); --method asks for the equations of one principle.
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
@@ -97,6 +103,9 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
               "also inverse_dynamics_derivatives (dtau/dq, dtau/dqd) and "
               "forward_dynamics_derivatives (qdd, dqdd/dq, dqdd/dqd, M^-1), by differentiating the "
               "recursions (not finite differences)");
+  c->add_flag("--regressor", o->regressor,
+              "also regressor(t, q, qd, qdd, p, in, Y): the inertial-parameter regressor, "
+              "Y pi = Q + Q_loads, row-major dof x 10 per body (appell regressor)");
   c->add_option("--set", o->set,
                 "NAME=VALUE: new default of a parameter, an input or an unspecified prescribed "
                 "function (also dot(NAME)=VALUE) in the generated structs; repeatable");

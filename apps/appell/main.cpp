@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
   cli::add_report_command(app, commands);
   cli::add_check_command(app, commands);
   cli::add_linearize_command(app, commands);
+  cli::add_regressor_command(app, commands);
   cli::add_sweep_merge_command(app, commands);
   cli::add_sweep_command(app, commands, argc, argv);
   cli::apply_option_rules(app);

@@ -1,6 +1,7 @@
 #include "appell/codegen/cpp_generator.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "appell/codegen/comment_text.hpp"
 #include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/regressor.hpp"
 #include "appell/sym/dag.hpp"
 #include "code_writer.hpp"
 #include "dynamics_program.hpp"
@@ -327,6 +329,27 @@ Body coriolis_body(const principles::Equations& eq, const Plan& plan, DynamicsPr
   return detail::write_body(program, plan, targets, language);
 }
 
+// Y of the regressor (principles::RecursionBuilder::regressor) over the program's variables.
+Body regressor_body(principles::RecursionBuilder& builder, const Plan& plan,
+                    DynamicsProgram& program, Language language) {
+  principles::RecursionInputs inputs;
+  inputs.substitution = plan.bound.driven;
+  for (std::size_t i = 0; i < plan.variables.size(); ++i) {
+    inputs.symbols.push_back(plan.variables[i].symbol);
+    inputs.nodes.push_back(program.program.variable(static_cast<std::uint32_t>(i)));
+  }
+  for (std::size_t j = 0; j < plan.n; ++j) {
+    inputs.qdd.push_back(
+        program.program.variable(static_cast<std::uint32_t>(program.first_qdd + j)));
+    inputs.extra.push_back(program.program.constant(0.0));
+  }
+  const std::vector<sym::Node> Y = builder.regressor(program.program, inputs);
+  std::vector<detail::Target> targets;
+  for (std::size_t k = 0; k < Y.size(); ++k)
+    targets.push_back({"Y[" + std::to_string(k) + "]", Y[k]});
+  return detail::write_body(program, plan, targets, language);
+}
+
 }  // namespace
 
 std::string detail::generate_header(const CodegenSource& from, const CodegenOptions& options,
@@ -343,6 +366,10 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   Plan plan;
   std::vector<GeneratedField> inputs;
   DynamicsProgram program;
+  std::unique_ptr<principles::RecursionBuilder> builder;
+  if (options.regressor && !principles::regressor_not_covered(m).empty())
+    throw std::invalid_argument("the regressor needs a model the recursions cover, not " +
+                                principles::regressor_not_covered(m));
   if (eq) {
     plan = detail::make_plan(*eq, options.values);
     inputs = detail::claim_input_fields(plan);
@@ -354,9 +381,9 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     if (!reason.empty())
       throw std::invalid_argument("the recursions do not cover " + reason +
                                   ": generate from the equations");
-    principles::RecursionBuilder builder(m);
+    builder = std::make_unique<principles::RecursionBuilder>(m);
     plan = detail::make_plan(m, options.values);
-    program = detail::build_recursive_dynamics(plan, builder);
+    program = detail::build_recursive_dynamics(plan, *builder);
     std::vector<Node> everything;
     for (auto function : {GeneratedFunction::MassMatrixAndForcing,
                           GeneratedFunction::NonlinearEffects, GeneratedFunction::Gravity,
@@ -401,6 +428,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
           std::pair{"minv", &dd.minv}})
       for (auto& t : indexed_targets(array, *nodes)) targets.push_back(t);
     forward_derivatives = detail::write_body(program, plan, targets, language);
+  }
+  std::optional<Body> regressor;
+  if (options.regressor) {
+    if (!builder) builder = std::make_unique<principles::RecursionBuilder>(m);
+    regressor = regressor_body(*builder, plan, program, language);
   }
   std::optional<Body> coriolis;
   if (options.coriolis_matrix) {
@@ -453,6 +485,8 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << "\n"
       << line << "  forward_dynamics_derivatives: " << counts_text(forward_derivatives->counts)
       << "\n";
+  if (regressor)
+    h << line << "  regressor:               " << counts_text(regressor->counts) << "\n";
   if (c) h << " */\n";
   if (c) {
     std::string guard;
@@ -527,7 +561,8 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     if (!inputs.empty()) h << "};\n\n";
   }
 
-  bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty());
+  bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty()) ||
+               (regressor && !regressor->parts.empty());
   for (const auto* body : {&inverse_derivatives, &forward_derivatives})
     split = split || (*body && !(*body)->parts.empty());
   for (const Body& body : bodies) split = split || !body.parts.empty();
@@ -551,6 +586,24 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << "Christoffel symbols of M, so that dM/dt - 2C is skew-symmetric (C qd + g - Q = -f)."
       << (c ? " */\n" : "\n") << signature(names.function("coriolis_matrix"), taken)
       << discard_unread(*coriolis, state, language) << code << "}\n\n";
+  }
+  if (regressor) {
+    const std::vector<Argument> state = {Argument::Time, Argument::Q,          Argument::Qd,
+                                         Argument::Qdd,  Argument::Parameters, Argument::Inputs};
+    const std::vector<std::string> taken = arguments(names, state, {"double* Y"});
+    const std::string code = body_text(h, names, "regressor", taken, *regressor);
+    const auto standard = principles::standard_parameters(m);
+    std::string masses;
+    for (std::size_t k = 0; k < standard.size(); k += 10)
+      masses += (k ? ", " : "") + comment_text(standard[k].owner);
+    const std::string next = c ? "   " : "/// ";
+    h << (c ? "/* " : "/// ")
+      << "The inertial-parameter regressor: Q + Q_loads = Y pi (gravity in Y, the loads not),\n"
+      << next << "Y row-major dof x " << standard.size()
+      << ", ten columns a mass (m, m*cx, m*cy, m*cz, Ixx, Ixy, Ixz, Iyy,\n"
+      << next << "Iyz, Izz about its frame's origin, along its axes) for: " << masses << "."
+      << (c ? " */\n" : "\n") << signature(names.function("regressor"), taken)
+      << discard_unread(*regressor, state, language) << code << "}\n\n";
   }
   h << pivot_test(names) << "\n";
   const std::vector<Argument> forward_state = {Argument::Time, Argument::Q, Argument::Qd,

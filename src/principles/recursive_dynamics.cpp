@@ -150,32 +150,9 @@ class RecursionBuilder::Impl {
   void build(RecursiveDynamics& out, const RecursionInputs& inputs,
              const RecursionOptions& options) {
     out_ = &out;
-    p_ = &out.program;
-    inputs_ = &inputs;
-    const std::size_t n = model_.dof();
-    out.n = n;
-    if (inputs.symbols.size() != inputs.nodes.size() || inputs.qdd.size() != n ||
-        inputs.extra.size() != n)
-      throw std::invalid_argument("recursions: inputs of the wrong size");
-    std::vector<GiNaC::symbol> symbols = inputs.symbols;
-    std::vector<Node> variables = inputs.nodes;
-    for (std::size_t j = 0; j < n; ++j) {
-      symbols.push_back(model_.coordinate_symbol(j, 2));
-      variables.push_back(inputs.qdd[j]);
-    }
+    out.n = model_.dof();
     // About 2,500 nodes a frame for everything built below (measured on spatial chains).
-    program().reserve(program().instructions().size() + 2500 * frames_.size());
-    GiNaC::exvector expressions = expressions_.list;
-    if (!inputs.substitution.empty())
-      for (auto& e : expressions) e = sym::substitute(e, inputs.substitution);
-    const sym::Tape tape(expressions, symbols);
-
-    const std::size_t first_qdd = inputs.symbols.size();
-    std::vector<Node> still = variables;
-    for (std::size_t j = 0; j < n; ++j) still[first_qdd + j] = program().constant(0.0);
-    full_ = program().import(tape, variables);
-    no_qdd_ = program().import(tape, still);
-
+    prepare(out.program, inputs, 2500);
     out.inverse = newton_euler(Pass::Full);
     out.bias = newton_euler(Pass::Bias);
     out.forcing.clear();
@@ -213,8 +190,100 @@ class RecursionBuilder::Impl {
     }
   }
 
+  // The regressor Y (n × 10 per mass, row-major, masses as standard_parameter_count() orders
+  // them): τ_j = Σ_p Y_jp π_p with π a mass's m, m·c and inertia about its frame's origin. The
+  // wrench of one unit parameter on frame k at q̈ as given (gravity as a lift, no loads),
+  //   m:       f = a,                   n = 0
+  //   m·c_i:   f = ε × e_i + ω × (ω × e_i),  n = e_i × a
+  //   I_rs:    f = 0,                   n = E ε + ω × (E ω)   (E the symmetric unit of r, s),
+  // is projected on the motion of every coordinate that moves frame k, that motion carried
+  // down the tree to frame k once per (coordinate, frame): O(n·depth) nodes, shared by the ten
+  // columns of every mass on the frame.
+  std::vector<Node> regressor(sym::ScalarProgram& p, const RecursionInputs& inputs) {
+    prepare(p, inputs, 1500);
+    const std::size_t n = model_.dof();
+    const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
+    const std::vector<Motion> motion = motions(Pass::Full, frames);
+    // The coordinates that move each frame and their motion at its origin, its components.
+    std::vector<std::vector<std::pair<std::size_t, Vec6>>> moved_by(frames.size());
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+      const FrameNodes& f = frames[k];
+      if (f.parent >= 0)
+        for (const auto& [j, s] : moved_by[static_cast<std::size_t>(f.parent)])
+          moved_by[k].push_back({j, motion_to_child(f, s)});
+      for (std::size_t c = 0; c < f.coordinates.size(); ++c)
+        moved_by[k].push_back(
+            {f.coordinates[c],
+             join(f.omega_partial[c], mul_transposed(p, f.rotation, f.translation_partial[c]))});
+    }
+    std::vector<int> owners;
+    for (const auto& b : model_.bodies) owners.push_back(frame_index(b.frame));
+    for (const auto& q : model_.particles) owners.push_back(frame_index(q.frame));
+    const std::size_t columns = 10 * owners.size();
+    const Node z = p.constant(0.0), one = p.constant(1.0);
+    std::vector<Node> Y(n * columns, z);
+    for (std::size_t b = 0; b < owners.size(); ++b) {
+      if (owners[b] < 0) continue;  // fixed in the world: no effect
+      const auto k = static_cast<std::size_t>(owners[b]);
+      const Motion& m = motion[k];
+      std::array<Vec6, 10> wrench;  // (moment; force)
+      wrench[0] = join(zero3(p), m.acceleration);
+      for (int i = 0; i < 3; ++i) {
+        Vec3 e = zero3(p);
+        e[static_cast<std::size_t>(i)] = one;
+        const Vec3 force = add(p, cross(p, m.epsilon, e), cross(p, m.omega, cross(p, m.omega, e)));
+        wrench[static_cast<std::size_t>(1 + i)] = join(cross(p, e, m.acceleration), force);
+      }
+      static constexpr std::array<std::pair<int, int>, 6> entries = {
+          {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}}};
+      for (std::size_t e = 0; e < entries.size(); ++e) {
+        Mat3 unit;
+        unit.fill(z);
+        const auto [r, s] = entries[e];
+        unit[static_cast<std::size_t>(3 * r + s)] = unit[static_cast<std::size_t>(3 * s + r)] = one;
+        const Vec3 moment =
+            add(p, mul(p, unit, m.epsilon), cross(p, m.omega, mul(p, unit, m.omega)));
+        wrench[4 + e] = join(moment, zero3(p));
+      }
+      for (const auto& [j, s] : moved_by[k])
+        for (std::size_t c = 0; c < 10; ++c) {
+          Node& y = Y[j * columns + 10 * b + c];
+          y = p.add(y, dot6(s, wrench[c]));
+        }
+    }
+    return Y;
+  }
+
  private:
   sym::ScalarProgram& program() { return *p_; }
+
+  // Reads the local expressions into `p` (full_: with q̈ as given, no_qdd_: with q̈ = 0), with
+  // room for `nodes_per_frame` more nodes a frame.
+  void prepare(sym::ScalarProgram& p, const RecursionInputs& inputs, std::size_t nodes_per_frame) {
+    p_ = &p;
+    inputs_ = &inputs;
+    const std::size_t n = model_.dof();
+    if (inputs.symbols.size() != inputs.nodes.size() || inputs.qdd.size() != n ||
+        inputs.extra.size() != n)
+      throw std::invalid_argument("recursions: inputs of the wrong size");
+    std::vector<GiNaC::symbol> symbols = inputs.symbols;
+    std::vector<Node> variables = inputs.nodes;
+    for (std::size_t j = 0; j < n; ++j) {
+      symbols.push_back(model_.coordinate_symbol(j, 2));
+      variables.push_back(inputs.qdd[j]);
+    }
+    program().reserve(program().instructions().size() + nodes_per_frame * frames_.size());
+    GiNaC::exvector expressions = expressions_.list;
+    if (!inputs.substitution.empty())
+      for (auto& e : expressions) e = sym::substitute(e, inputs.substitution);
+    const sym::Tape tape(expressions, symbols);
+
+    const std::size_t first_qdd = inputs.symbols.size();
+    std::vector<Node> still = variables;
+    for (std::size_t j = 0; j < n; ++j) still[first_qdd + j] = program().constant(0.0);
+    full_ = program().import(tape, variables);
+    no_qdd_ = program().import(tape, still);
+  }
 
   // ---- expressions --------------------------------------------------------------------------
 
@@ -975,6 +1044,11 @@ std::vector<GiNaC::symbol> RecursionBuilder::symbols() const { return impl_->sym
 void RecursionBuilder::build(RecursiveDynamics& out, const RecursionInputs& inputs,
                              const RecursionOptions& options) {
   impl_->build(out, inputs, options);
+}
+
+std::vector<sym::Node> RecursionBuilder::regressor(sym::ScalarProgram& program,
+                                                   const RecursionInputs& inputs) {
+  return impl_->regressor(program, inputs);
 }
 
 }  // namespace appell::principles

@@ -45,6 +45,11 @@ struct CodegenOptions {
   /// Matrices row-major dof × dof, entry (i, j) = ∂y_i/∂x_j. Needs the recursions
   /// (std::invalid_argument naming why when they do not cover the model).
   bool derivatives = false;
+  /// Also regressor(t, q, qd, qdd, p, in, Y): the inertial-parameter regressor
+  /// (principles/regressor.hpp), dof x 10 per body then per particle, row-major, with
+  /// Y pi = Q + Q_loads (gravity in Y). Needs a model the recursions cover
+  /// (std::invalid_argument otherwise).
+  bool regressor = false;
 };
 
 /// One member of the generated `Parameters` or `Inputs` struct.

@@ -100,6 +100,12 @@ class RecursionBuilder {
   void build(RecursiveDynamics& out, const RecursionInputs& inputs,
              const RecursionOptions& options = {});
 
+  /// The inertial-parameter regressor Y (principles/regressor.hpp) over `program`'s nodes, which
+  /// `inputs` names (their `extra` unused): n rows of 10 columns per body, then per particle, in
+  /// the model's order (m, m·cx, m·cy, m·cz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz about the frame's
+  /// origin), row-major. Gravity is in Y; the loads are not. Throws as build().
+  std::vector<sym::Node> regressor(sym::ScalarProgram& program, const RecursionInputs& inputs);
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
