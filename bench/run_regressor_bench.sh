@@ -82,7 +82,7 @@ for model in "${models[@]}"; do
   name=$(basename "$model")
   header="$work/${name%.*}.hpp"
   "$build/appell" codegen "$model" --regressor --namespace gen --out "$header" >/dev/null
-  columns=$(grep -o 'row-major dof x [0-9]*' "$header" | head -1 | awk '{print $4}')
+  columns=$(grep -o "row-major dof x [0-9][0-9]*" "$header" | head -1 | awk "{print \$4}")
   id_ops=$(grep -E '^//   inverse_dynamics:' "$header" | awk '{print $3}')
   y_ops=$(grep -E '^//   regressor:' "$header" | awk '{print $3}')
   dof=$(grep -E '^constexpr int dof' "$header" | grep -o '[0-9]*')

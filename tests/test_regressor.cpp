@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "appell/io/model_file.hpp"
@@ -84,12 +86,12 @@ TEST(Regressor, YTimesStandardParametersIsTheInverseDynamicsOfEveryExample) {
     const num::RegressorEvaluator Y(*m);
     const Eigen::VectorXd pi = standard_values(*m);
     // Gravity is in Y, the loads are not: the references are the model without its loads.
-    const auto free = without_loads(*m);
-    const num::Dynamics recursions(free);
+    const auto unloaded = without_loads(*m);
+    const num::Dynamics recursions(unloaded);
     num::DynamicsWorkspace work;
     std::optional<num::InverseDynamics> formed;
     if (path.extension() == ".yaml")
-      formed.emplace(principles::derive(free, principles::Method::GibbsAppell));
+      formed.emplace(principles::derive(unloaded, principles::Method::GibbsAppell));
     std::mt19937 rng(7);
     for (int trial = 0; trial < 3; ++trial) {
       const State s = random_state(rng, m->dof());
@@ -117,14 +119,28 @@ TEST(Regressor, BaseCountIsTheNumericRankAndTheBaseReproducesTau) {
     const num::BaseParameters base = num::base_parameters(*m);
     const std::size_t n = m->dof(), N = Y.columns(), samples = 4 * N / n + 8;
     std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
     Eigen::MatrixXd W(static_cast<Eigen::Index>(samples * n), static_cast<Eigen::Index>(N));
     for (std::size_t k = 0; k < samples; ++k) {
+      // An unspecified prescribed function moves like a coordinate: random too.
+      model::Values motion;
+      for (const auto& p : m->prescribed)
+        if (!p.expression)
+          for (const char* order : {"", "dot", "ddot"})
+            motion.set(*order ? std::string(order) + "(" + p.name + ")" : p.name, u(rng));
+      const num::RegressorEvaluator moving(*m, motion);
       const State s = random_state(rng, n);
       W.middleRows(static_cast<Eigen::Index>(k * n), static_cast<Eigen::Index>(n)) =
-          Y.evaluate(s.t, s.q, s.qd, s.qdd);
+          moving.evaluate(s.t, s.q, s.qd, s.qdd);
     }
-    for (Eigen::Index c = 0; c < W.cols(); ++c)
-      if (W.col(c).norm() > 0) W.col(c).normalize();
+    // Columns scaled to unit norm; those of no effect (zero up to rounding) left out.
+    const double largest = W.colwise().norm().maxCoeff();
+    for (Eigen::Index c = 0; c < W.cols(); ++c) {
+      if (W.col(c).norm() > 1e-10 * largest)
+        W.col(c).normalize();
+      else
+        W.col(c).setZero();
+    }
     Eigen::JacobiSVD<Eigen::MatrixXd> svd(W);
     svd.setThreshold(1e-7);
     EXPECT_EQ(static_cast<std::size_t>(svd.rank()), base.base.size());
@@ -200,10 +216,15 @@ TEST(Regressor, PlanarArmUnderGravityInItsPlaneHasSixBaseParameters) {
           .is_zero())
       << expression_of(base, "mx_one");
   EXPECT_TRUE((expression_of(base, "my_one") - symbol_of(base, "my_one")).is_zero());
-  std::size_t vanish = 0;
-  for (auto role : base.roles) vanish += role == num::ParameterRole::Vanishes;
-  // The first link's m, m·c_z, I_xx, I_xy, I_xz, I_yy, I_yz: its origin and z axis never move.
-  EXPECT_EQ(vanish, 7u);
+  std::size_t vanish = 0, grouped = 0;
+  for (auto role : base.roles) {
+    vanish += role == num::ParameterRole::Vanishes;
+    grouped += role == num::ParameterRole::Grouped;
+  }
+  // Of each link m·c_z, I_xx, I_xy, I_xz, I_yy and I_yz (a motion in the plane, about z), and the
+  // first link's m (its origin never moves); the second link's m is the one grouped.
+  EXPECT_EQ(vanish, 13u);
+  EXPECT_EQ(grouped, 1u);
 }
 
 TEST(Regressor, CommandPrintsTheBaseParametersAsJson) {

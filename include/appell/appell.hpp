@@ -66,11 +66,13 @@
 #include "appell/principles/potential_energy.hpp"
 #include "appell/principles/readable_form.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/regressor.hpp"
 #include "appell/principles/relative_motion.hpp"
 #include "appell/principles/speed_form.hpp"
 
 // numeric/: compiled evaluation, simulation, inverse dynamics, statics, verification
 #include "appell/numeric/agreement.hpp"
+#include "appell/numeric/base_parameters.hpp"
 #include "appell/numeric/claim_check.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_minimal_form.hpp"
@@ -141,6 +143,7 @@
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/output_file.hpp"
+#include "appell/io/regressor_writer.hpp"
 #include "appell/io/speed_form_writer.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/io/statics_writer.hpp"

@@ -34,6 +34,7 @@ from ._appell import (  # noqa: F401  (the public names)
     ModelBuilder,
     ModelError,
     codegen,
+    regressor,
     verify,
 )
 
@@ -64,6 +65,8 @@ __all__ = [
     "inverse",
     "linearize",
     "load",
+    "regressor",
+    "base_parameters",
     "report",
     "simulate",
     "statics",
@@ -602,3 +605,35 @@ def fem_modes(model, *, body=None, modes=6, at_time=0.0, stiffening=True, values
     at_time = _number("at_time", at_time)
     _check_type("stiffening", stiffening, (bool,), "True or False")
     return ModesResult(_appell._fem_modes(model, body, modes, at_time, stiffening, values))
+
+
+def base_parameters(model, values=None):
+    """The base parameters of a model (`appell regressor --base`), as a dict:
+
+    standard      the standard parameters' names (the columns of regressor(), in order)
+    roles         per standard parameter: "kept", "grouped" or "vanishes"
+    grouped_into  per standard parameter: the kept ones it adds to (grouped ones only)
+    base          {kept parameter's name: its base parameter as a SymPy expression in the
+                  standard parameters' Symbols and the model's parameters}
+    kept          the kept names in order: regressor(...)[:, columns of these] is Y_b
+    values        {kept name: the base parameter's number at the model's values}
+    exact         {kept name: False when its coefficients are numbers at these values}
+    """
+    import sympy
+
+    from ._sympy import namespace
+
+    raw = _appell._base_parameters(model, values)
+    names = namespace(model)
+    for name in raw["standard"]:
+        names[name] = sympy.Symbol(name)
+    return {
+        "standard": list(raw["standard"]),
+        "roles": list(raw["roles"]),
+        "grouped_into": [list(g) for g in raw["grouped_into"]],
+        "base": {k: sympy.sympify(e, locals=names, rational=True)
+                 for k, e in zip(raw["kept"], raw["expressions"])},
+        "kept": list(raw["kept"]),
+        "values": dict(zip(raw["kept"], raw["values"])),
+        "exact": dict(zip(raw["kept"], raw["exact"])),
+    }

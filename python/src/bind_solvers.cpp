@@ -1,6 +1,6 @@
-// appell._simulate, _inverse, _statics, codegen and _fem_modes: the commands simulate, inverse,
-// statics, codegen and fem with their options as arguments. The package's Python part wraps the
-// dicts returned here into result objects.
+// appell._simulate, _inverse, _statics, codegen, regressor, _base_parameters and _fem_modes: the
+// commands simulate, inverse, statics, codegen, regressor and fem with their options as arguments.
+// The package's Python part wraps the dicts returned here into result objects.
 #include <cmath>
 
 #include "common.hpp"
@@ -346,6 +346,53 @@ std::string codegen(const ModelArgument& target, const OptionalText& namespace_n
   return interruptible([&] { return codegen::generate_cpp_header(equations, options); });
 }
 
+// Y at one state (num::RegressorEvaluator), dof × 10 per mass.
+py::array_t<double> regressor(const ModelArgument& target, const ArrayLike& q, const ArrayLike& qd,
+                              const ArrayLike& qdd, double t, const ValuesArgument& values) {
+  const auto model = model_of(target, "model");
+  const std::size_t n = model->dof();
+  const Eigen::VectorXd vq = to_vector(q, n, "q"), vqd = to_vector(qd, n, "qd"),
+                        vqdd = to_vector(qdd, n, "qdd");
+  const model::Values bound = to_values(*model, values, "values");
+  return to_numpy(
+      locked([&] { return num::RegressorEvaluator(*model, bound).evaluate(t, vq, vqd, vqdd); }));
+}
+
+// The standard and base parameters (num::base_parameters), expressions as model-language text
+// (the package parses them into SymPy).
+py::dict base_parameters(const ModelArgument& target, const ValuesArgument& values) {
+  const auto model = model_of(target, "model");
+  const model::Values bound = to_values(*model, values, "values");
+  const num::BaseParameters base =
+      interruptible([&] { return num::base_parameters(*model, bound); });
+  const sym::ReadableContext context = io::readable_context(*model);
+  py::list standard, roles, kept, expressions, numbers, exact, grouped_into;
+  for (std::size_t k = 0; k < base.standard.size(); ++k) {
+    standard.append(base.standard[k].name);
+    roles.append(base.roles[k] == num::ParameterRole::Kept      ? "kept"
+                 : base.roles[k] == num::ParameterRole::Grouped ? "grouped"
+                                                                : "vanishes");
+    py::list into;
+    for (std::size_t i : base.grouped_into[k]) into.append(base.standard[i].name);
+    grouped_into.append(into);
+  }
+  for (const auto& b : base.base) {
+    kept.append(base.standard[b.kept].name);
+    expressions.append(io::expression_text(b.expression, context));
+    numbers.append(GiNaC::ex_to<GiNaC::numeric>(b.value).to_double());
+    exact.append(b.exact);
+  }
+  py::dict d;
+  d["standard"] = standard;
+  d["roles"] = roles;
+  d["grouped_into"] = grouped_into;
+  d["kept"] = kept;
+  d["expressions"] = expressions;
+  d["values"] = numbers;
+  d["exact"] = exact;
+  return d;
+}
+
 py::dict fem_modes(const Model& target, const py::object& body, int modes, double at_time,
                    bool stiffening, const py::object& values) {
   const auto& model = *target.model;
@@ -415,6 +462,13 @@ void bind_solvers(py::module_& m) {
         R"doc(A self-contained C++17 header for the equations (`appell codegen`): M, f, forward and
 inverse dynamics. `model` is a Model (derived by `method`) or Equations; `values` gives the
 generated structs' defaults.)doc");
+  m.def("regressor", &regressor, py::arg("model"), py::arg("q"), py::arg("qd"), py::arg("qdd"),
+        py::kw_only(), py::arg("t") = 0.0, py::arg("values") = py::none(),
+        R"doc(The inertial-parameter regressor Y at one state (`appell regressor`), a numpy array
+dof x 10 per body (then particle): Y @ pi = tau + Q_loads, pi the standard parameters (m, m*cx,
+m*cy, m*cz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz about each body's frame origin). Gravity is in Y, the
+loads are not. base_parameters() gives the parameters' names.)doc");
+  m.def("_base_parameters", &base_parameters, py::arg("model"), py::arg("values"));
   m.def("_fem_modes", &fem_modes, py::arg("model"), py::arg("body"), py::arg("modes"),
         py::arg("at_time"), py::arg("stiffening"), py::arg("values"));
 }

@@ -209,7 +209,8 @@ struct Sampler {
         }
   }
 
-  // Variables at a random state; parameters random (generic) or at their bound values.
+  // Variables at a random state with the parameters random (around their values) or at their
+  // bound values.
   std::vector<double> draw(bool random_parameters) {
     std::vector<double> v(ev.variables().size());
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -222,6 +223,14 @@ struct Sampler {
                                   : at * random.between(0.5, 1.5);
       }
     }
+    return v;
+  }
+  // A random state at the parameters of `like` (one generic draw kept for the rank: the
+  // groupings' coefficients depend on the parameters, so the rank is that at fixed ones).
+  std::vector<double> draw_at(const std::vector<double>& like) {
+    std::vector<double> v = draw(false);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (parameter[i] != -1) v[i] = like[i];
     return v;
   }
   Eigen::MatrixXd Y(const std::vector<double>& v) const {
@@ -274,7 +283,9 @@ std::optional<Grouping> fit(Sampler& s, std::size_t d, const std::vector<std::si
                             const std::vector<Monomial>& basis, bool random_parameters) {
   const std::size_t unknowns = support.size() * basis.size();
   const std::size_t n = s.ev.dof();
-  const std::size_t samples = (2 * unknowns + 20 + n - 1) / n;
+  // At least 8 states: a grouping lives in the few rows of the coordinates that move its mass,
+  // and one state could make those few rows singular.
+  const std::size_t samples = std::max<std::size_t>(8, (2 * unknowns + 20 + n - 1) / n);
   Eigen::MatrixXd A(static_cast<Eigen::Index>(samples * n), static_cast<Eigen::Index>(unknowns));
   Eigen::VectorXd b(static_cast<Eigen::Index>(samples * n));
   for (std::size_t k = 0; k < samples; ++k) {
@@ -333,9 +344,10 @@ BaseParameters base_parameters(const model::Model& model, const model::Values& v
   // The stacked regressor at random states and parameters.
   out.samples = std::max<std::size_t>(6, (3 * N + n - 1) / n);
   Eigen::MatrixXd W(static_cast<Eigen::Index>(out.samples * n), static_cast<Eigen::Index>(N));
+  const std::vector<double> generic = s.draw(true);
   for (std::size_t k = 0; k < out.samples; ++k)
     W(Eigen::seqN(static_cast<Eigen::Index>(k * n), static_cast<Eigen::Index>(n)), Eigen::all) =
-        s.Y(s.draw(true));
+        s.Y(s.draw_at(generic));
   const Eigen::VectorXd norms = W.colwise().norm().transpose();
   const double largest = norms.maxCoeff();
   std::vector<std::size_t> live;  // in `order`
@@ -366,26 +378,30 @@ BaseParameters base_parameters(const model::Model& model, const model::Values& v
   // Each grouped column in the kept ones before it.
   std::map<std::size_t, Grouping> groupings;
   const std::size_t degrees = s.geometry_variables.empty() ? 0 : 4;
-  for (std::size_t i = 0; i < live.size(); ++i) {
-    const std::size_t d = live[i];
-    if (out.roles[d] != ParameterRole::Grouped) continue;
-    std::vector<std::size_t> before;
-    for (std::size_t k : kept) {
-      if (std::find(live.begin(), live.end(), k) - live.begin() > static_cast<std::ptrdiff_t>(i))
-        break;
-      before.push_back(k);
+  std::vector<int> mass_frame(masses.size());
+  for (const auto& [frame, mass] : masses) mass_frame[mass] = frame;
+  auto is_ancestor = [&](int a, int k) {  // a is k or above it (world, -1, above all)
+    while (true) {
+      if (k == a) return true;
+      if (k < 0) return false;
+      k = *model.frame_index(model.frames[static_cast<std::size_t>(k)].parent);
     }
-    // Which kept columns it needs: the least-squares coefficients at the rank's samples.
-    Eigen::MatrixXd B(W.rows(), static_cast<Eigen::Index>(before.size()));
-    for (std::size_t k = 0; k < before.size(); ++k)
-      B.col(static_cast<Eigen::Index>(k)) = W.col(static_cast<Eigen::Index>(before[k]));
+  };
+  // Y_d in `candidates`: which of them it needs (the least-squares coefficients at the rank's
+  // samples), then the fits of growing degree, then numbers at the parameters' values.
+  auto group = [&](std::size_t d, const std::vector<std::size_t>& candidates) {
+    std::optional<Grouping> g;
+    if (candidates.empty()) return g;
+    Eigen::MatrixXd B(W.rows(), static_cast<Eigen::Index>(candidates.size()));
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      B.col(static_cast<Eigen::Index>(k)) = W.col(static_cast<Eigen::Index>(candidates[k]));
     const Eigen::VectorXd c = B.colPivHouseholderQr().solve(W.col(static_cast<Eigen::Index>(d)));
     std::vector<std::size_t> support;
-    for (std::size_t k = 0; k < before.size(); ++k)
-      if (std::abs(c(static_cast<Eigen::Index>(k))) * norms(static_cast<Eigen::Index>(before[k])) >
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (std::abs(c(static_cast<Eigen::Index>(k))) *
+              norms(static_cast<Eigen::Index>(candidates[k])) >
           1e-9 * norms(static_cast<Eigen::Index>(d)))
-        support.push_back(before[k]);
-    std::optional<Grouping> g;
+        support.push_back(candidates[k]);
     for (std::size_t degree = 0; degree <= degrees && !g; ++degree) {
       const std::vector<Monomial> basis =
           monomials(s.geometry_variables.size(), static_cast<int>(degree));
@@ -395,11 +411,29 @@ BaseParameters base_parameters(const model::Model& model, const model::Values& v
     if (!g) {
       // Not a polynomial in the parameters: numbers at their values.
       g = fit(s, d, support, {Monomial(s.geometry_variables.size(), 0)}, false);
-      if (!g)
-        throw ComputationError("base parameters: the column of " + out.standard[d].name +
-                               " could not be written in the kept ones");
-      g->exact = false;
+      if (g) g->exact = false;
     }
+    return g;
+  };
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    const std::size_t d = live[i];
+    if (out.roles[d] != ParameterRole::Grouped) continue;
+    std::vector<std::size_t> before;
+    for (std::size_t k : kept) {
+      if (std::find(live.begin(), live.end(), k) - live.begin() > static_cast<std::ptrdiff_t>(i))
+        break;
+      before.push_back(k);
+    }
+    // The kept columns of masses on its frame or the frames it hangs from first (where the
+    // classical rules put every grouping: a better-conditioned fit), else all before it.
+    std::vector<std::size_t> near;
+    for (std::size_t k : before)
+      if (is_ancestor(mass_frame[k / 10], mass_frame[d / 10])) near.push_back(k);
+    std::optional<Grouping> g = group(d, near);
+    if (!g && near.size() < before.size()) g = group(d, before);
+    if (!g)
+      throw ComputationError("base parameters: the column of " + out.standard[d].name +
+                             " could not be written in the kept ones");
     out.grouped_into[d] = g->support;
     groupings.emplace(d, std::move(*g));
   }

@@ -220,31 +220,34 @@ class RecursionBuilder::Impl {
     for (const auto& b : model_.bodies) owners.push_back(frame_index(b.frame));
     for (const auto& q : model_.particles) owners.push_back(frame_index(q.frame));
     const std::size_t columns = 10 * owners.size();
-    const Node z = p.constant(0.0), one = p.constant(1.0);
+    const Node z = p.constant(0.0);
     std::vector<Node> Y(n * columns, z);
     for (std::size_t b = 0; b < owners.size(); ++b) {
       if (owners[b] < 0) continue;  // fixed in the world: no effect
       const auto k = static_cast<std::size_t>(owners[b]);
       const Motion& m = motion[k];
-      std::array<Vec6, 10> wrench;  // (moment; force)
-      wrench[0] = join(zero3(p), m.acceleration);
-      for (int i = 0; i < 3; ++i) {
-        Vec3 e = zero3(p);
-        e[static_cast<std::size_t>(i)] = one;
-        const Vec3 force = add(p, cross(p, m.epsilon, e), cross(p, m.omega, cross(p, m.omega, e)));
-        wrench[static_cast<std::size_t>(1 + i)] = join(cross(p, e, m.acceleration), force);
-      }
-      static constexpr std::array<std::pair<int, int>, 6> entries = {
-          {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}}};
-      for (std::size_t e = 0; e < entries.size(); ++e) {
-        Mat3 unit;
-        unit.fill(z);
-        const auto [r, s] = entries[e];
-        unit[static_cast<std::size_t>(3 * r + s)] = unit[static_cast<std::size_t>(3 * s + r)] = one;
-        const Vec3 moment =
-            add(p, mul(p, unit, m.epsilon), cross(p, m.omega, mul(p, unit, m.omega)));
-        wrench[4 + e] = join(moment, zero3(p));
-      }
+      // The columns written out from the six products ω_r ω_s (formed once, in one operand
+      // order, so that the columns share them) and the components of ε and a.
+      const Vec3& w = m.omega;
+      const Vec3& e = m.epsilon;
+      const Vec3& a = m.acceleration;
+      const Node xx = p.mul(w[0], w[0]), yy = p.mul(w[1], w[1]), zz = p.mul(w[2], w[2]);
+      const Node xy = p.mul(w[0], w[1]), xz = p.mul(w[0], w[2]), yz = p.mul(w[1], w[2]);
+      auto column = [&](Vec3 moment, Vec3 force) { return join(moment, force); };
+      const std::array<Vec6, 10> wrench = {
+          column(zero3(p), a),                                                  // m
+          column({z, p.neg(a[2]), a[1]},                                        // m·c_x
+                 {p.neg(p.add(yy, zz)), p.add(xy, e[2]), p.sub(xz, e[1])}),     //
+          column({a[2], z, p.neg(a[0])},                                        // m·c_y
+                 {p.sub(xy, e[2]), p.neg(p.add(xx, zz)), p.add(yz, e[0])}),     //
+          column({p.neg(a[1]), a[0], z},                                        // m·c_z
+                 {p.add(xz, e[1]), p.sub(yz, e[0]), p.neg(p.add(xx, yy))}),     //
+          column({e[0], xz, p.neg(xy)}, zero3(p)),                              // I_xx
+          column({p.sub(e[1], xz), p.add(e[0], yz), p.sub(xx, yy)}, zero3(p)),  // I_xy
+          column({p.add(e[2], xy), p.sub(zz, xx), p.sub(e[0], yz)}, zero3(p)),  // I_xz
+          column({p.neg(yz), e[1], xy}, zero3(p)),                              // I_yy
+          column({p.sub(yy, zz), p.sub(e[2], xy), p.add(e[1], xz)}, zero3(p)),  // I_yz
+          column({yz, p.neg(xz), e[2]}, zero3(p))};                             // I_zz
       for (const auto& [j, s] : moved_by[k])
         for (std::size_t c = 0; c < 10; ++c) {
           Node& y = Y[j * columns + 10 * b + c];

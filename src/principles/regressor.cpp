@@ -1,5 +1,6 @@
 #include "appell/principles/regressor.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 

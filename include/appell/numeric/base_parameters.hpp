@@ -8,8 +8,8 @@
 // parameters β are the smallest set of combinations of π with τ = Y_b β and Y_b of full column
 // rank: what identification from joint forces can determine.
 //
-// How: Y is evaluated at random states (and random values of the model's parameters, so that the
-// result holds for generic lengths); columns of unit norm are orthogonalised in a fixed order
+// How: Y is evaluated at random states (at one random draw of the model's parameters around their
+// values, so that the result holds for generic lengths); columns of unit norm are orthogonalised in a fixed order
 // (Householder QR, no pivoting: |R_kk| is the part of column k outside the span of the columns
 // before it), the masses from the root of the tree to its tips and, within a mass, I_xx, I_xy,
 // I_xz, I_yz, I_zz, m·c_x, m·c_y, I_yy, m·c_z, m, so that a revolute joint about z keeps the
