@@ -6,11 +6,15 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <sstream>
 
+#include "appell/codegen/cpp_generator.hpp"
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/model/source_location.hpp"
@@ -20,6 +24,7 @@
 #include "appell/principles/derive.hpp"
 #include "appell/principles/regressor.hpp"
 #include "support/run_cli.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace {
 
@@ -225,6 +230,66 @@ TEST(Regressor, PlanarArmUnderGravityInItsPlaneHasSixBaseParameters) {
   // first link's m (its origin never moves); the second link's m is the one grouped.
   EXPECT_EQ(vanish, 13u);
   EXPECT_EQ(grouped, 1u);
+}
+
+// The generated regressor (C++17 and C99, every warning an error) prints the numbers of
+// num::RegressorEvaluator at a state.
+class RegressorCodegen : public test_support::ScratchDirTest {};
+
+TEST_F(RegressorCodegen, GeneratedYIsTheLibrarysInCAndCpp) {
+  for (const std::string name : {"urdf/ur5_robot.urdf", "three_link_arm.yaml"}) {
+    for (const auto language : {codegen::Language::Cpp, codegen::Language::C}) {
+      SCOPED_TRACE(name);
+      const bool c = language == codegen::Language::C;
+      const auto m = io::read_model(examples + "/" + name).model;
+      codegen::CodegenOptions options;
+      options.namespace_name = "gen";
+      options.language = language;
+      options.regressor = true;
+      const std::string header =
+          write(c ? "gen.h" : "gen.hpp", codegen::generate_code(*m, options));
+      const num::RegressorEvaluator Y(*m);
+      const std::size_t n = m->dof(), N = Y.columns();
+      std::mt19937 rng(5);
+      const State s = random_state(rng, n);
+      auto list = [](const Eigen::VectorXd& v) {
+        std::ostringstream out;
+        out.precision(17);
+        for (Eigen::Index i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v(i);
+        return out.str();
+      };
+      std::ostringstream driver;
+      driver << "#include <stdio.h>\n#include \"" << header << "\"\n"
+             << "int main(void) {\n"
+             << "  const double q[] = {" << list(s.q) << "}, qd[] = {" << list(s.qd)
+             << "}, qdd[] = {" << list(s.qdd) << "};\n"
+             << "  double Y[" << n * N << "];\n  int i;\n"
+             << (c ? "  const gen_parameters p = gen_default_parameters();\n"
+                     "  const gen_inputs in = gen_default_inputs();\n"
+                     "  gen_regressor("
+                   : "  const gen::Parameters p;\n  const gen::Inputs in;\n  gen::regressor(")
+             << s.t << ", q, qd, qdd, " << (c ? "&p, &in" : "p, in") << ", Y);\n"
+             << "  for (i = 0; i < " << n * N << "; ++i) printf(\"%.17g\\n\", Y[i]);\n"
+             << "  return 0;\n}\n";
+      const std::string source = write(c ? "driver.c" : "driver.cpp", driver.str());
+      const std::string program = (dir_ / "driver").string(), out = (dir_ / "out").string();
+      const std::string compile = (c ? "gcc -std=c99 -Wpedantic" : "g++ -std=c++17") +
+                                  std::string(" -O1 -Wall -Wextra -Werror -o ") + program + " " +
+                                  source + " -lm > " + out + " 2>&1";
+      ASSERT_EQ(std::system(compile.c_str()), 0) << std::ifstream(out).rdbuf();
+      ASSERT_EQ(std::system((program + " > " + out).c_str()), 0);
+      std::ifstream numbers(out);
+      const Eigen::MatrixXd expected = Y.evaluate(s.t, s.q, s.qd, s.qdd);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < N; ++k) {
+          double value = 0;
+          numbers >> value;
+          EXPECT_NEAR(value, expected(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k)),
+                      1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
+        }
+      ASSERT_TRUE(numbers.good());
+    }
+  }
 }
 
 TEST(Regressor, CommandPrintsTheBaseParametersAsJson) {
