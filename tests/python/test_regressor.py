@@ -2,6 +2,10 @@
 without loads: gravity is in Y, the loads are not), Y_b @ beta is the same, and the base
 parameters of a planar arm are the classical ones, as SymPy expressions."""
 
+import json
+import os
+import subprocess
+
 import numpy as np
 import sympy
 
@@ -9,15 +13,11 @@ import appell
 from conftest import EXAMPLES
 
 
-def standard_values(model, names):
-    # The standard parameters' numbers from the model's own values: m, m*c and the inertia
-    # about the frame's origin, via appell's own JSON of `regressor` (the CLI's writer).
-    import json
-    import os
-    import subprocess
-    out = subprocess.run([os.environ.get("APPELL_CLI", "appell"), "regressor",
-                          str(EXAMPLES / "planar_2r.yaml"), "--format", "json"],
-                         check=True, capture_output=True, text=True).stdout
+def standard_values(path, names):
+    """The standard parameters' numbers from the model's own values (m, m*c, the inertia about
+    the frame's origin), as `appell regressor --format json` prints them."""
+    out = subprocess.run([os.environ.get("APPELL_CLI", "appell"), "regressor", str(path),
+                          "--format", "json"], check=True, capture_output=True, text=True).stdout
     numbers = {p["name"]: p["number"] for p in json.loads(out)["parameters"]}
     return np.array([numbers[n] for n in names])
 
@@ -25,7 +25,7 @@ def standard_values(model, names):
 def test_y_pi_is_the_inverse_dynamics_without_loads_and_y_b_beta_too():
     model = appell.load(str(EXAMPLES / "planar_2r.yaml"))
     base = appell.base_parameters(model)
-    pi = standard_values(model, base["standard"])
+    pi = standard_values(EXAMPLES / "planar_2r.yaml", base["standard"])
     free = appell.Model.from_yaml((EXAMPLES / "planar_2r.yaml").read_text().split("loads:")[0])
     dynamics = appell.Dynamics(free, jit=False)
     rng = np.random.default_rng(3)
