@@ -50,8 +50,12 @@ int run_codegen(const CodegenCommandOptions& o) {
     throw usage_error("--regressor",
                       "needs a tree of rigid bodies the recursions cover, not " + reason);
   const codegen::CodegenOptions options{
-      o.namespace_name, values, o.language == "c" ? codegen::Language::C : codegen::Language::Cpp,
-      o.split, o.derivatives, o.regressor};
+      o.namespace_name,
+      values,
+      o.language == "c" ? codegen::Language::C : codegen::Language::Cpp,
+      o.split,
+      o.derivatives,
+      o.regressor};
   // A tree the recursions cover is written straight from the model (no equations formed, time
   // about linear in the bodies); --method asks for the equations of one principle.
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.

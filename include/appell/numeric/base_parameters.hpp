@@ -9,15 +9,15 @@
 // rank: what identification from joint forces can determine.
 //
 // How: Y is evaluated at random states (at one random draw of the model's parameters around their
-// values, so that the result holds for generic lengths); columns of unit norm are orthogonalised in a fixed order
-// (Householder QR, no pivoting: |R_kk| is the part of column k outside the span of the columns
-// before it), the masses from the root of the tree to its tips and, within a mass, I_xx, I_xy,
-// I_xz, I_yz, I_zz, m·c_x, m·c_y, I_yy, m·c_z, m, so that a revolute joint about z keeps the
-// parameters the classical rules keep. A column is kept when |R_kk| > tolerance (1e-8); the
-// count is checked against the rank of a column-pivoted QR of the same matrix. Each other column
-// is then written as Σ c_k(p) Y_k over the kept ones before it, c_k polynomials in the model's
-// parameters p that Y reads (lengths, g): fitted over monomials of increasing degree (≤ 4) at
-// random states and parameters, each coefficient rounded to the fraction with denominator ≤ 1000
+// values, so that the result holds for generic lengths); columns of unit norm are orthogonalised in
+// a fixed order (Householder QR, no pivoting: |R_kk| is the part of column k outside the span of
+// the columns before it), the masses from the root of the tree to its tips and, within a mass,
+// I_xx, I_xy, I_xz, I_yz, I_zz, m·c_x, m·c_y, I_yy, m·c_z, m, so that a revolute joint about z
+// keeps the parameters the classical rules keep. A column is kept when |R_kk| > tolerance (1e-8);
+// the count is checked against the rank of a column-pivoted QR of the same matrix. Each other
+// column is then written as Σ c_k(p) Y_k over the kept ones before it, c_k polynomials in the
+// model's parameters p that Y reads (lengths, g): fitted over monomials of increasing degree (≤ 4)
+// at random states and parameters, each coefficient rounded to the fraction with denominator ≤ 1000
 // or the 12-digit decimal it equals, and accepted only when the identity then holds at fresh
 // random states to 1e-8. Where no polynomial fits (a parameter inside a sine) the coefficients
 // are numbers at the parameters' values (BaseParameter::exact false). β_k = π_k + Σ_d c_dk π_d.
