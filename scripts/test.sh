@@ -22,12 +22,12 @@ if [ "${#sources[@]}" -gt 0 ]; then
 fi
 
 # The sanitizer build (scripts/sanitize.sh: the suite under AddressSanitizer and
-# UndefinedBehaviorSanitizer, in build-asan/) and the fuzz targets (scripts/fuzz.sh, 30 s each: CI has 40 minutes)
+# UndefinedBehaviorSanitizer, in build-asan/) and the fuzz targets (scripts/fuzz.sh, 20 s each: CI has 40 minutes)
 # before the ordinary suite, whose summary stays last. APPELL_SANITIZE_CHECKS=0 skips both.
 failed=()
 if [ "${APPELL_SANITIZE_CHECKS:-1}" != 0 ]; then
   bash scripts/sanitize.sh || failed+=("the sanitizer suite (build-asan)")
-  bash scripts/fuzz.sh "${APPELL_FUZZ_SECONDS:-30}" || failed+=("the fuzz targets (scripts/fuzz.sh)")
+  bash scripts/fuzz.sh "${APPELL_FUZZ_SECONDS:-20}" || failed+=("the fuzz targets (scripts/fuzz.sh)")
 fi
 
 ctest --test-dir build --output-on-failure -j2 || status=$?
