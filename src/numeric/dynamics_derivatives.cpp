@@ -180,6 +180,26 @@ std::size_t DynamicsDerivativesEvaluator::forward_operations() const {
   return programs_->forward->operations();
 }
 
+namespace {
+
+// The programs' variables: t, q, q̇, q̈, τ (n each; q̈ or τ empty: zeros) and the inputs' values.
+void load_variables(std::size_t count, const std::vector<double>& inputs, double t,
+                    const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                    const Eigen::VectorXd& tau, std::vector<double>& x) {
+  const std::size_t n = static_cast<std::size_t>(q.size());
+  x.assign(count, 0.0);
+  x[0] = t;
+  for (std::size_t j = 0; j < n; ++j) {
+    x[1 + j] = q[idx(j)];
+    x[1 + n + j] = qd[idx(j)];
+    if (qdd.size() != 0) x[1 + 2 * n + j] = qdd[idx(j)];
+    if (tau.size() != 0) x[1 + 3 * n + j] = tau[idx(j)];
+  }
+  std::copy(inputs.begin(), inputs.end(), x.begin() + idx(1 + 4 * n));
+}
+
+}  // namespace
+
 void DynamicsDerivativesEvaluator::inverse(double t, const Eigen::VectorXd& q,
                                            const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
                                            InverseDynamicsDerivatives& out,
@@ -190,14 +210,7 @@ void DynamicsDerivativesEvaluator::inverse(double t, const Eigen::VectorXd& q,
   check_size(qd, n, "dot(q)");
   check_size(qdd, n, "ddot(q)");
   std::vector<double>& x = work.variables;
-  x.assign(P.variable_count(), 0.0);
-  x[0] = t;
-  for (std::size_t j = 0; j < n; ++j) {
-    x[1 + j] = q[idx(j)];
-    x[1 + n + j] = qd[idx(j)];
-    x[1 + 2 * n + j] = qdd[idx(j)];
-  }
-  std::copy(P.input_values.begin(), P.input_values.end(), x.begin() + idx(1 + 4 * n));
+  load_variables(P.variable_count(), P.input_values, t, q, qd, qdd, Eigen::VectorXd(), x);
   work.outputs.resize(P.inverse->output_count());
   P.inverse->evaluate(x.data(), work.outputs.data(), work.slots);
   std::size_t k = 0;
@@ -217,14 +230,7 @@ void DynamicsDerivativesEvaluator::forward(double t, const Eigen::VectorXd& q,
   check_size(qd, n, "dot(q)");
   if (tau.size() != 0) check_size(tau, n, "tau");
   std::vector<double>& x = work.variables;
-  x.assign(P.variable_count(), 0.0);
-  x[0] = t;
-  for (std::size_t j = 0; j < n; ++j) {
-    x[1 + j] = q[idx(j)];
-    x[1 + n + j] = qd[idx(j)];
-    if (tau.size() != 0) x[1 + 3 * n + j] = tau[idx(j)];
-  }
-  std::copy(P.input_values.begin(), P.input_values.end(), x.begin() + idx(1 + 4 * n));
+  load_variables(P.variable_count(), P.input_values, t, q, qd, Eigen::VectorXd(), tau, x);
   work.outputs.resize(P.forward->output_count());
   P.forward->evaluate(x.data(), work.outputs.data(), work.slots);
   // The pivot test of forward dynamics (eval, the generated code): D_i above 1e-12 of M_ii and
