@@ -587,7 +587,13 @@ std::vector<BadUrdf> bad_urdfs() {
        4, "j", "urdfdom cannot read the robot"},
       {"a link named twice", head + "<link name=\"base\"/>\n</robot>", 3, "base",
        "link defined twice"},
-      {"no moving joint", head + "</robot>", 0, "", "coordinate"},
+      // Located at the <robot>, not the builder's unlocated "no coordinate" (a fuzz finding).
+      {"no moving joint", head + "</robot>", 1, "bad", "has no joint that moves"},
+      {"only fixed joints",
+       head + arm +
+           "<joint name=\"weld\" type=\"fixed\"><parent link=\"base\"/><child link=\"arm\"/>"
+           "</joint>\n</robot>",
+       1, "bad", "has no joint that moves"},
   };
 }
 

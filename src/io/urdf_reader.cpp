@@ -164,6 +164,14 @@ class UrdfReader {
     plan_lumping(out);
     name_items();
     for (const auto& link : order_) translate_link(out, link);
+    // Said here, at the <robot>, rather than by the model builder's unlocated "no coordinate".
+    if (out.coordinates.empty())
+      fail(at(robot_),
+           "robot '" + urdf_->getName() +
+               "' has no joint that moves (every joint is fixed, or there is none), so it has no "
+               "coordinate to write equations for; give it a revolute, continuous or prismatic "
+               "joint, or read it with a floating base (--floating-base)",
+           urdf_->getName());
     for (int k = 0; k < 3; ++k)
       out.gravity[static_cast<std::size_t>(k)] =
           number_text(options_.gravity[static_cast<std::size_t>(k)]);
