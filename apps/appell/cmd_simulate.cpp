@@ -98,19 +98,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
   }
   std::cout << "\n" << std::setprecision(6);
   print_energy(r);
-  if (r.constraints > 0) {
-    std::cout << "  constraints: " << r.constraints
-              << " (projected after every step), max violation |phi| = " << r.max_violation.position
-              << ", velocity level " << r.max_violation.velocity << "\n";
-    if (r.initial_correction.position > 0 || r.initial_correction.velocity > 0)
-      std::cout << "  the initial state was projected onto the constraints: max |dq| = "
-                << r.initial_correction.position
-                << ", max |dq/dt| = " << r.initial_correction.velocity << "\n";
-    if (!r.redundant_constraints.empty())
-      std::cout << "  redundant constraints (combinations of the others at t = 0): "
-                << join_names(r.redundant_constraints)
-                << "; their multipliers are the minimum-norm ones\n";
-  }
+  print_constraints(r, "dq/dt");
 }
 
 int run_simulate(const SimulateOptions& o) {

@@ -28,6 +28,7 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
             << "  steps " << r.steps << ", right-hand side evaluations " << r.rhs_evaluations
             << "\n";
   print_energy(r);
+  print_constraints(r, "u");
   if (!model.quaternions.empty())
     std::cout << "  quaternions normalized in every row (|e| held at 1 while integrating)\n";
 }

@@ -72,6 +72,21 @@ void print_energy(const num::SimulationResult& r) {
   std::cout << "\n";
 }
 
+void print_constraints(const num::SimulationResult& r, const std::string& velocities) {
+  if (r.constraints == 0) return;
+  std::cout << "  constraints: " << r.constraints
+            << " (projected after every step), max violation |phi| = " << r.max_violation.position
+            << ", velocity level " << r.max_violation.velocity << "\n";
+  if (r.initial_correction.position > 0 || r.initial_correction.velocity > 0)
+    std::cout << "  the initial state was projected onto the constraints: max |dq| = "
+              << r.initial_correction.position << ", max |" << velocities
+              << "| = " << r.initial_correction.velocity << "\n";
+  if (!r.redundant_constraints.empty())
+    std::cout << "  redundant constraints (combinations of the others at t = 0): "
+              << join_names(r.redundant_constraints)
+              << "; their multipliers are the minimum-norm ones\n";
+}
+
 void write_simulation_report(std::shared_ptr<const model::Model> model,
                              report::SimulationRecording recording, const std::string& path) {
   // The page of a run a signal stopped is still made: the signal has done its work (the run

@@ -43,6 +43,11 @@ void write_report_file(const std::string& path, const report::Report& contents,
 /// (relative too), "change" with the reason when it need not be.
 void print_energy(const num::SimulationResult& r);
 
+/// simulate's constraint lines (nothing without constraints): the largest violations, the initial
+/// state's projection (`velocities` names what was projected: "dq/dt", or "u" in the speeds) and
+/// the redundant constraints.
+void print_constraints(const num::SimulationResult& r, const std::string& velocities);
+
 /// simulate --report: the page of this run (report::make_report with the rows kept), marked
 /// incomplete when the run stopped early, written to `path`.
 void write_simulation_report(std::shared_ptr<const model::Model> model,

@@ -46,7 +46,9 @@ void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& r,
   out << std::setprecision(kDigits) << r.t;
   for (Eigen::Index j = 0; j < r.q.size(); ++j) out << ',' << r.q[j];
   for (Eigen::Index k = 0; k < speeds.size(); ++k) out << ',' << speeds[k];
-  out << ',' << r.kinetic << ',' << r.potential << ',' << r.total << '\n';
+  out << ',' << r.kinetic << ',' << r.potential << ',' << r.total;
+  for (Eigen::Index k = 0; k < r.lambda.size(); ++k) out << ',' << r.lambda[k];
+  out << '\n';
 }
 
 void write_incomplete_mark(std::ostream& out, std::string reason) {

@@ -683,31 +683,6 @@ ex constraint_side(const principles::Equations& equations, unsigned i) {
   return GiNaC::add(terms);
 }
 
-/// lambda_roll_x -> \\lambda_{\\mathrm{roll}_{x}}: λ with its constraint's name as subscript.
-std::string multiplier_latex(const std::string& name) {
-  const std::string prefix = "lambda_";
-  if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
-    return "\\lambda_{" + sym::latex_identifier(name.substr(prefix.size())) + "}";
-  return sym::latex_identifier(name);
-}
-
-/// " + c λ" as a sum's next term: the coefficient's sign taken out ("- r cos(psi) λ", not
-/// "+ (-r cos(psi)) λ"), a unit coefficient left out, a sum in parentheses; "*" joins the
-/// coefficient and the multiplier in text, a space in LaTeX.
-std::string force_term(const ex& coefficient, const std::string& multiplier, Printer& printer,
-                       Notation notation) {
-  const bool latex = notation == Notation::Latex;
-  if (GiNaC::is_a<GiNaC::add>(coefficient))
-    return (latex ? " + \\left(" : " + (") + printer.print(coefficient) +
-           (latex ? "\\right) " : ")*") + multiplier;
-  sym::CanonicalOrder order;
-  const bool negative = order.sign(coefficient) < 0;
-  const ex magnitude = negative ? -coefficient : coefficient;
-  std::string text = negative ? " - " : " + ";
-  if (!magnitude.is_equal(1)) text += printer.print(magnitude) + (latex ? " " : "*");
-  return text + multiplier;
-}
-
 std::string headline(const principles::Equations& equations, const std::string& formula) {
   if (equations.order > 1)
     return model_of(equations).name + ": equations of order " + std::to_string(equations.order) +
@@ -747,8 +722,9 @@ std::string write_text(const principles::Equations& equations, const WriteOption
     // The constraint forces Aᵀλ, one multiplier per constraint.
     for (unsigned i = 0; i < m; ++i)
       if (!equations.constraint_matrix(i, j).is_zero())
-        out << force_term(equations.constraint_matrix(i, j), equations.multipliers[i], printer,
-                          Notation::Text);
+        out << detail::force_term(
+            equations.constraint_matrix(i, j), equations.multipliers[i],
+            [&](const ex& e) { return printer.print(e); }, false);
     out << "\n";
   }
   if (m > 0) {
@@ -779,8 +755,9 @@ std::string write_latex(const principles::Equations& equations) {
         << " &= " << printer.print(equations.forcing(j, 0));
     for (unsigned i = 0; i < m; ++i)
       if (!equations.constraint_matrix(i, j).is_zero())
-        out << force_term(equations.constraint_matrix(i, j),
-                          multiplier_latex(equations.multipliers[i]), printer, Notation::Latex);
+        out << detail::force_term(
+            equations.constraint_matrix(i, j), detail::multiplier_latex(equations.multipliers[i]),
+            [&](const ex& e) { return printer.print(e); }, true);
     out << (j + 1 < n || m > 0 ? " \\\\" : "") << "\n";
   }
   for (unsigned i = 0; i < m; ++i) {
@@ -795,7 +772,6 @@ std::string write_latex(const principles::Equations& equations) {
 std::string write_json(const principles::Equations& equations, const WriteOptions& options) {
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Text, kMaxChars);
-  const unsigned n = static_cast<unsigned>(equations.dof());
 
   nlohmann::ordered_json json;
   json["model"] = model.name;
@@ -821,20 +797,9 @@ std::string write_json(const principles::Equations& equations, const WriteOption
 
   detail::mass_and_forcing_json(json, equations.mass_matrix, equations.forcing,
                                 [&](const ex& e) { return printer.print(e); });
-  if (equations.constraint_count() > 0) {
-    // M q̈ = f + Aᵀλ with A q̈ = b.
-    json["multipliers"] = equations.multipliers;
-    nlohmann::ordered_json a = nlohmann::ordered_json::array(), b = nlohmann::ordered_json::array();
-    for (unsigned i = 0; i < equations.constraint_matrix.rows(); ++i) {
-      nlohmann::ordered_json row = nlohmann::ordered_json::array();
-      for (unsigned k = 0; k < n; ++k)
-        row.push_back(printer.print(equations.constraint_matrix(i, k)));
-      a.push_back(row);
-      b.push_back(printer.print(equations.constraint_rhs(i, 0)));
-    }
-    json["constraint_matrix"] = a;
-    json["constraint_rhs"] = b;
-  }
+  // M q̈ = f + Aᵀλ with A q̈ = b.
+  detail::constraints_json(json, equations.multipliers, equations.constraint_matrix,
+                           equations.constraint_rhs, [&](const ex& e) { return printer.print(e); });
   json["simplified"] = equations.simplified;
 
   json["cost"] = detail::cost_json(equations.cost, options);

@@ -40,6 +40,14 @@ ex coordinate_rate(const principles::SpeedEquations& eq, unsigned j) {
   return GiNaC::add(terms);
 }
 
+// Row i of Ã u̇: Σ_l Ã_il dot(u_l).
+ex constraint_side(const principles::SpeedEquations& eq, unsigned i) {
+  GiNaC::exvector terms;
+  for (unsigned l = 0; l < eq.constraint_matrix.cols(); ++l)
+    terms.push_back(eq.constraint_matrix(i, l) * eq.model->speed_symbol(l, 1));
+  return GiNaC::add(terms);
+}
+
 }  // namespace
 
 std::string write_text(const principles::SpeedEquations& eq, const WriteOptions& options) {
@@ -57,9 +65,22 @@ std::string write_text(const principles::SpeedEquations& eq, const WriteOptions&
     out << "  " << print(model.coordinate_symbol(j, 1)) << " = " << print(coordinate_rate(eq, j))
         << "\n";
   const auto p = static_cast<unsigned>(eq.size());
-  for (unsigned k = 0; k < p; ++k)
+  const auto m = static_cast<unsigned>(eq.constraint_count());
+  for (unsigned k = 0; k < p; ++k) {
     out << "eq " << k + 1 << " (" << model.speeds[k].name << "): " << print(inertia_side(eq, k))
-        << " = " << print(eq.forcing(k, 0)) << "\n";
+        << " = " << print(eq.forcing(k, 0));
+    // The constraint forces Ãᵀλ, one multiplier per constraint.
+    for (unsigned i = 0; i < m; ++i)
+      if (!eq.constraint_matrix(i, k).is_zero())
+        out << detail::force_term(eq.constraint_matrix(i, k), eq.multipliers[i], print, false);
+    out << "\n";
+  }
+  if (m > 0) {
+    out << "\nconstraints at acceleration level, A u' = b:\n";
+    for (unsigned i = 0; i < m; ++i)
+      out << "  " << model.constraints.at(i).name << ": " << print(constraint_side(eq, i)) << " = "
+          << print(eq.constraint_rhs(i, 0)) << "\n";
+  }
   out << "\n" << detail::mass_and_forcing_text(eq.mass_matrix, eq.forcing, print);
   out << "\n" << detail::cost_text(eq.cost, eq.simplified, options);
   return out.str();
@@ -72,8 +93,17 @@ std::string write_latex(const principles::SpeedEquations& eq) {
   std::vector<std::string> lines;
   for (unsigned j = 0; j < model.dof(); ++j)
     lines.push_back(print(model.coordinate_symbol(j, 1)) + " &= " + print(coordinate_rate(eq, j)));
-  for (unsigned k = 0; k < eq.size(); ++k)
-    lines.push_back(print(inertia_side(eq, k)) + " &= " + print(eq.forcing(k, 0)));
+  const auto m = static_cast<unsigned>(eq.constraint_count());
+  for (unsigned k = 0; k < eq.size(); ++k) {
+    std::string right = print(eq.forcing(k, 0));
+    for (unsigned i = 0; i < m; ++i)
+      if (!eq.constraint_matrix(i, k).is_zero())
+        right += detail::force_term(eq.constraint_matrix(i, k),
+                                    detail::multiplier_latex(eq.multipliers[i]), print, true);
+    lines.push_back(print(inertia_side(eq, k)) + " &= " + right);
+  }
+  for (unsigned i = 0; i < m; ++i)
+    lines.push_back(print(constraint_side(eq, i)) + " &= " + print(eq.constraint_rhs(i, 0)));
   std::ostringstream out;
   out << "% " << model.name << ": equations in the speeds by " << method_title(eq) << "\n";
   out << detail::align_block(lines);
@@ -97,6 +127,8 @@ std::string write_json(const principles::SpeedEquations& eq, const WriteOptions&
     kinematic[model.coordinates[j].name] = print(coordinate_rate(eq, j));
   json["kinematic_equations"] = kinematic;
   detail::mass_and_forcing_json(json, eq.mass_matrix, eq.forcing, print);
+  // M̃ u̇ = f̃ + Ãᵀλ with Ã u̇ = b̃.
+  detail::constraints_json(json, eq.multipliers, eq.constraint_matrix, eq.constraint_rhs, print);
   json["simplified"] = eq.simplified;
   json["cost"] = detail::cost_json(eq.cost, options);
   return json.dump(2);

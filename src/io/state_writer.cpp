@@ -139,6 +139,7 @@ std::string write_speed_state_json(const model::Model& model, double t, const Ei
   j["forcing"] = as_vector(state.forcing);
   j["udot"] = as_vector(state.udot);
   j["qdd"] = as_vector(state.qdd);
+  if (state.lambda.size() > 0) j["lambda"] = as_vector(state.lambda);
   return j.dump();
 }
 

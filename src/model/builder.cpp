@@ -1081,11 +1081,6 @@ void ModelBuilder::assemble_speeds() {
                                : !declared_speeds_.empty() ? declared_speeds_.front().where
                                                            : frame_speeds_.front().where;
   model_->speeds_where = where;
-  if (!model_->constraints.empty())
-    fail(where, "speeds",
-         "generalized speeds are not supported with constraints yet (for the minimal form of a "
-         "constrained model list independent: [..])",
-         "speeds");
   if (!model_->flexible.empty())
     fail(where, "speeds", "generalized speeds are not supported with flexible bodies yet",
          "speeds");

@@ -62,12 +62,17 @@ void SpeedTape::evaluate_velocities(double t, const Eigen::VectorXd& q, const Ei
 
 CompiledSpeedForm::CompiledSpeedForm(const principles::SpeedEquations& eq,
                                      const model::Values& values)
-    : n_(eq.model->dof()), p_(eq.size()), tape_(*eq.model, eq.entries(), values) {}
+    : n_(eq.model->dof()),
+      p_(eq.size()),
+      m_(eq.constraint_count()),
+      tape_(*eq.model, eq.entries(), values) {}
 
 CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorXd& q,
-                                                  const Eigen::VectorXd& u) const {
+                                                  const Eigen::VectorXd& u,
+                                                  const ConstraintTolerances& tolerances) const {
   tape_.evaluate(t, q, u, outputs_);
-  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_);
+  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_),
+             m = static_cast<Eigen::Index>(m_);
   State s;
   s.mass_matrix.resize(p, p);
   s.forcing.resize(p);
@@ -80,13 +85,26 @@ CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorX
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < p; ++j) s.kinematics(i, j) = outputs_[k++];
   for (Eigen::Index i = 0; i < n; ++i) gamma[i] = outputs_[k++];
+  s.constraint_matrix.resize(m, p);
+  s.constraint_rhs.resize(m);
+  Eigen::VectorXd velocity_offset(m);
+  for (Eigen::Index i = 0; i < m; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) s.constraint_matrix(i, j) = outputs_[k++];
+  for (Eigen::Index i = 0; i < m; ++i) s.constraint_rhs[i] = outputs_[k++];
+  for (Eigen::Index i = 0; i < m; ++i) velocity_offset[i] = outputs_[k++];
   if (!s.mass_matrix.allFinite() || !s.forcing.allFinite() || !s.kinematics.allFinite() ||
       !gamma.allFinite())
     throw model::ComputationError("the equations in the speeds are not finite at this state");
   s.qd = s.kinematics * u;
-  const auto llt =
-      factor_mass_matrix(s.mass_matrix, "singular mass matrix of the equations in the speeds");
-  s.udot = llt.solve(s.forcing);
+  s.velocity_residual = s.constraint_matrix * u + velocity_offset;
+  if (m == 0) {
+    s.udot =
+        factor_mass_matrix(s.mass_matrix, "singular mass matrix of the equations in the speeds")
+            .solve(s.forcing);
+  } else {
+    solve_constrained_accelerations(s.mass_matrix, s.forcing, s.constraint_matrix, s.constraint_rhs,
+                                    s.udot, s.lambda, tolerances);
+  }
   s.qdd = s.kinematics * s.udot + gamma;
   return s;
 }
@@ -101,6 +119,26 @@ Eigen::VectorXd CompiledSpeedForm::velocities(double t, const Eigen::VectorXd& q
   if (!kinematics.allFinite())
     throw model::ComputationError("the kinematics of the speeds are not finite at this state");
   return kinematics * u;
+}
+
+void CompiledSpeedForm::velocity_constraints(double t, const Eigen::VectorXd& q,
+                                             const Eigen::VectorXd& u, Eigen::MatrixXd& A,
+                                             Eigen::VectorXd& residual) const {
+  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_),
+             m = static_cast<Eigen::Index>(m_);
+  A.resize(m, p);
+  residual.resize(m);
+  if (m == 0) return;
+  tape_.evaluate(t, q, u, outputs_);
+  // Ã, b̃ and ã0 follow M̃, f̃, W and γ in the outputs.
+  std::size_t k = static_cast<std::size_t>(p * p + p + n * p + n);
+  for (Eigen::Index i = 0; i < m; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) A(i, j) = outputs_[k++];
+  k += static_cast<std::size_t>(m);
+  for (Eigen::Index i = 0; i < m; ++i) residual[i] = outputs_[k++];
+  if (!A.allFinite() || !residual.allFinite())
+    throw model::ComputationError("the constraints in the speeds are not finite at this state");
+  residual += A * u;
 }
 
 Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::Values& values,

@@ -19,7 +19,9 @@
 #include <variant>
 
 #include "appell/kinematics/kinematics.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
@@ -27,6 +29,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "cvode_support.hpp"
+#include "rank_revealing.hpp"
 
 namespace appell::num {
 
@@ -56,6 +59,10 @@ struct RightHandSide {
   Eigen::VectorXd q, u;
   CompiledSpeedForm::State state;
   std::exception_ptr failure;
+  // With constraints: the holonomic ones in q (positions), the rest through Ã u + ã0 = 0.
+  const ConstraintManifold* manifold = nullptr;
+  double projection_tolerance = 0.0;
+  ConstraintTolerances tolerances;
 
   void load(const double* y) {
     for (Eigen::Index j = 0; j < n; ++j) q[j] = y[j];
@@ -70,7 +77,7 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   try {
     sym::poll_cancellation();
     rhs.load(N_VGetArrayPointer(y));
-    rhs.state = rhs.equations.solve(t, rhs.q, rhs.u);
+    rhs.state = rhs.equations.solve(t, rhs.q, rhs.u, rhs.tolerances);
     double* rate = N_VGetArrayPointer(ydot);
     for (Eigen::Index j = 0; j < rhs.n; ++j) rate[j] = rhs.state.qd[j];
     // |e| is an invariant of ė = ½ E(e) w (eᵀE(e) = 0) that only truncation errors change; a
@@ -81,6 +88,58 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
       for (Eigen::Index j : group) rate[j] += kNormalizationRate * (1.0 - norm2) * rhs.q[j];
     }
     for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.state.udot[k];
+    return 0;
+  } catch (...) {
+    rhs.failure = std::current_exception();
+    return -1;
+  }
+}
+
+// Puts (q, u) back on the constraints: the quaternions to length 1 and q onto φ = 0 (the
+// holonomic constraints, by ConstraintManifold's Gauss–Newton), then u onto Ã u + ã0 = 0 by the
+// smallest change, Δu = −Ã⁺(Ã u + ã0), redundant rows left out by the rank tolerance. False when
+// the positions cannot be brought onto the constraints.
+bool project_state(const RightHandSide& rhs, double t, Eigen::VectorXd& q, Eigen::VectorXd& u) {
+  // |e| = 1 and φ = 0 by alternating projections: Gauss–Newton's smallest step onto φ = 0 may
+  // change |e| (∇φ has a radial part off the constraint), and normalizing may change φ unless φ
+  // is homogeneous in e. Each round shrinks both; R(e)'s entries written for |e| = 1 (the usual
+  // constraint) are homogeneous, and one round ends it.
+  auto normalize = [&] {
+    double worst = 0.0;
+    for (const auto& group : rhs.quaternions) {
+      double norm2 = 0.0;
+      for (Eigen::Index j : group) norm2 += q[j] * q[j];
+      if (!(norm2 > 0.0)) continue;
+      const double norm = std::sqrt(norm2);
+      worst = std::max(worst, std::abs(norm - 1.0));
+      for (Eigen::Index j : group) q[j] /= norm;
+    }
+    return worst;
+  };
+  normalize();
+  for (int round = 0; round < 20; ++round) {
+    if (!rhs.manifold->project_positions(t, q, rhs.projection_tolerance)) return false;
+    if (normalize() <= rhs.projection_tolerance) break;
+  }
+  Eigen::MatrixXd A;
+  Eigen::VectorXd residual;
+  rhs.equations.velocity_constraints(t, q, u, A, residual);
+  if (A.rows() > 0) u -= detail::rank_revealing(A, rhs.tolerances.rank).solve(residual);
+  return true;
+}
+
+// CVODE's projection after every step (BDF only). The error estimate is not projected
+// (CVodeSetProjErrEst off): the step's error is controlled as without constraints.
+int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
+                             sunrealtype /*epsilon*/, N_Vector /*error*/, void* data) {
+  auto& rhs = *static_cast<RightHandSide*>(data);
+  try {
+    const double* state = N_VGetArrayPointer(y);
+    rhs.load(state);
+    if (!project_state(rhs, t, rhs.q, rhs.u)) return 1;  // recoverable: a smaller step
+    double* c = N_VGetArrayPointer(correction);
+    for (Eigen::Index j = 0; j < rhs.n; ++j) c[j] = rhs.q[j] - state[j];
+    for (Eigen::Index k = 0; k < rhs.p; ++k) c[rhs.n + k] = rhs.u[k] - state[rhs.n + k];
     return 0;
   } catch (...) {
     rhs.failure = std::current_exception();
@@ -146,13 +205,44 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   }
   result.conservative = result.not_conservative_because.empty();
 
-  RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, nullptr};
+  RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, nullptr, nullptr, 0.0, {}};
+  // The constraints, as simulate() keeps them (the same tolerances), in the speeds: the initial
+  // state made consistent, then projected after every step.
+  std::optional<ConstraintManifold> manifold;
+  result.constraints = m.constraints.size();
+  if (!m.constraints.empty()) {
+    if (options.integrator != Integrator::Bdf)
+      throw model::ModelError({"integrator", 0, 0},
+                              "a model with constraints is integrated with bdf: CVODE projects "
+                              "the state back onto the constraints only with BDF",
+                              integrator_name(options.integrator));
+    rhs.tolerances = constraint_tolerances_for(options.rtol, options.atol);
+    rhs.projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
+    manifold.emplace(m, bound.substitution(), rhs.tolerances.rank);
+    rhs.manifold = &*manifold;
+    const Eigen::VectorXd given_q = q, given_u = u;
+    if (!project_state(rhs, options.t_start, q, u)) {
+      std::ostringstream s;
+      s << "the initial coordinates cannot be brought onto the constraints (max |phi| = "
+        << manifold->violation(options.t_start, q, Eigen::VectorXd::Zero(n)).position
+        << " after Gauss-Newton)";
+      throw model::ComputationError(s.str());
+    }
+    result.initial_correction = {(q - given_q).cwiseAbs().maxCoeff(),
+                                 (u - given_u).cwiseAbs().maxCoeff()};
+    Eigen::MatrixXd A0;
+    Eigen::VectorXd residual0;
+    compiled.velocity_constraints(options.t_start, q, u, A0, residual0);
+    for (std::size_t i : redundant_constraints(A0, rhs.tolerances.rank))
+      result.redundant_constraints.push_back(m.constraints[i].name);
+    rhs.q = q;
+    rhs.u = u;
+  }
   std::vector<double> energy_values;
-  Eigen::VectorXd lambda;  // none
   auto emit_row = [&](double t) {
     CompiledSpeedForm::State s;
     try {
-      s = compiled.solve(t, q, u);
+      s = compiled.solve(t, q, u, rhs.tolerances);
     } catch (const model::ComputationError&) {
       // Not finite or singular at this row: delivered with unknown accelerations (the
       // velocities, and with them the momenta, are known where W is); the integrator stops.
@@ -163,6 +253,13 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
         s.qd = s.qdd;
       }
       s.udot = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
+      s.lambda = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(m.constraints.size()),
+                                           std::numeric_limits<double>::quiet_NaN());
+    }
+    if (manifold) {
+      const ConstraintViolation v = manifold->violation(t, q, s.qd);
+      result.max_violation.position = std::max(result.max_violation.position, v.position);
+      result.max_violation.velocity = std::max(result.max_violation.velocity, v.velocity);
     }
     energy_tape.evaluate(t, q, u, energy_values);
     const double total = energy_values[0] + energy_values[1];
@@ -170,7 +267,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
     result.t_reached = t;
     ++result.rows;
-    const SimulationRow row{t, q, s.qd, energy_values[0], energy_values[1], total, s.qdd, lambda};
+    const SimulationRow row{t, q, s.qd, energy_values[0], energy_values[1], total, s.qdd, s.lambda};
     on_row(SpeedSimulationRow{row, u, s.udot});
   };
 
@@ -178,17 +275,25 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   y0 << q, u;
   const CvodeSolver solver(y0, right_hand_side, &rhs, options);
   const double* state = solver.state();
+  if (manifold) {
+    expect_success(CVodeSetProjFn(solver.cvode(), project_onto_constraints), "CVodeSetProjFn");
+    expect_success(CVodeSetProjErrEst(solver.cvode(), SUNFALSE), "CVodeSetProjErrEst");
+  }
 
   emit_row(options.t_start);
   solver.output_rows(options, result, rhs.failure, [&](double reached) {
     for (Eigen::Index j = 0; j < n; ++j) q[j] = state[j];
     for (Eigen::Index k = 0; k < p; ++k) u[k] = state[n + k];
-    // Rows between steps are CVODE's interpolant: normalized like a step.
-    for (const auto& group : quaternions) {
-      double norm2 = 0.0;
-      for (Eigen::Index j : group) norm2 += q[j] * q[j];
-      if (norm2 > 0.0)
-        for (Eigen::Index j : group) q[j] /= std::sqrt(norm2);
+    // Rows between steps are CVODE's interpolant: normalized (and projected) like a step.
+    if (manifold) {
+      project_state(rhs, reached, q, u);
+    } else {
+      for (const auto& group : quaternions) {
+        double norm2 = 0.0;
+        for (Eigen::Index j : group) norm2 += q[j] * q[j];
+        if (norm2 > 0.0)
+          for (Eigen::Index j : group) q[j] /= std::sqrt(norm2);
+      }
     }
     emit_row(reached);
   });

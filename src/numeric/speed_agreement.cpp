@@ -14,11 +14,33 @@ namespace appell::num {
 
 namespace {
 
+// The compared entries: M̃ row by row, f̃, then with constraints Ã row by row and b̃.
 std::string entry(std::size_t index, std::size_t p) {
   if (index < p * p)
     return "M(" + std::to_string(index / p + 1) + "," + std::to_string(index % p + 1) +
            ") in the speeds";
-  return "f(" + std::to_string(index - p * p + 1) + ") in the speeds";
+  if (index < p * p + p) return "f(" + std::to_string(index - p * p + 1) + ") in the speeds";
+  index -= p * p + p;
+  if (p > 0 && index % (p + 1) < p)
+    return "A(" + std::to_string(index / (p + 1) + 1) + "," + std::to_string(index % (p + 1) + 1) +
+           ") in the speeds";
+  return "b(" + std::to_string(index / (p + 1) + 1) + ") in the speeds";
+}
+
+// M̃, f̃, and row by row [Ã_i, b̃_i]: the layout `entry` names.
+Eigen::VectorXd flattened(const Eigen::MatrixXd& mass, const Eigen::VectorXd& forcing,
+                          const Eigen::MatrixXd& A, const Eigen::VectorXd& b) {
+  const Eigen::Index p = forcing.size(), m = b.size();
+  Eigen::VectorXd out(p * p + p + m * (p + 1));
+  Eigen::Index k = 0;
+  for (Eigen::Index i = 0; i < p; ++i)
+    for (Eigen::Index j = 0; j < p; ++j) out[k++] = mass(i, j);
+  for (Eigen::Index i = 0; i < p; ++i) out[k++] = forcing[i];
+  for (Eigen::Index i = 0; i < m; ++i) {
+    for (Eigen::Index j = 0; j < p; ++j) out[k++] = A(i, j);
+    out[k++] = b[i];
+  }
+  return out;
 }
 
 // M̃ and f̃ of `reference` (row by row, then f̃) and of the other form at random states; `other`
@@ -40,7 +62,7 @@ Agreement numeric(
     for (auto& x : q) x = any(rng);
     for (auto& x : u) x = any(rng);
     const double t = time(rng);
-    Eigen::VectorXd a(static_cast<Eigen::Index>(p * p + p)), b;
+    Eigen::VectorXd a, b;
     CompiledSpeedForm::State s;
     double bound = tolerance;
     try {
@@ -50,15 +72,12 @@ Agreement numeric(
         if (tally.redraw(condition, attempts, states)) continue;
         bound = solve_bound(tolerance, condition);
       }
-      for (std::size_t i = 0; i < p * p; ++i)
-        a[static_cast<Eigen::Index>(i)] =
-            s.mass_matrix(static_cast<Eigen::Index>(i / p), static_cast<Eigen::Index>(i % p));
-      a.tail(static_cast<Eigen::Index>(p)) = s.forcing;
+      a = flattened(s.mass_matrix, s.forcing, s.constraint_matrix, s.constraint_rhs);
       b = other(t, q, u, s);
     } catch (const model::ComputationError&) {
       continue;
     }
-    if (!b.allFinite()) continue;
+    if (!b.allFinite() || b.size() != a.size()) continue;
     const double scale = std::max(1.0, a.cwiseAbs().maxCoeff());
     tally.add(t, q, s.qd, a, b, scale, bound);
   }
@@ -84,12 +103,27 @@ std::string first_nonzero(principles::SpeedEquations difference) {
     if (auto numerator = detail::bounded_numerator(difference.forcing(k, 0)))
       difference.forcing(k, 0) = *numerator;
   }
+  const auto m = static_cast<unsigned>(difference.constraint_count());
+  for (unsigned i = 0; i < m; ++i) {
+    for (unsigned l = 0; l < p; ++l)
+      if (auto numerator = detail::bounded_numerator(difference.constraint_matrix(i, l)))
+        difference.constraint_matrix(i, l) = *numerator;
+    if (auto numerator = detail::bounded_numerator(difference.constraint_rhs(i, 0)))
+      difference.constraint_rhs(i, 0) = *numerator;
+  }
   difference = principles::simplify(difference);
   for (unsigned k = 0; k < p; ++k)
     for (unsigned l = 0; l < p; ++l)
       if (!detail::bounded_is_zero(difference.mass_matrix(k, l))) return entry(k * p + l, p);
   for (unsigned k = 0; k < p; ++k)
     if (!detail::bounded_is_zero(difference.forcing(k, 0))) return entry(p * p + k, p);
+  for (unsigned i = 0; i < m; ++i) {
+    for (unsigned l = 0; l < p; ++l)
+      if (!detail::bounded_is_zero(difference.constraint_matrix(i, l)))
+        return entry(p * p + p + i * (p + 1) + l, p);
+    if (!detail::bounded_is_zero(difference.constraint_rhs(i, 0)))
+      return entry(p * p + p + i * (p + 1) + p, p);
+  }
   return "";
 }
 
@@ -112,18 +146,15 @@ Agreement compare_speeds(const principles::Equations& coordinates,
       numeric(m, reduced, states, tolerance, /*solves=*/true,
               [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd&,
                   const CompiledSpeedForm::State& s) {
-                Eigen::MatrixXd M;
-                Eigen::VectorXd f;
+                Eigen::MatrixXd M, A;
+                Eigen::VectorXd f, b;
                 full.evaluate(t, q, s.qd, M, f);
+                full.constraints(A, b);
                 const Eigen::MatrixXd& W = s.kinematics;
                 const Eigen::VectorXd gamma = s.qdd - W * s.udot;
-                const Eigen::MatrixXd mass = W.transpose() * M * W;
-                Eigen::VectorXd out(static_cast<Eigen::Index>(p * p + p));
-                for (std::size_t i = 0; i < p * p; ++i)
-                  out[static_cast<Eigen::Index>(i)] =
-                      mass(static_cast<Eigen::Index>(i / p), static_cast<Eigen::Index>(i % p));
-                out.tail(static_cast<Eigen::Index>(p)) = W.transpose() * (f - M * gamma);
-                return out;
+                // M̃ = WᵀMW, f̃ = Wᵀ(f − Mγ), Ã = AW, b̃ = b − Aγ.
+                return flattened(W.transpose() * M * W, W.transpose() * (f - M * gamma), A * W,
+                                 b - A * gamma);
               });
   if (symbolic) {
     // WᵀMW − M̃ and Wᵀ(f − Mγ) − f̃, the coordinates' rates in f replaced by W u.
@@ -140,6 +171,15 @@ Agreement compare_speeds(const principles::Equations& coordinates,
     difference.forcing = Wt.mul(sym::substitute(coordinates.forcing, rates)
                                     .sub(coordinates.mass_matrix.mul(speeds.acceleration_offset)))
                              .sub(speeds.forcing);
+    if (speeds.constraint_count() > 0) {
+      difference.constraint_matrix = sym::substitute(coordinates.constraint_matrix, rates)
+                                         .mul(speeds.kinematics)
+                                         .sub(speeds.constraint_matrix);
+      difference.constraint_rhs = sym::substitute(coordinates.constraint_rhs, rates)
+                                      .sub(sym::substitute(coordinates.constraint_matrix, rates)
+                                               .mul(speeds.acceleration_offset))
+                                      .sub(speeds.constraint_rhs);
+    }
     record_symbolic(result, first_nonzero(difference));
   }
   return result;
@@ -148,24 +188,22 @@ Agreement compare_speeds(const principles::Equations& coordinates,
 Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
                          std::size_t states, bool symbolic, double tolerance) {
   const model::Model& m = *a.model;
-  const std::size_t p = a.size();
   const CompiledSpeedForm ca(a), cb(b);
   Agreement result = numeric(m, ca, states, tolerance, /*solves=*/false,
                              [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                  const CompiledSpeedForm::State&) {
                                const auto other = cb.solve(t, q, u);
-                               Eigen::VectorXd out(static_cast<Eigen::Index>(p * p + p));
-                               for (std::size_t i = 0; i < p * p; ++i)
-                                 out[static_cast<Eigen::Index>(i)] =
-                                     other.mass_matrix(static_cast<Eigen::Index>(i / p),
-                                                       static_cast<Eigen::Index>(i % p));
-                               out.tail(static_cast<Eigen::Index>(p)) = other.forcing;
-                               return out;
+                               return flattened(other.mass_matrix, other.forcing,
+                                                other.constraint_matrix, other.constraint_rhs);
                              });
   if (symbolic) {
     principles::SpeedEquations difference = a;
     difference.mass_matrix = a.mass_matrix.sub(b.mass_matrix);
     difference.forcing = a.forcing.sub(b.forcing);
+    if (a.constraint_count() > 0) {
+      difference.constraint_matrix = a.constraint_matrix.sub(b.constraint_matrix);
+      difference.constraint_rhs = a.constraint_rhs.sub(b.constraint_rhs);
+    }
     record_symbolic(result, first_nonzero(difference));
   }
   return result;

@@ -21,6 +21,9 @@ GiNaC::exvector SpeedEquations::entries() const {
   GiNaC::exvector all;
   for (const matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
     append_entries(all, *m);
+  if (constraint_count() > 0)
+    for (const matrix* m : {&constraint_matrix, &constraint_rhs, &constraint_velocity_offset})
+      append_entries(all, *m);
   return all;
 }
 
@@ -28,6 +31,9 @@ void SpeedEquations::set_entries(const GiNaC::exvector& all) {
   std::size_t k = 0;
   for (matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
     assign_entries(*m, all, k);
+  if (constraint_count() > 0)
+    for (matrix* m : {&constraint_matrix, &constraint_rhs, &constraint_velocity_offset})
+      assign_entries(*m, all, k);
 }
 
 SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method method) {
@@ -94,6 +100,34 @@ SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method meth
   d.split_linear(speeds_of_coordinates, rates, coefficients, offsets);
   eq.acceleration_offset = matrix(N, 1);
   for (unsigned j = 0; j < N; ++j) eq.acceleration_offset(j, 0) = offsets[j];
+
+  if (!m.constraints.empty()) {
+    // Each constraint at velocity level in the speeds (linear in u: the rows of Ã and ã0), then
+    // once more in time (linear in u̇ with the same coefficients: Ã u̇ − b̃).
+    GiNaC::exvector velocity_level, acceleration_level;
+    for (const auto& c : m.constraints) {
+      eq.multipliers.push_back("lambda_" + c.name);
+      const ex velocity = kin.in_rates(c.kind == model::Constraint::Kind::Holonomic
+                                           ? d.time_derivative(c.expression)
+                                           : c.expression);
+      velocity_level.push_back(velocity);
+      acceleration_level.push_back(kin.in_rates(d.time_derivative(velocity)));
+    }
+    std::vector<GiNaC::symbol> speed_symbols;
+    for (std::size_t k = 0; k < p; ++k) speed_symbols.push_back(m.speed_symbol(k));
+    matrix velocity_coefficients;
+    GiNaC::exvector velocity_rest, acceleration_rest;
+    d.split_linear(velocity_level, speed_symbols, velocity_coefficients, velocity_rest);
+    d.split_linear(acceleration_level, rates, eq.constraint_matrix, acceleration_rest);
+    const auto count = static_cast<unsigned>(m.constraints.size());
+    eq.constraint_rhs = matrix(count, 1);
+    eq.constraint_velocity_offset = matrix(count, 1);
+    for (unsigned i = 0; i < count; ++i) {
+      eq.constraint_rhs(i, 0) = -acceleration_rest[i];
+      eq.constraint_velocity_offset(i, 0) = velocity_rest[i];
+    }
+    // The multipliers' generalized forces Ãᵀλ, on the right as in Equations (not in f̃).
+  }
 
   eq.cost.differentiations = d.differentiations();
   eq.cost.derivative_nodes = d.derivative_nodes();

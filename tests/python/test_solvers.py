@@ -295,3 +295,18 @@ def test_u0_is_checked(free_box, robot):
         appell.simulate(free_box, 1.0, u0=[0] * 6, qd0=[0] * 7)
     plain = appell.simulate(robot, 0.1)
     assert plain.u.shape == (len(plain.t), 0) and plain.speeds == []
+
+
+def test_simulate_in_the_speeds_with_a_constraint_keeps_it_and_gives_its_multiplier(examples):
+    # A quaternion body whose tip slides in a slot (a closed loop): the slot's multiplier is a
+    # column, the constraint holds along the run, and the slot does no work.
+    box = appell.load(examples / "speeds" / "slotted_ball_joint.yaml")
+    r = appell.simulate(box, 2.0, u0=[0, 0.3, 1.5], rtol=1e-10, atol=1e-10, output_step=0.1)
+    assert r.complete, r.message
+    assert r.multipliers == ["lambda_slot"]
+    assert r.lam.shape == (21, 1)
+    assert np.abs(r.lam).max() > 0.05
+    e0, e1, e2, e3 = r.q.T
+    assert np.abs(e2 * e3 - e0 * e1).max() < 1e-10
+    assert np.abs(r.E - r.E[0]).max() < 1e-7
+    assert r.stats["max_violation"][0] < 1e-10

@@ -51,7 +51,8 @@ std::string write_minimal_state_json(const model::Model& model, double t, const 
 /// The equations in the speeds at (t, q, u) of a model with generalized speeds:
 /// {"coordinates": [every coordinate's name], "forcing": f̃, "limits": as write_state_json,
 ///  "mass_matrix": M̃ (p×p), "q": q, "qd": q̇ = W u, "qdd": q̈ = W u̇ + γ, "speeds": [the speeds'
-///  names], "t": t, "u": u, "udot": u̇}. `state` from num::CompiledSpeedForm::solve. No trailing
+///  names], "t": t, "u": u, "udot": u̇}, with constraints also "lambda": the multipliers (as
+///  write_state_json). `state` from num::CompiledSpeedForm::solve. No trailing
 /// newline.
 std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& u,

@@ -139,15 +139,16 @@ Agreement compare_minimal(const principles::Equations& multipliers,
 /// every entry relative to max(1, the largest |entry| of M̃ and f̃ there), allowed up to
 /// solve_bound(tolerance, κ(M̃)) (γ comes from u̇ = M̃⁻¹ f̃). A state where either form is singular
 /// or not finite, or (as for compare_minimal) ill-conditioned, is drawn again, up to 20·states
-/// draws ("no state where both forms are regular" when none could be compared). first_difference
-/// names "M(k,l) in the speeds" or "f(k) in the speeds".
+/// draws ("no state where both forms are regular" when none could be compared). With
+/// constraints, Ã = AW and b̃ = b − Aγ are compared as well. first_difference names "M(k,l) in
+/// the speeds", "f(k) in the speeds", "A(i,l) in the speeds" or "b(i) in the speeds".
 Agreement compare_speeds(const principles::Equations& coordinates,
                          const principles::SpeedEquations& speeds, std::size_t states = 20,
                          bool symbolic = true, double tolerance = kDefaultTolerance);
 
 /// Whether two sets of equations in the same model's speeds (Gibbs–Appell and Kane) are equal:
-/// the differences of M̃ and f̃ simplified to zero, and entry by entry at random states as above
-/// (allowed up to `tolerance`: nothing of theirs is solved to compare them).
+/// the differences of M̃ and f̃ (and Ã, b̃) simplified to zero, and entry by entry at random states as
+/// above (allowed up to `tolerance`: nothing of theirs is solved to compare them).
 Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
                          std::size_t states = 20, bool symbolic = true,
                          double tolerance = kDefaultTolerance);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "appell/model/values.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/speed_form.hpp"
 
@@ -44,24 +45,40 @@ class CompiledSpeedForm {
   /// p, the number of speeds.
   std::size_t size() const { return p_; }
 
+  /// m, the number of constraints (0 without).
+  std::size_t constraint_count() const { return m_; }
+
   struct State {
     Eigen::MatrixXd mass_matrix;  // M̃
     Eigen::VectorXd forcing;      // f̃
     Eigen::MatrixXd kinematics;   // W
     Eigen::VectorXd qd;           // q̇ = W u
-    Eigen::VectorXd udot;         // u̇ = M̃⁻¹ f̃
+    Eigen::VectorXd udot;         // u̇: M̃ u̇ = f̃ (+ Ãᵀλ with Ã u̇ = b̃)
     Eigen::VectorXd qdd;          // q̈ = W u̇ + γ
+    // With constraints (m rows; empty without): Ã, b̃, the velocity-level residuals Ã u + ã0
+    // and the multipliers (solve_constrained_accelerations: minimum-norm when redundant).
+    Eigen::MatrixXd constraint_matrix;
+    Eigen::VectorXd constraint_rhs;
+    Eigen::VectorXd velocity_residual;
+    Eigen::VectorXd lambda;
   };
   /// Everything at (t, q, u). Throws model::ComputationError when an entry is not finite or M̃
-  /// is singular there.
-  State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) const;
+  /// is singular there, or (with constraints) as solve_constrained_accelerations() does with
+  /// `tolerances`.
+  State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+              const ConstraintTolerances& tolerances = {}) const;
   /// q̇ = W u alone, as solve gives it: also where M̃ is singular, since a state's velocities do
   /// not need its accelerations (a simulation's row where it stops still has its momenta).
   /// Throws model::ComputationError when W is not finite there.
   Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u) const;
+  /// Ã and the velocity-level residuals Ã u + ã0 alone (m rows; none without constraints), what
+  /// a simulation's velocity projection needs. Throws model::ComputationError when they are not
+  /// finite there.
+  void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                            Eigen::MatrixXd& A, Eigen::VectorXd& residual) const;
 
  private:
-  std::size_t n_ = 0, p_ = 0;
+  std::size_t n_ = 0, p_ = 0, m_ = 0;
   SpeedTape tape_;
   mutable std::vector<double> outputs_;
 };

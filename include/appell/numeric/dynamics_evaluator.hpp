@@ -13,6 +13,7 @@
 
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
@@ -76,5 +77,16 @@ Eigen::LLT<Eigen::MatrixXd> factor_mass_matrix(const Eigen::MatrixXd& M,
 /// generated solver refuses a state. Throws model::ComputationError when M or f is not finite, or
 /// M is singular or not positive definite (factor_mass_matrix(); the message prints M).
 Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f);
+
+/// M ẍ = f + Aᵀλ together with A ẍ = b (ẍ the accelerations: q̈, or u̇ in the speeds): the
+/// least-squares ẍ and the minimum-norm λ, the rank of A decided on A L⁻ᵀ (M = L Lᵀ) with
+/// `tolerances.rank`. Without rows (A.rows() == 0) ẍ = M⁻¹f and λ is empty. Throws
+/// model::ComputationError as solve_accelerations() does, when A or b is not finite, and when
+/// redundant rows ask for different accelerations (A ẍ = b missed by more than
+/// `tolerances.consistency` times ‖b‖ + ‖A M⁻¹ f‖).
+void solve_constrained_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f,
+                                     const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
+                                     Eigen::VectorXd& accelerations, Eigen::VectorXd& lambda,
+                                     const ConstraintTolerances& tolerances = {});
 
 }  // namespace appell::num

@@ -19,7 +19,7 @@
 
 namespace appell::num {
 
-/// One output row: the q-space row (q, q̇ = W u, q̈ = W u̇ + γ, the energies; no multipliers),
+/// One output row: the q-space row (q, q̇ = W u, q̈ = W u̇ + γ, the energies, the multipliers),
 /// and the speeds u with their rates u̇. Valid only during the callback.
 struct SpeedSimulationRow {
   const SimulationRow& row;
@@ -35,7 +35,15 @@ using SpeedRowCallback = std::function<void(const SpeedSimulationRow&)>;
 /// (model::ModelError at "t_end", "output_step", "rtol", "atol", "q0", "qd0"), and: `u0` of the
 /// wrong length, or given together with options.qd0, at "u0"; a zero quaternion at "q0". A failed
 /// integration throws SimulationError after the rows so far were delivered. Returns the
-/// statistics (no constraints; energy drift as simulate()).
+/// statistics as simulate() does.
+///
+/// With constraints (SpeedEquations::constraint_count() > 0), M̃ u̇ = f̃ + Ãᵀλ, Ã u̇ = b̃ is
+/// integrated with BDF (Adams is refused at "integrator", as by simulate()) and the state is
+/// projected back after every step and at every row, as simulate() does in the coordinates: the
+/// quaternions to length 1, q onto the holonomic constraints (ConstraintManifold), u onto
+/// Ã u + ã0 = 0 by the smallest change; the initial state first (initial_correction holds max
+/// |Δq| and max |Δu|). The rows carry the multipliers λ, the same as the coordinates' (see
+/// SpeedEquations).
 SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
                                  const SimulationOptions& options, const std::vector<double>& u0,
                                  const SpeedRowCallback& on_row);
