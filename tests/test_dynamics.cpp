@@ -225,6 +225,53 @@ TEST(Dynamics, ThreadsSharingOneDynamicsGetTheBitsOfOneThread) {
           << "state " << s;
 }
 
+// The JIT's compiled recursions shared the same way (DynamicsEvaluator: pure functions of the
+// loaded object, no buffers): eight threads get the bits of one thread.
+TEST(DynamicsJit, ThreadsSharingOneCompiledDynamicsGetTheBitsOfOneThread) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const fs::path cache =
+      fs::temp_directory_path() / ("appell-dynamics-threads-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  jit::JitOptions options;
+  options.compiler.cache_directory = cache;
+  const auto model = io::read_urdf_file(std::string(APPELL_EXAMPLES_DIR) + "/urdf/panda.urdf");
+  const jit::CompiledDynamics compiled = jit::compile_dynamics(model, {}, options);
+  ASSERT_STREQ(compiled.evaluator->kind(), "jit") << compiled.note;
+  const num::DynamicsEvaluator& dynamics = *compiled.evaluator;
+  const std::size_t n = dynamics.dof();
+  std::mt19937 engine(9);
+  std::vector<Eigen::VectorXd> qs, qds;
+  for (int s = 0; s < 200; ++s) {
+    qs.push_back(random_vector(engine, n, -2.0, 2.0));
+    qds.push_back(random_vector(engine, n, -2.0, 2.0));
+  }
+  auto run = [&](std::vector<Eigen::VectorXd>& out) {
+    Eigen::VectorXd qdd, tau, f;
+    Eigen::MatrixXd M;
+    for (std::size_t s = 0; s < qs.size(); ++s) {
+      dynamics.accelerations(0.1, qs[s], qds[s], qdd);
+      dynamics.driving_forces(0.1, qs[s], qds[s], qdd, tau);
+      dynamics.mass_matrix_and_forcing(0.1, qs[s], qds[s], M, f);
+      const auto m = static_cast<Eigen::Index>(n);
+      out[s].resize(3 * m + m * m);
+      out[s] << qdd, tau, f, M.reshaped();
+    }
+  };
+  std::vector<Eigen::VectorXd> alone(qs.size());
+  run(alone);
+  std::vector<std::vector<Eigen::VectorXd>> shared(8, std::vector<Eigen::VectorXd>(qs.size()));
+  std::vector<std::thread> threads;
+  for (auto& out : shared) threads.emplace_back([&run, &out] { run(out); });
+  for (auto& thread : threads) thread.join();
+  for (const auto& out : shared)
+    for (std::size_t s = 0; s < qs.size(); ++s)
+      ASSERT_EQ(std::memcmp(out[s].data(), alone[s].data(),
+                            sizeof(double) * static_cast<std::size_t>(alone[s].size())),
+                0)
+          << "state " << s;
+  fs::remove_all(cache);
+}
+
 TEST(Dynamics, RefusesWhatTheRecursionsDoNotCoverAndBadValues) {
   const auto constrained =
       io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml");

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,12 +23,15 @@
 #include "appell/codegen/loadable_source.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/jit/compiled_dynamics.hpp"
+#include "appell/jit/dynamics_key.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "support/c_compiler.hpp"
+#include "support/test_models.hpp"
 
 namespace {
 
@@ -360,6 +364,175 @@ TEST(NativeLibrary, Sha256OfTheStandardsTestVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
+// --- the key of a model's code, from what determines it ---------------------------------------
+
+// `text` with `from` replaced once by `to` (which must be there).
+std::string edited(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// test_support::tree_yaml (every kind of load) written otherwise: comments, blanks, a frame and
+// a body in block style with their keys in another order, gravity before the frames, the
+// operands of a sum and a product the other way round, and another name (which is only in the
+// code's comments).
+std::string tree_written_otherwise() {
+  std::string y = test_support::tree_yaml;
+  y = edited(y, "name: tree\n", "# the tree of test_models.hpp, laid out otherwise\nname: other\n");
+  y = edited(y, "gravity: [0, 0, -g]\n", "");
+  y = edited(y, "frames:\n", "gravity:   [ 0, 0,   -g ]   # down\nframes:\n");
+  y = edited(y, "  table: {parent: world, rotation: rot_z(a)}\n",
+             "  table:\n    rotation: rot_z(a)    # the turntable\n\n    parent: world\n");
+  y = edited(y, "0.2 + s", "s + 0.2");
+  y = edited(y,
+             "base: {frame: table, mass: 2*m, com: [0, 0, 0.05], inertia: {box: {size: [0.4, "
+             "0.4, 0.1]}}}",
+             "base:\n    inertia: {box: {size: [0.4, 0.4, 0.1]}}\n    com: [0, 0, 0.05]\n"
+             "    mass: m*2\n    frame: table");
+  for (std::size_t at = y.find(", "); at != std::string::npos; at = y.find(", ", at + 3))
+    y.replace(at, 2, " ,  ");
+  return y;
+}
+
+TEST(JitKey, TheModelsKeyIgnoresTheLayoutOfItsFileAndTheNumbersThatCrossAtRunTime) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto tree = io::parse_model(test_support::tree_yaml, "tree.yaml");
+  const auto other = io::parse_model(tree_written_otherwise(), "other.yaml");
+  ASSERT_EQ(other->name, "other");
+  const std::string key = jit::dynamics_key(*tree);
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key, jit::dynamics_key(*tree));  // deterministic
+  EXPECT_EQ(jit::dynamics_content(*other), jit::dynamics_content(*tree));
+  EXPECT_EQ(jit::dynamics_key(*other), key);
+  // Numbers are members of p and in, read at run time: one library for every --set.
+  model::Values numbers;
+  numbers.set("m", 2.5).set("k", 3.0).set("u", 0.4);
+  EXPECT_EQ(jit::dynamics_key(*tree, numbers), key);
+  // The key of the content is never the key of a source, even of the same text.
+  EXPECT_NE(num::native_content_key(jit::dynamics_content(*tree), {}),
+            num::native_library_key(jit::dynamics_content(*tree), {}));
+}
+
+TEST(JitKey, AnythingThatChangesTheCodeChangesTheModelsKey) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const std::string tree = test_support::tree_yaml;
+  // One edit each, of everything the code holds: numbers folded into it (a constant offset, a
+  // fixed rotation, a mass factor, an inertia's size, a particle's mass, a default written into
+  // the code's defaults), axes, parents, gravity, every kind of load, names of members.
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"0.2 + s", "0.25 + s"},
+      {"rot_x(0.4)", "rot_x(0.5)"},
+      {"rot_y(c2)", "rot_x(c2)"},
+      {"rot_z(0.3*b2 + 0.2)", "rot_z(0.3*b2 + 0.21)"},
+      {"mount: {parent: table", "mount: {parent: slider"},
+      {"mass: 0.7*m", "mass: 0.75*m"},
+      {"com: [l/3, 0, 0]", "com: [l/3, 0.01, 0]"},
+      {"{sphere: {radius: 0.05}}", "{sphere: {radius: 0.06}}"},
+      {"tip: {frame: arm2b, mass: 0.2", "tip: {frame: arm2b, mass: 0.3"},
+      {"tip: {frame: arm2b", "tip: {frame: arm2"},
+      {"gravity: [0, 0, -g]", "gravity: [0, -g, 0]"},
+      {"k: 40.0", "k: 41.0"},
+      {"parameters: {m: 1.3", "parameters: {M: 1.3, m: 1.3"},
+      {"inputs: [u]", "inputs: [u, w]"},
+      {"force: [1.5, -0.5, 2*u]", "force: [1.5, -0.5, 3*u]"},
+      {"on: arm1b, at: [l, 0, 0]}", "on: arm1b, at: [l, 0.1, 0]}"},
+      {"on: arm2, at: [l/2, 0, 0], in: arm2}", "on: arm2, at: [l/2, 0, 0]}"},
+      {"{torque: [0, 0, 0.8], on: arm2b}", "{torque: [0, 0, 0.8], on: arm2}"},
+      {"rest_length: 0.3", "rest_length: 0.35"},
+      {"stiffness: k,", "stiffness: 2*k,"},
+      {"coefficient: c}", "coefficient: 2*c}"},
+      {"-3*s - c*dot(s)", "-3.5*s - c*dot(s)"},
+      {"{generalized: {coordinate: s", "{generalized: {coordinate: a"},
+      {"0.5*k*(a - 0.1)^2", "0.5*k*(a - 0.2)^2"},
+  };
+  std::set<std::string> keys{jit::dynamics_key(*io::parse_model(tree, "tree.yaml"))};
+  for (const auto& [from, to] : edits) {
+    SCOPED_TRACE(from + " -> " + to);
+    const std::string key = jit::dynamics_key(*io::parse_model(edited(tree, from, to), "t.yaml"));
+    EXPECT_TRUE(keys.insert(key).second) << "the same key as the tree or an earlier edit";
+  }
+  // A function driven by an expression of t is generated as code: each expression its own key.
+  const auto model = io::parse_model(tree, "tree.yaml");
+  for (const char* expression : {"sin(t)", "sin(2*t)", "m*sin(t)"}) {
+    SCOPED_TRACE(expression);
+    model::Values values;
+    values.drive("u", num::parse_time_function(*model, expression));
+    EXPECT_TRUE(keys.insert(jit::dynamics_key(*model, values)).second);
+  }
+  // The compiler's flags too.
+  num::NativeCompilerOptions o1;
+  o1.flags = {"-O1", "-fPIC", "-shared"};
+  EXPECT_TRUE(keys.insert(jit::dynamics_key(*model, {}, o1)).second);
+}
+
+// The first compile generates and stores; a model written otherwise finds the same object under
+// the key of its content (generate is not called), with the numbers of num::Dynamics.
+TEST_F(Jit, AModelsCodeIsFoundAgainByItsKeyWithoutGeneratingIt) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const auto tree = io::parse_model(test_support::tree_yaml, "tree.yaml");
+  const auto first = jit::compile_dynamics(tree, {}, options_);
+  ASSERT_STREQ(first.evaluator->kind(), "jit") << first.note;
+  EXPECT_TRUE(first.compiled_now);
+  EXPECT_EQ(fs::path(first.library_path).stem().string(),
+            jit::dynamics_key(*tree, {}, options_.compiler));
+  model::Values values;
+  values.set("m", 1.7).set("u", 0.4).set("k", 25.0);
+  const auto other = io::parse_model(tree_written_otherwise(), "other.yaml");
+  const auto again = jit::compile_dynamics(other, values, options_);
+  ASSERT_STREQ(again.evaluator->kind(), "jit") << again.note;
+  EXPECT_FALSE(again.compiled_now);
+  EXPECT_EQ(again.library_path, first.library_path);
+  // The object lists the members of p and in: the values fill them as the model names them.
+  const num::Dynamics interpreted(other, values);
+  std::mt19937 engine(26);
+  for (int s = 0; s < 4; ++s) {
+    const Eigen::VectorXd q = random_vector(engine, 6, -1.2, 1.2),
+                          qd = random_vector(engine, 6, -2.0, 2.0);
+    Eigen::VectorXd want, got;
+    interpreted.accelerations(0.3, q, qd, want);
+    again.evaluator->accelerations(0.3, q, qd, got);
+    expect_close(got, want, 1e-10, "qdd");
+  }
+  // Only the object and its record are kept: no source, no other file.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(cache_ / "jit")) ++files;
+  EXPECT_EQ(files, 2u);
+}
+
+TEST_F(Jit, AContentKeyedObjectIsGeneratedOnlyWhenItIsNotInTheCache) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  int generated = 0;
+  const auto generate = [&] {
+    ++generated;
+    return std::string(
+        "double appell_test_three(void);\ndouble appell_test_three(void) { "
+        "return 3.0; }\n");
+  };
+  fs::path path;
+  {
+    const auto first = num::load_native_library("three, version 1", generate, options_.compiler);
+    EXPECT_TRUE(first.compiled_now());
+    EXPECT_EQ(generated, 1);
+    const auto again = num::load_native_library("three, version 1", generate, options_.compiler);
+    EXPECT_FALSE(again.compiled_now());
+    EXPECT_EQ(generated, 1);
+    EXPECT_EQ(again.key(), num::native_content_key("three, version 1", options_.compiler));
+    EXPECT_EQ(reinterpret_cast<double (*)()>(again.symbol("appell_test_three"))(), 3.0);
+    path = again.path();
+  }  // unloaded before its file is overwritten
+  // A corrupt object under that key is generated and compiled again, never loaded.
+  {
+    std::ofstream garbage(path, std::ios::binary | std::ios::trunc);
+    garbage << "\x7f"
+            << "ELF not an object";
+  }
+  const auto rebuilt = num::load_native_library("three, version 1", generate, options_.compiler);
+  EXPECT_TRUE(rebuilt.compiled_now());
+  EXPECT_EQ(generated, 2);
+}
+
 // --- the command line -----------------------------------------------------------------------
 
 struct Output {
@@ -422,6 +595,29 @@ TEST_F(Jit, CliSimulateSaysItsSpeedAndPathOnStderrOnly) {
   EXPECT_EQ(std::count(jit_csv.begin(), jit_csv.end(), '\n'),
             std::count(tape_csv.begin(), tape_csv.end(), '\n'));
   EXPECT_EQ(jit_csv.substr(0, jit_csv.find('\n')), tape_csv.substr(0, tape_csv.find('\n')));
+}
+
+// Runs in other processes (each its own address-space layout, so GiNaC's term order differs)
+// find the object the first compiled: the key of the model's content is the same in every run.
+// (The key of the source was not: the source's comments print a parameter's default expression
+// in GiNaC's order, so a model with one, like `e` here, was compiled again by nearly every run.)
+TEST_F(Jit, CliRunsOfOneModelShareOneObject) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
+  const fs::path model = cache_ / "tree.yaml";
+  std::ofstream(model) << edited(test_support::tree_yaml, "c: 0.7}",
+                                 "c: 0.7, e: m*l^2/12 + k*c - 2*g*l}");
+  const std::string args =
+      "simulate " + model.string() + " --t-end 0.05 --out " + (cache_ / "run.csv").string();
+  for (int run_number = 0; run_number < 3; ++run_number) {
+    const Output out = run(cache, args, cache_);
+    ASSERT_EQ(out.code, 0) << out.err;
+    EXPECT_NE(out.err.find("(jit)"), std::string::npos) << out.err;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(cache_ / "jit"))
+      files.push_back(e.path().filename().string());
+    EXPECT_EQ(files.size(), 2u) << "run " << run_number << " compiled under another key";
+  }
 }
 
 }  // namespace

@@ -105,6 +105,7 @@
 
 // jit/: the generated C compiled into a cached shared object and loaded (or the tape)
 #include "appell/jit/compiled_dynamics.hpp"
+#include "appell/jit/dynamics_key.hpp"
 
 // sweep/: many simulations of one model (cases, threads, MPI ranks) into one HDF5 file
 #include "appell/sweep/case_result.hpp"

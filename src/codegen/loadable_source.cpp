@@ -22,7 +22,50 @@ void write_unpacker(std::ostringstream& s, const std::string& type, const std::s
   s << "  return s;\n}\n\n";
 }
 
+// The names as C text that no model can make anything but data: each name's bytes in hex,
+// names separated by blanks ("6d 646f74287529" for m, dot(u)).
+std::string hex_names(const std::vector<GeneratedField>& fields) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ' ';
+    for (unsigned char c : fields[i].name) {
+      out += digits[c >> 4];
+      out += digits[c & 0xf];
+    }
+  }
+  return out;
+}
+
+void write_names(std::ostringstream& s, const char* function,
+                 const std::vector<GeneratedField>& fields) {
+  s << "const char* " << function << "(void);\n"
+    << "const char* " << function << "(void) { return \"" << hex_names(fields) << "\"; }\n\n";
+}
+
 }  // namespace
+
+std::vector<std::string> decode_loadable_names(const std::string& text) {
+  std::vector<std::string> names;
+  if (text.empty()) return names;
+  names.emplace_back();
+  const auto value = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw std::invalid_argument("decode_loadable_names: not a list of names in hex");
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == ' ') {
+      names.emplace_back();
+      ++i;
+      continue;
+    }
+    if (i + 1 >= text.size()) throw std::invalid_argument("decode_loadable_names: an odd digit");
+    names.back() += static_cast<char>(value(text[i]) * 16 + value(text[i + 1]));
+    i += 2;
+  }
+  return names;
+}
 
 namespace {
 
@@ -42,6 +85,10 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
   s << header << "\n/* Entry points for loading (appell/codegen/loadable_source.hpp). */\n\n";
   write_unpacker(s, p + "parameters", "appell_jit_parameters", facts.parameters);
   write_unpacker(s, p + "inputs", "appell_jit_inputs", facts.inputs);
+  // What a caller needs to fill p and in, in the object itself: found again in the cache by a
+  // key of what determines this code, without generating it (jit::compile_dynamics).
+  write_names(s, kLoadableParameterNames, facts.parameters);
+  write_names(s, kLoadableInputNames, facts.inputs);
   s << "int " << kLoadableDof << "(void);\n"
     << "int " << kLoadableDof << "(void) { return " << facts.dof << "; }\n\n"
     << "void " << kLoadableMassMatrixAndForcing

@@ -1,9 +1,13 @@
 #include "appell/jit/compiled_dynamics.hpp"
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "appell/codegen/loadable_source.hpp"
+#include "appell/jit/dynamics_key.hpp"
 #include "appell/numeric/dynamics.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 
 namespace appell::jit {
 
@@ -16,22 +20,54 @@ using ForwardDynamics = int (*)(double, const double*, const double*, const doub
 using InverseDynamics = void (*)(double, const double*, const double*, const double*, const double*,
                                  const double*, double*);
 
+// The highest derivative order of an input or an unspecified prescribed function that an
+// object's members are looked for at (the recursions read up to ddot).
+constexpr int kHighestInputOrder = 8;
+
 template <typename Function>
 Function function_of(const num::NativeLibrary& library, const char* name) {
   return reinterpret_cast<Function>(library.symbol(name));
+}
+
+// The names a loaded object lists (appell_jit_parameter_names ...): NativeCompileError when they
+// are not a list of names (an object that is not the generated code's).
+std::vector<std::string> names_in(const num::NativeLibrary& library, const char* function) {
+  const auto names = function_of<const char* (*)()>(library, function);
+  try {
+    return codegen::decode_loadable_names(names());
+  } catch (const std::invalid_argument&) {
+    throw num::NativeCompileError(library.path().string() + " does not list its " +
+                                  std::string(function) + " in the generated code's way");
+  }
+}
+
+// The derivative symbols of the inputs and unspecified prescribed functions that the object
+// reads, made in the model's table of time functions where they are missing: a library found
+// in the cache was compiled by a run whose recursions made them, and bind() gives a number only
+// to a derivative the table has (dot(u) given by --set would be silently unused otherwise).
+void make_derivatives(const model::Model& model, const std::vector<std::string>& input_names) {
+  std::vector<std::string> functions;
+  for (const auto& in : model.inputs) functions.push_back(in.name);
+  for (const auto& p : model.prescribed)
+    if (!p.expression) functions.push_back(p.name);
+  for (const auto& name : input_names)
+    for (const auto& function : functions)
+      for (int order = 0; order <= kHighestInputOrder; ++order)
+        if (sym::TimeFunctions::text_name(function, order) == name &&
+            !model.time_functions->find_derivative(function, order))
+          model.time_functions->derivative(function, order);
 }
 
 // The generated functions of a loaded shared object. Holds the library (the functions live as
 // long as it) and the values; keeps no buffers, so calls from several threads are safe.
 class JitDynamics : public num::DynamicsEvaluator {
  public:
-  JitDynamics(num::NativeLibrary library, const codegen::LoadableSource& source)
+  /// The object's functions with the numbers of `values` for `model`, read from the members the
+  /// object lists (so that an object found in the cache needs no generated source). Throws
+  /// NativeCompileError when the object is not one for `model`, model::ModelError for bad values.
+  JitDynamics(num::NativeLibrary library, const model::Model& model, const model::Values& values)
       : library_(std::move(library)),
-        n_(source.dof),
-        parameters_(source.parameters),
-        inputs_(source.inputs),
-        parameter_names_(source.parameter_names),
-        input_names_(source.input_names),
+        n_(model.dof()),
         mass_and_forcing_(
             function_of<MassMatrixAndForcing>(library_, codegen::kLoadableMassMatrixAndForcing)),
         forward_(function_of<ForwardDynamics>(library_, codegen::kLoadableForwardDynamics)),
@@ -39,9 +75,10 @@ class JitDynamics : public num::DynamicsEvaluator {
     const auto dof = function_of<int (*)()>(library_, codegen::kLoadableDof);
     if (dof() != static_cast<int>(n_))
       throw num::NativeCompileError(library_.path().string() + " is not for this model");
-    // A struct without members is generated with one member `unused`.
-    if (parameters_.empty()) parameters_.push_back(0.0);
-    if (inputs_.empty()) inputs_.push_back(0.0);
+    parameter_names_ = names_in(library_, codegen::kLoadableParameterNames);
+    input_names_ = names_in(library_, codegen::kLoadableInputNames);
+    make_derivatives(model, input_names_);
+    bind(model, values);
   }
 
   std::size_t dof() const override { return n_; }
@@ -50,12 +87,9 @@ class JitDynamics : public num::DynamicsEvaluator {
   /// The same library with the numbers of `values`.
   std::shared_ptr<const JitDynamics> with_values(const model::Model& model,
                                                  const model::Values& values) const {
-    codegen::LoadableSource source;
-    source.dof = n_;
-    source.parameter_names = parameter_names_;
-    source.input_names = input_names_;
-    codegen::bind_loadable_values(model, values, source);
-    return std::make_shared<JitDynamics>(library_, source);
+    auto copy = std::make_shared<JitDynamics>(*this);
+    copy->bind(model, values);
+    return copy;
   }
 
   void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
@@ -88,6 +122,25 @@ class JitDynamics : public num::DynamicsEvaluator {
   }
 
  private:
+  // p and in from `values` (model::ModelError for bad values).
+  void bind(const model::Model& model, const model::Values& values) {
+    codegen::LoadableSource source;
+    source.dof = n_;
+    source.parameter_names = parameter_names_;
+    source.input_names = input_names_;
+    try {
+      codegen::bind_loadable_values(model, values, source);
+    } catch (const std::invalid_argument&) {
+      // The members the object lists are not the model's: not an object for it.
+      throw num::NativeCompileError(library_.path().string() + " is not for this model");
+    }
+    parameters_ = std::move(source.parameters);
+    inputs_ = std::move(source.inputs);
+    // A struct without members is generated with one member `unused`.
+    if (parameters_.empty()) parameters_.push_back(0.0);
+    if (inputs_.empty()) inputs_.push_back(0.0);
+  }
+
   num::NativeLibrary library_;
   std::size_t n_;
   std::vector<double> parameters_, inputs_;
@@ -97,12 +150,10 @@ class JitDynamics : public num::DynamicsEvaluator {
   InverseDynamics inverse_;
 };
 
-// Compiles (or finds in the cache) and loads `source` into `out`; throws NativeCompileError.
-void load(const codegen::LoadableSource& source, const JitOptions& options, CompiledDynamics& out) {
-  num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
+// The library's facts in `out`.
+void record(const num::NativeLibrary& library, CompiledDynamics& out) {
   out.library_path = library.path().string();
   out.compiled_now = library.compiled_now();
-  out.evaluator = std::make_shared<JitDynamics>(std::move(library), source);
 }
 
 }  // namespace
@@ -132,7 +183,9 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
   if (!source.recursive)
     return tape("the generated code is not recursive (" + source.fallback_reason + ")", "");
   try {
-    load(source, options, out);
+    num::NativeLibrary library = num::load_native_library(source.code, options.compiler);
+    record(library, out);
+    out.evaluator = std::make_shared<JitDynamics>(std::move(library), *equations.model, values);
     return out;
   } catch (const num::NativeCompileError& e) {
     return tape("the JIT failed", e.what());
@@ -142,18 +195,26 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
 CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
                                   const model::Values& values, const JitOptions& options) {
   CompiledDynamics out;
-  // Built first: it checks the values and the model's cover, and is the fallback.
-  auto recursions = std::make_shared<num::Dynamics>(model, values);
+  // The fallback, built only when needed: on a warm cache the compiled code is found by a key of
+  // what determines it (dynamics_key.hpp), without the recursions' program or the code.
   auto interpreted = [&](std::string reason, std::string note) {
     out.reason = std::move(reason);
     out.note = std::move(note);
-    out.evaluator = recursions;
+    out.evaluator = std::make_shared<num::Dynamics>(model, values);
     return out;
   };
-  if (!options.enabled) return interpreted("the JIT is off", "");
-  const codegen::LoadableSource source = codegen::loadable_c_source(*model, values);
+  if (!model || !options.enabled) return interpreted("the JIT is off", "");
+  // What num::Dynamics checks first, before anything is compiled: the model's cover, the values.
+  const std::string reason = principles::recursions_do_not_cover(*model);
+  if (!reason.empty())
+    throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
+  model::bind(*model, values);
   try {
-    load(source, options, out);
+    num::NativeLibrary library = num::load_native_library(
+        dynamics_content(*model, values),
+        [&] { return codegen::loadable_c_source(*model, values).code; }, options.compiler);
+    record(library, out);
+    out.evaluator = std::make_shared<JitDynamics>(std::move(library), *model, values);
     return out;
   } catch (const num::NativeCompileError& e) {
     return interpreted("the JIT failed", e.what());

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -349,16 +350,22 @@ std::string compiler_identity(const Command& command) {
   return (error ? command.path : resolved.string()) + "\n" + version.output;
 }
 
-std::string key_of(const std::string& source, const Command& command,
+// What a key is made of: `heading` (which kind of key: of the source itself, or of what
+// determines it), the compiler, its command words and the flags, then `text`. The two headings
+// differ in their first line, so a key of a source never equals a key of a content.
+std::string key_of(const char* heading, const std::string& text, const Command& command,
                    const NativeCompilerOptions& options) {
-  std::string material = "appell native library 1\n";
+  std::string material = heading;
   material += compiler_identity(command);
   for (const auto& w : command.words) material += '\0' + w;
   material += "\nflags";
   for (const auto& f : options.flags) material += '\0' + f;
-  material += "\nsource\n" + source;
+  material += "\nsource\n" + text;
   return sha256_hex(material);
 }
+
+constexpr const char* kSourceHeading = "appell native library 1\n";
+constexpr const char* kContentHeading = "appell native library by content 1\n";
 
 // The key's function, appended to the compiled unit so that a loaded object can be checked.
 std::string keyed_source(const std::string& source, const std::string& key) {
@@ -654,6 +661,75 @@ Reserved reserve_temporaries(int directory, const fs::path& jit, const std::stri
                            std::to_string(::getpid()) + ") in the way; remove them");
 }
 
+// What load_keyed() gives NativeLibrary.
+struct Loaded {
+  Handle handle;
+  fs::path path;
+  bool compiled_now = false;
+};
+
+// The object of `key` loaded from the cache, or else compiled from `generate()` (called only
+// then) into temporary names, loaded and renamed into place.
+Loaded load_keyed(const std::string& key, const std::function<std::string()>& generate,
+                  const Command& command, const NativeCompilerOptions& options) {
+  const fs::path cache =
+      options.cache_directory.empty() ? default_cache_directory() : options.cache_directory;
+  const fs::path jit = cache / "jit";
+  const Descriptor directory = open_jit_directory(cache, jit);
+  remove_stale_temporaries(directory.get());
+  const std::string object_name = key + ".so";
+
+  Loaded library;
+  library.path = jit / object_name;
+  std::string why;
+  library.handle = load_cached(directory.get(), jit, key, why);
+  if (library.handle) return library;
+
+  // Not there, or not one to load (absent record, other bytes, not a regular file of ours, not
+  // of its key): generated, compiled into temporary names and renamed over it.
+  const std::string source = keyed_source(generate(), key);
+  Temporaries temporaries;
+  temporaries.directory = directory.get();
+  Reserved reserved = reserve_temporaries(directory.get(), jit, key, temporaries);
+  write_all(reserved.source_fd.get(), source, jit / reserved.source);
+  reserved.source_fd.reset();
+  std::vector<std::string> arguments = with(command.words, options.flags);
+  arguments.emplace_back("-o");
+  arguments.push_back((jit / reserved.object).string());
+  arguments.push_back((jit / reserved.source).string());
+  arguments.emplace_back("-lm");
+  const ProcessResult compiled = run_process(command.path, arguments, options.timeout);
+  if (compiled.timed_out)
+    throw NativeCompileError("the C compiler " + command.path + " did not finish within " +
+                             std::to_string(options.timeout.count()) + " s");
+  if (compiled.status != 0)
+    throw NativeCompileError("the C compiler " + command.path + " failed (exit " +
+                             std::to_string(compiled.status) + "): " + compiled.output);
+  const auto object = read_cache_file(directory.get(), reserved.object, kObjectLimit, true, why);
+  if (!object)
+    throw NativeCompileError("the C compiler " + command.path + " left no usable object: " +
+                             (why.empty() ? reserved.object + " is missing" : why));
+  write_all(reserved.record_fd.get(), integrity_record(key, sha256_hex(object->bytes)),
+            jit / reserved.record);
+  reserved.record_fd.reset();
+  // Loaded under its temporary name, which only this process uses, before the renames: another
+  // process may rename its own object of this key over ours at any moment.
+  library.handle = load_verified(jit / reserved.object, *object, key, why);
+  if (!library.handle)
+    throw NativeCompileError("cannot load " + (jit / reserved.object).string() + ": " + why);
+  // The object first, then its record: a reader in between sees a record that does not match
+  // and compiles again; it never loads an object without its record. A bad entry in the way (a
+  // FIFO, a foreign file) is replaced; a folder there makes rename fail, and the cache is not
+  // used.
+  for (const auto& [from, to] :
+       {std::pair{reserved.object, object_name}, std::pair{reserved.record, key + ".sha256"}})
+    if (::renameat(directory.get(), from.c_str(), directory.get(), to.c_str()) != 0)
+      throw NativeCompileError("the cache directory is not writable: cannot rename into " +
+                               (jit / to).string() + ": " + error_text(errno));
+  library.compiled_now = true;
+  return library;
+}
+
 }  // namespace
 
 fs::path default_cache_directory() {
@@ -677,68 +753,36 @@ void* NativeLibrary::symbol(const std::string& name) const {
 }
 
 std::string native_library_key(const std::string& c_source, const NativeCompilerOptions& options) {
-  return key_of(c_source, compiler_command(options), options);
+  return key_of(kSourceHeading, c_source, compiler_command(options), options);
+}
+
+std::string native_content_key(const std::string& content, const NativeCompilerOptions& options) {
+  return key_of(kContentHeading, content, compiler_command(options), options);
 }
 
 NativeLibrary load_native_library(const std::string& c_source,
                                   const NativeCompilerOptions& options) {
   const Command command = compiler_command(options);
-  const std::string key = key_of(c_source, command, options);
-  const fs::path cache =
-      options.cache_directory.empty() ? default_cache_directory() : options.cache_directory;
-  const fs::path jit = cache / "jit";
-  const Descriptor directory = open_jit_directory(cache, jit);
-  remove_stale_temporaries(directory.get());
-  const std::string object_name = key + ".so";
-
   NativeLibrary library;
-  library.path_ = jit / object_name;
-  library.key_ = key;
-  std::string why;
-  library.handle_ = load_cached(directory.get(), jit, key, why);
-  if (library.handle_) return library;
+  library.key_ = key_of(kSourceHeading, c_source, command, options);
+  Loaded loaded = load_keyed(
+      library.key_, [&] { return c_source; }, command, options);
+  library.handle_ = std::move(loaded.handle);
+  library.path_ = std::move(loaded.path);
+  library.compiled_now_ = loaded.compiled_now;
+  return library;
+}
 
-  // Not there, or not one to load (absent record, other bytes, not a regular file of ours, not
-  // of its key): compiled into temporary names and renamed over it.
-  Temporaries temporaries;
-  temporaries.directory = directory.get();
-  Reserved reserved = reserve_temporaries(directory.get(), jit, key, temporaries);
-  write_all(reserved.source_fd.get(), keyed_source(c_source, key), jit / reserved.source);
-  reserved.source_fd.reset();
-  std::vector<std::string> arguments = with(command.words, options.flags);
-  arguments.emplace_back("-o");
-  arguments.push_back((jit / reserved.object).string());
-  arguments.push_back((jit / reserved.source).string());
-  arguments.emplace_back("-lm");
-  const ProcessResult compiled = run_process(command.path, arguments, options.timeout);
-  if (compiled.timed_out)
-    throw NativeCompileError("the C compiler " + command.path + " did not finish within " +
-                             std::to_string(options.timeout.count()) + " s");
-  if (compiled.status != 0)
-    throw NativeCompileError("the C compiler " + command.path + " failed (exit " +
-                             std::to_string(compiled.status) + "): " + compiled.output);
-  const auto object = read_cache_file(directory.get(), reserved.object, kObjectLimit, true, why);
-  if (!object)
-    throw NativeCompileError("the C compiler " + command.path + " left no usable object: " +
-                             (why.empty() ? reserved.object + " is missing" : why));
-  write_all(reserved.record_fd.get(), integrity_record(key, sha256_hex(object->bytes)),
-            jit / reserved.record);
-  reserved.record_fd.reset();
-  // Loaded under its temporary name, which only this process uses, before the renames: another
-  // process may rename its own object of this key over ours at any moment.
-  library.handle_ = load_verified(jit / reserved.object, *object, key, why);
-  if (!library.handle_)
-    throw NativeCompileError("cannot load " + (jit / reserved.object).string() + ": " + why);
-  // The object first, then its record: a reader in between sees a record that does not match
-  // and compiles again; it never loads an object without its record. A bad entry in the way (a
-  // FIFO, a foreign file) is replaced; a folder there makes rename fail, and the cache is not
-  // used.
-  for (const auto& [from, to] :
-       {std::pair{reserved.object, object_name}, std::pair{reserved.record, key + ".sha256"}})
-    if (::renameat(directory.get(), from.c_str(), directory.get(), to.c_str()) != 0)
-      throw NativeCompileError("the cache directory is not writable: cannot rename into " +
-                               (jit / to).string() + ": " + error_text(errno));
-  library.compiled_now_ = true;
+NativeLibrary load_native_library(const std::string& content,
+                                  const std::function<std::string()>& generate,
+                                  const NativeCompilerOptions& options) {
+  const Command command = compiler_command(options);
+  NativeLibrary library;
+  library.key_ = key_of(kContentHeading, content, command, options);
+  Loaded loaded = load_keyed(library.key_, generate, command, options);
+  library.handle_ = std::move(loaded.handle);
+  library.path_ = std::move(loaded.path);
+  library.compiled_now_ = loaded.compiled_now;
   return library;
 }
 

@@ -6,6 +6,8 @@
 // members (GeneratedLayout); each entry point copies them into the structs. The entry points:
 //
 //   int  appell_jit_dof(void);
+//   const char* appell_jit_parameter_names(void);   (the members of p, then of in, in order:
+//   const char* appell_jit_input_names(void);        decode_loadable_names() reads them)
 //   void appell_jit_mass_matrix_and_forcing(double t, const double* q, const double* qd,
 //                                           const double* p, const double* in,
 //                                           double* M, double* f);
@@ -28,6 +30,8 @@ namespace appell::codegen {
 
 /// The names of the entry points (what loadable_c_source() defines).
 inline constexpr const char* kLoadableDof = "appell_jit_dof";
+inline constexpr const char* kLoadableParameterNames = "appell_jit_parameter_names";
+inline constexpr const char* kLoadableInputNames = "appell_jit_input_names";
 inline constexpr const char* kLoadableMassMatrixAndForcing = "appell_jit_mass_matrix_and_forcing";
 inline constexpr const char* kLoadableForwardDynamics = "appell_jit_forward_dynamics";
 inline constexpr const char* kLoadableInverseDynamics = "appell_jit_inverse_dynamics";
@@ -55,6 +59,11 @@ LoadableSource loadable_c_source(const principles::Equations& equations,
 /// The same straight from a model the recursions cover (generate_code(model, ...)): no
 /// equations formed. Throws std::invalid_argument for a model they do not cover.
 LoadableSource loadable_c_source(const model::Model& model, const model::Values& values = {});
+
+/// The names that appell_jit_parameter_names() or appell_jit_input_names() return: each name's
+/// bytes in hex, names separated by blanks (so that no name is ever C text). Throws
+/// std::invalid_argument for text that is not that.
+std::vector<std::string> decode_loadable_names(const std::string& text);
 
 /// The p and in arrays of `source` (made for `model`) filled anew from `values` without
 /// generating code: the same compiled library with other numbers (a sweep's case). `values` must

@@ -1,7 +1,8 @@
 // In-process evaluation at the speed of generated code: the model's generated C
 // (codegen::loadable_c_source) compiled by the system's C compiler into a shared object cached
 // on disk (num::load_native_library) and called through num::DynamicsEvaluator; the tape
-// (num::TapeDynamics) when that cannot be had.
+// (num::TapeDynamics) when that cannot be had. The object lists the members of its parameters
+// and inputs structs itself, so that one found in the cache needs nothing generated.
 //
 // This room sits above numeric and codegen (it uses both; neither uses the other): codegen
 // writes the source, numeric compiles, caches and loads it and defines the evaluator interface
@@ -55,8 +56,11 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
 /// The evaluator of a model the recursions cover (principles::recursions_do_not_cover() empty),
 /// without forming its equations: the generated code of the recursions compiled, or else
 /// num::Dynamics (kind "recursions", the same recursions interpreted; `note` or `reason` says
-/// why). Either may be used from several threads at once. Throws std::invalid_argument for a
-/// model the recursions do not cover, model::ModelError for bad values.
+/// why). Either may be used from several threads at once. The compiled code is cached under a
+/// key of what determines it (jit/dynamics_key.hpp): found there, it is loaded without
+/// generating the code or building num::Dynamics (milliseconds); otherwise generated, compiled
+/// and stored. Throws std::invalid_argument for a model the recursions do not cover,
+/// model::ModelError for bad values.
 CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
                                   const model::Values& values = {}, const JitOptions& options = {});
 

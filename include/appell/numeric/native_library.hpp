@@ -1,9 +1,12 @@
 // C source compiled by the system's C compiler into a shared object, cached on disk and loaded
 // with dlopen: the facility behind in-process evaluation at the speed of generated code (JIT).
 //
-// The shared object is named by a key, the SHA-256 of the source, the compiler's identity (its
-// resolved path and its `--version` output) and the flags, so the same source compiled by the
-// same compiler is compiled once per machine and loaded from the cache afterwards.
+// The shared object is named by a key, the SHA-256 of the compiler's identity (its resolved path
+// and its `--version` output), the flags and either the source itself or, when its generator can
+// say it without writing the code, what determines the source (its content: for a model, a
+// canonical description of it, the values that become code and the generator's version; see
+// jit::compile_dynamics). So the same code compiled by the same compiler is compiled once per
+// machine and loaded from the cache afterwards, by a key of its content without generating it.
 //
 // A cached object is code that runs as whoever loads it, so the cache is private and checked
 // before anything in it runs (docs/security.md, "The JIT cache"): the cache folder and its jit/
@@ -26,6 +29,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -71,6 +75,8 @@ class NativeLibrary {
 
  private:
   friend NativeLibrary load_native_library(const std::string&, const NativeCompilerOptions&);
+  friend NativeLibrary load_native_library(const std::string&, const std::function<std::string()>&,
+                                           const NativeCompilerOptions&);
   std::shared_ptr<void> handle_;
   std::filesystem::path path_;
   std::string key_;
@@ -87,6 +93,19 @@ std::string native_library_key(const std::string& c_source, const NativeCompiler
 /// there), and Interrupted when SIGINT or SIGTERM is recorded while the compiler runs (the
 /// compiler is killed and the temporary files removed first).
 NativeLibrary load_native_library(const std::string& c_source,
+                                  const NativeCompilerOptions& options = {});
+
+/// The key of the code described by `content` compiled with `options` (64 hex digits, never
+/// equal to a key of native_library_key()). `content` must determine the code completely: two
+/// contents that are equal must always generate the same code. Throws as native_library_key().
+std::string native_content_key(const std::string& content, const NativeCompilerOptions& options);
+
+/// The shared object of the code that `generate()` returns, cached under the key of `content`
+/// (native_content_key): loaded from the cache, with every check above, without calling
+/// `generate` when it is there; otherwise `generate` is called, and its code compiled, stored and
+/// loaded as load_native_library(c_source) does. Throws as that, and whatever `generate` throws.
+NativeLibrary load_native_library(const std::string& content,
+                                  const std::function<std::string()>& generate,
                                   const NativeCompilerOptions& options = {});
 
 /// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4).
