@@ -19,6 +19,7 @@
 // cancellation, progress, the memory budget
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/canonical_order.hpp"
+#include "appell/sym/canonical_text.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/intermediates.hpp"

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "appell/sym/canonical_text.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 
@@ -163,7 +164,7 @@ Plan make_plan(const model::Model& m, const model::Values& values) {
     plan.parameters.push_back(GeneratedField{p.name, cpp, bound.parameters.at(p.name)});
     std::ostringstream note;
     if (!GiNaC::is_a<GiNaC::numeric>(p.default_value))
-      note << p.name << " = " << p.default_value
+      note << p.name << " = " << sym::canonical_text(p.default_value)
            << " in the model; not recomputed when those change";
     plan.parameter_notes.push_back(note.str());
     add(p.symbol, Argument::Parameters, "p." + cpp);
