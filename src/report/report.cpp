@@ -4,6 +4,7 @@
 
 #include "appell/numeric/simulate_speeds.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
 
 namespace appell::report {
@@ -66,14 +67,25 @@ Report make_report(std::shared_ptr<const model::Model> model, const ReportOption
   if (!options.simulate) return report;
   SimulationRecording recording(options.simulation, options.max_rows);
   try {
+    // What the page shows was formed once, above: the simulation takes those equations rather
+    // than forming them again, and a tree none at all.
+    const principles::Derivation* shown = report.derivation ? &*report.derivation : nullptr;
     if (model->has_speeds()) {
       // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds.
-      const auto equations = principles::speed_form(model, options.method);
+      const auto equations =
+          shown && shown->speeds ? *shown->speeds : principles::speed_form(model, options.method);
       recording.finish(num::simulate_speeds(
           equations, options.simulation, options.u0,
           [&](const num::SpeedSimulationRow& row) { recording.add(row.row, row.u); }));
+    } else if (principles::recursions_do_not_cover(*model).empty()) {
+      // A tree: q̈ and the energies from the recursions (num::Dynamics), as `appell simulate`
+      // integrates it; every principle gives these equations.
+      recording.finish(num::simulate(model, options.simulation,
+                                     [&](const num::SimulationRow& row) { recording.add(row); }));
     } else {
-      const auto equations = principles::derive(model, options.method);
+      const auto equations = shown && shown->equations && !shown->inertial_forces
+                                 ? *shown->equations
+                                 : principles::derive(model, options.method);
       recording.finish(num::simulate(equations, options.simulation,
                                      [&](const num::SimulationRow& row) { recording.add(row); }));
     }
