@@ -72,8 +72,9 @@ Report make_report(std::shared_ptr<const model::Model> model, const ReportOption
     const principles::Derivation* shown = report.derivation ? &*report.derivation : nullptr;
     if (model->has_speeds()) {
       // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds.
-      const auto equations =
-          shown && shown->speeds ? *shown->speeds : principles::speed_form(model, options.method);
+      const auto equations = shown && shown->speeds && !shown->named
+                                 ? *shown->speeds
+                                 : principles::speed_form(model, options.method);
       recording.finish(num::simulate_speeds(
           equations, options.simulation, options.u0,
           [&](const num::SpeedSimulationRow& row) { recording.add(row.row, row.u); }));
@@ -83,9 +84,12 @@ Report make_report(std::shared_ptr<const model::Model> model, const ReportOption
       recording.finish(num::simulate(model, options.simulation,
                                      [&](const num::SimulationRow& row) { recording.add(row); }));
     } else {
-      const auto equations = shown && shown->equations && !shown->inertial_forces
-                                 ? *shown->equations
-                                 : principles::derive(model, options.method);
+      // Equations written through named intermediates are evaluated with the names put back.
+      const auto equations = !shown || !shown->equations || shown->inertial_forces
+                                 ? principles::derive(model, options.method)
+                             : shown->named
+                                 ? principles::with_names_put_back(*shown->equations, *shown->named)
+                                 : *shown->equations;
       recording.finish(num::simulate(equations, options.simulation,
                                      [&](const num::SimulationRow& row) { recording.add(row); }));
     }
