@@ -233,7 +233,7 @@ TEST(Regressor, PlanarArmUnderGravityInItsPlaneHasSixBaseParameters) {
 }
 
 // The generated regressor (C++17 and C99, every warning an error) prints the numbers of
-// num::RegressorEvaluator at a state.
+// num::RegressorEvaluator at a state, into an array that held other numbers before.
 class RegressorCodegen : public test_support::ScratchDirTest {};
 
 TEST_F(RegressorCodegen, GeneratedYIsTheLibrarysInCAndCpp) {
@@ -263,7 +263,10 @@ TEST_F(RegressorCodegen, GeneratedYIsTheLibrarysInCAndCpp) {
              << "int main(void) {\n"
              << "  const double q[] = {" << list(s.q) << "}, qd[] = {" << list(s.qd)
              << "}, qdd[] = {" << list(s.qdd) << "};\n"
-             << "  double Y[" << n * N << "];\n  int i;\n"
+             << "  double Y[" << n * N
+             << "];\n  int i;\n"
+             // Garbage first: every entry, the structural zeros too, must be written.
+             << "  for (i = 0; i < " << n * N << "; ++i) Y[i] = 12345.0;\n"
              << (c ? "  const gen_parameters p = gen_default_parameters();\n"
                      "  const gen_inputs in = gen_default_inputs();\n"
                      "  gen_regressor("

@@ -203,56 +203,49 @@ class RecursionBuilder::Impl {
     prepare(p, inputs, 1500);
     const std::size_t n = model_.dof();
     const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
-    const std::vector<Motion> motion = motions(Pass::Full, frames);
+    // The masses on each frame, by their place among the columns.
+    std::vector<std::vector<std::size_t>> masses_on(frames.size());
+    std::size_t masses = 0;
+    for (const auto& b : model_.bodies) {
+      if (const int k = frame_index(b.frame); k >= 0)  // fixed in the world: no effect
+        masses_on[static_cast<std::size_t>(k)].push_back(masses);
+      ++masses;
+    }
+    for (const auto& q : model_.particles) {
+      if (const int k = frame_index(q.frame); k >= 0)
+        masses_on[static_cast<std::size_t>(k)].push_back(masses);
+      ++masses;
+    }
+    const std::size_t columns = 10 * masses;
+    std::vector<Node> Y(n * columns, p.constant(0.0));
+    // Frame by frame down the tree, each frame's motion, the coordinates' motions carried to it
+    // and its masses' columns built together: the nodes come in the order the generated code
+    // computes them, and what a frame needs is used soon after it is formed (short live ranges,
+    // fewer values spilled to memory).
+    const Motion world = world_motion(Pass::Full);
+    std::vector<Motion> motion;
     // The coordinates that move each frame and their motion at its origin, its components.
     std::vector<std::vector<std::pair<std::size_t, Vec6>>> moved_by(frames.size());
     for (std::size_t k = 0; k < frames.size(); ++k) {
       const FrameNodes& f = frames[k];
-      if (f.parent >= 0)
-        for (const auto& [j, s] : moved_by[static_cast<std::size_t>(f.parent)])
+      const bool root = f.parent < 0;
+      const auto parent = static_cast<std::size_t>(root ? 0 : f.parent);
+      motion.push_back(frame_motion(Pass::Full, f, root ? world : motion[parent]));
+      if (!root)
+        for (const auto& [j, s] : moved_by[parent])
           moved_by[k].push_back({j, motion_to_child(f, s)});
       for (std::size_t c = 0; c < f.coordinates.size(); ++c)
         moved_by[k].push_back(
             {f.coordinates[c],
              join(f.omega_partial[c], mul_transposed(p, f.rotation, f.translation_partial[c]))});
-    }
-    std::vector<int> owners;
-    for (const auto& b : model_.bodies) owners.push_back(frame_index(b.frame));
-    for (const auto& q : model_.particles) owners.push_back(frame_index(q.frame));
-    const std::size_t columns = 10 * owners.size();
-    const Node z = p.constant(0.0);
-    std::vector<Node> Y(n * columns, z);
-    for (std::size_t b = 0; b < owners.size(); ++b) {
-      if (owners[b] < 0) continue;  // fixed in the world: no effect
-      const auto k = static_cast<std::size_t>(owners[b]);
-      const Motion& m = motion[k];
-      // The columns written out from the six products ω_r ω_s (formed once, in one operand
-      // order, so that the columns share them) and the components of ε and a.
-      const Vec3& w = m.omega;
-      const Vec3& e = m.epsilon;
-      const Vec3& a = m.acceleration;
-      const Node xx = p.mul(w[0], w[0]), yy = p.mul(w[1], w[1]), zz = p.mul(w[2], w[2]);
-      const Node xy = p.mul(w[0], w[1]), xz = p.mul(w[0], w[2]), yz = p.mul(w[1], w[2]);
-      auto column = [&](Vec3 moment, Vec3 force) { return join(moment, force); };
-      const std::array<Vec6, 10> wrench = {
-          column(zero3(p), a),                                                  // m
-          column({z, p.neg(a[2]), a[1]},                                        // m·c_x
-                 {p.neg(p.add(yy, zz)), p.add(xy, e[2]), p.sub(xz, e[1])}),     //
-          column({a[2], z, p.neg(a[0])},                                        // m·c_y
-                 {p.sub(xy, e[2]), p.neg(p.add(xx, zz)), p.add(yz, e[0])}),     //
-          column({p.neg(a[1]), a[0], z},                                        // m·c_z
-                 {p.add(xz, e[1]), p.sub(yz, e[0]), p.neg(p.add(xx, yy))}),     //
-          column({e[0], xz, p.neg(xy)}, zero3(p)),                              // I_xx
-          column({p.sub(e[1], xz), p.add(e[0], yz), p.sub(xx, yy)}, zero3(p)),  // I_xy
-          column({p.add(e[2], xy), p.sub(zz, xx), p.sub(e[0], yz)}, zero3(p)),  // I_xz
-          column({p.neg(yz), e[1], xy}, zero3(p)),                              // I_yy
-          column({p.sub(yy, zz), p.sub(e[2], xy), p.add(e[1], xz)}, zero3(p)),  // I_yz
-          column({yz, p.neg(xz), e[2]}, zero3(p))};                             // I_zz
-      for (const auto& [j, s] : moved_by[k])
-        for (std::size_t c = 0; c < 10; ++c) {
-          Node& y = Y[j * columns + 10 * b + c];
-          y = p.add(y, dot6(s, wrench[c]));
-        }
+      if (masses_on[k].empty()) continue;
+      const std::array<Vec6, 10> wrench = unit_wrenches(motion[k]);
+      for (std::size_t b : masses_on[k])
+        for (const auto& [j, s] : moved_by[k])
+          for (std::size_t c = 0; c < 10; ++c) {
+            Node& y = Y[j * columns + 10 * b + c];
+            y = p.add(y, dot6(s, wrench[c]));
+          }
     }
     return Y;
   }
@@ -477,53 +470,61 @@ class RecursionBuilder::Impl {
   // ---- Newton–Euler ---------------------------------------------------------------------------
 
   std::vector<Motion> motions(Pass pass, const std::vector<FrameNodes>& frames) {
+    const Motion world = world_motion(pass);
+    std::vector<Motion> m;
+    for (const auto& f : frames)
+      m.push_back(
+          frame_motion(pass, f, f.parent < 0 ? world : m[static_cast<std::size_t>(f.parent)]));
+    return m;
+  }
+
+  // The world's motion: at rest, gravity as a lift (but not in Pass::Inertial).
+  Motion world_motion(Pass pass) {
     Motion world{zero3(program()), zero3(program()), zero3(program()), zero3(program())};
     if (gravity_ && pass != Pass::Inertial) {
       const Vec3 g = vec(full_, *gravity_);
       world.acceleration = {program().neg(g[0]), program().neg(g[1]),
                             program().neg(g[2])};  // gravity as a lift
     }
-    std::vector<Motion> m;
-    for (const auto& f : frames) {
-      const Motion& parent = f.parent < 0 ? world : m[static_cast<std::size_t>(f.parent)];
-      const Mat3& r = f.rotation;
-      Motion here;
-      if (pass == Pass::Static) {
-        here = {zero3(program()), zero3(program()), zero3(program()),
-                mul_transposed(program(), r, parent.acceleration)};
-      } else if (pass == Pass::Inertial) {
-        // Only what is linear in q̈: the local ε and a of q̈ alone (∂ω/∂q̇ q̈, ∂t/∂q q̈), carried
-        // from the parent without any velocity (prescribed motion's rates included).
-        Vec3 epsilon = mul_transposed(program(), r, parent.epsilon);
-        Vec3 a =
-            add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
-        for (std::size_t c = 0; c < f.coordinates.size(); ++c) {
-          const Node qdd = inputs_->qdd[f.coordinates[c]];
-          epsilon = add(program(), epsilon, scale(program(), qdd, f.omega_partial[c]));
-          a = add(program(), a, scale(program(), qdd, f.translation_partial[c]));
-        }
-        here = {zero3(program()), epsilon, zero3(program()), mul_transposed(program(), r, a)};
-      } else {
-        const Vec3 parent_omega = mul_transposed(program(), r, parent.omega);
-        here.omega = add(program(), parent_omega, f.omega);
-        here.epsilon = add(
-            program(), add(program(), mul_transposed(program(), r, parent.epsilon), f.omega_dot),
-            cross(program(), parent_omega, f.omega));
-        const Vec3 w_t = cross(program(), parent.omega, f.translation);
-        here.velocity = mul_transposed(
-            program(), r, add(program(), add(program(), parent.velocity, w_t), f.translation_dot));
-        Vec3 a =
-            add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
-        a = add(program(), a, cross(program(), parent.omega, w_t));
-        a = add(program(), a,
-                scale(program(), program().constant(2.0),
-                      cross(program(), parent.omega, f.translation_dot)));
-        a = add(program(), a, f.translation_ddot);
-        here.acceleration = mul_transposed(program(), r, a);
+    return world;
+  }
+
+  // The motion of frame `f` from its parent's.
+  Motion frame_motion(Pass pass, const FrameNodes& f, const Motion& parent) {
+    const Mat3& r = f.rotation;
+    Motion here;
+    if (pass == Pass::Static) {
+      here = {zero3(program()), zero3(program()), zero3(program()),
+              mul_transposed(program(), r, parent.acceleration)};
+    } else if (pass == Pass::Inertial) {
+      // Only what is linear in q̈: the local ε and a of q̈ alone (∂ω/∂q̇ q̈, ∂t/∂q q̈), carried
+      // from the parent without any velocity (prescribed motion's rates included).
+      Vec3 epsilon = mul_transposed(program(), r, parent.epsilon);
+      Vec3 a = add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
+      for (std::size_t c = 0; c < f.coordinates.size(); ++c) {
+        const Node qdd = inputs_->qdd[f.coordinates[c]];
+        epsilon = add(program(), epsilon, scale(program(), qdd, f.omega_partial[c]));
+        a = add(program(), a, scale(program(), qdd, f.translation_partial[c]));
       }
-      m.push_back(here);
+      here = {zero3(program()), epsilon, zero3(program()), mul_transposed(program(), r, a)};
+    } else {
+      const Vec3 parent_omega = mul_transposed(program(), r, parent.omega);
+      here.omega = add(program(), parent_omega, f.omega);
+      here.epsilon =
+          add(program(), add(program(), mul_transposed(program(), r, parent.epsilon), f.omega_dot),
+              cross(program(), parent_omega, f.omega));
+      const Vec3 w_t = cross(program(), parent.omega, f.translation);
+      here.velocity = mul_transposed(
+          program(), r, add(program(), add(program(), parent.velocity, w_t), f.translation_dot));
+      Vec3 a = add(program(), parent.acceleration, cross(program(), parent.epsilon, f.translation));
+      a = add(program(), a, cross(program(), parent.omega, w_t));
+      a = add(program(), a,
+              scale(program(), program().constant(2.0),
+                    cross(program(), parent.omega, f.translation_dot)));
+      a = add(program(), a, f.translation_ddot);
+      here.acceleration = mul_transposed(program(), r, a);
     }
-    return m;
+    return here;
   }
 
   // Each frame's m a − F of its bodies and particles (applied forces still to subtract): the
@@ -696,6 +697,32 @@ class RecursionBuilder::Impl {
     Node sum = program().constant(0.0);
     for (int k = 0; k < 6; ++k) sum = program().add(sum, program().mul(a[k], b[k]));
     return sum;
+  }
+  // The wrenches (moment; force) about the origin of a frame moving as `m` of the ten unit
+  // parameters of a mass on it (the regressor's columns), written out from the six products
+  // ω_r ω_s (formed once, in one operand order, so that the columns share them) and the
+  // components of ε and a.
+  std::array<Vec6, 10> unit_wrenches(const Motion& m) {
+    sym::ScalarProgram& p = program();
+    const Node z = p.constant(0.0);
+    const Vec3& w = m.omega;
+    const Vec3& e = m.epsilon;
+    const Vec3& a = m.acceleration;
+    const Node xx = p.mul(w[0], w[0]), yy = p.mul(w[1], w[1]), zz = p.mul(w[2], w[2]);
+    const Node xy = p.mul(w[0], w[1]), xz = p.mul(w[0], w[2]), yz = p.mul(w[1], w[2]);
+    return {join(zero3(p), a),                                                  // m
+            join({z, p.neg(a[2]), a[1]},                                        // m·c_x
+                 {p.neg(p.add(yy, zz)), p.add(xy, e[2]), p.sub(xz, e[1])}),     //
+            join({a[2], z, p.neg(a[0])},                                        // m·c_y
+                 {p.sub(xy, e[2]), p.neg(p.add(xx, zz)), p.add(yz, e[0])}),     //
+            join({p.neg(a[1]), a[0], z},                                        // m·c_z
+                 {p.add(xz, e[1]), p.sub(yz, e[0]), p.neg(p.add(xx, yy))}),     //
+            join({e[0], xz, p.neg(xy)}, zero3(p)),                              // I_xx
+            join({p.sub(e[1], xz), p.add(e[0], yz), p.sub(xx, yy)}, zero3(p)),  // I_xy
+            join({p.add(e[2], xy), p.sub(zz, xx), p.sub(e[0], yz)}, zero3(p)),  // I_xz
+            join({p.neg(yz), e[1], xy}, zero3(p)),                              // I_yy
+            join({p.sub(yy, zz), p.sub(e[2], xy), p.add(e[1], xz)}, zero3(p)),  // I_yz
+            join({yz, p.neg(xz), e[2]}, zero3(p))};                             // I_zz
   }
   Vec6 add6(const Vec6& a, const Vec6& b) {
     Vec6 r;
