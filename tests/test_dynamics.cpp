@@ -192,6 +192,26 @@ TEST(Dynamics, HundredLinkChainIsSelfConsistent) {
   EXPECT_NEAR(power, -qd.dot(g), 1e-5 * (std::fabs(power) + qd.norm() * g.norm()));
 }
 
+// `run(out)` fills out[s] for each of `states` states: by one thread, then by eight at once,
+// which must give the same bits.
+template <typename Run>
+void expect_threads_give_the_bits_of_one(std::size_t states, const Run& run) {
+  std::vector<Eigen::VectorXd> alone(states);
+  run(alone);
+  std::vector<std::vector<Eigen::VectorXd>> shared(8, std::vector<Eigen::VectorXd>(states));
+  std::vector<std::thread> threads;
+  for (auto& out : shared) threads.emplace_back([&run, &out] { run(out); });
+  for (auto& thread : threads) thread.join();
+  for (const auto& out : shared)
+    for (std::size_t s = 0; s < states; ++s) {
+      ASSERT_EQ(out[s].size(), alone[s].size()) << "state " << s;
+      ASSERT_EQ(std::memcmp(out[s].data(), alone[s].data(),
+                            sizeof(double) * static_cast<std::size_t>(alone[s].size())),
+                0)
+          << "state " << s;
+    }
+}
+
 // One Dynamics, eight threads, each with its own workspace: the bits of one thread.
 TEST(Dynamics, ThreadsSharingOneDynamicsGetTheBitsOfOneThread) {
   const auto model = io::read_urdf_file(std::string(APPELL_EXAMPLES_DIR) + "/urdf/panda.urdf");
@@ -213,16 +233,7 @@ TEST(Dynamics, ThreadsSharingOneDynamicsGetTheBitsOfOneThread) {
       out[s] << qdd, tau;
     }
   };
-  std::vector<Eigen::VectorXd> alone(qs.size());
-  run(alone);
-  std::vector<std::vector<Eigen::VectorXd>> shared(8, std::vector<Eigen::VectorXd>(qs.size()));
-  std::vector<std::thread> threads;
-  for (auto& out : shared) threads.emplace_back([&run, &out] { run(out); });
-  for (auto& thread : threads) thread.join();
-  for (const auto& out : shared)
-    for (std::size_t s = 0; s < qs.size(); ++s)
-      ASSERT_EQ(std::memcmp(out[s].data(), alone[s].data(), sizeof(double) * 2 * n), 0)
-          << "state " << s;
+  expect_threads_give_the_bits_of_one(qs.size(), run);
 }
 
 // The JIT's compiled recursions shared the same way (DynamicsEvaluator: pure functions of the
@@ -257,18 +268,7 @@ TEST(DynamicsJit, ThreadsSharingOneCompiledDynamicsGetTheBitsOfOneThread) {
       out[s] << qdd, tau, f, M.reshaped();
     }
   };
-  std::vector<Eigen::VectorXd> alone(qs.size());
-  run(alone);
-  std::vector<std::vector<Eigen::VectorXd>> shared(8, std::vector<Eigen::VectorXd>(qs.size()));
-  std::vector<std::thread> threads;
-  for (auto& out : shared) threads.emplace_back([&run, &out] { run(out); });
-  for (auto& thread : threads) thread.join();
-  for (const auto& out : shared)
-    for (std::size_t s = 0; s < qs.size(); ++s)
-      ASSERT_EQ(std::memcmp(out[s].data(), alone[s].data(),
-                            sizeof(double) * static_cast<std::size_t>(alone[s].size())),
-                0)
-          << "state " << s;
+  expect_threads_give_the_bits_of_one(qs.size(), run);
   fs::remove_all(cache);
 }
 

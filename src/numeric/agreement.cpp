@@ -201,13 +201,8 @@ Agreement compare_minimal(const principles::Equations& multipliers,
     // trigonometric fractions: over a common denominator, their numerators simplify to zero
     // where the fractions as written did not. Only differences of bounded size are put over one
     // (normal() has no budget); a larger one stays as it is and leaves the test inconclusive.
-    for (unsigned k = 0; k < p; ++k) {
-      for (unsigned l = 0; l < p; ++l)
-        if (auto numerator = detail::bounded_numerator(difference.mass_matrix(k, l)))
-          difference.mass_matrix(k, l) = *numerator;
-      if (auto numerator = detail::bounded_numerator(difference.forcing(k, 0)))
-        difference.forcing(k, 0) = *numerator;
-    }
+    detail::to_bounded_numerators(difference.mass_matrix);
+    detail::to_bounded_numerators(difference.forcing);
     difference = principles::simplify(difference);
     result.symbolic_test = SymbolicTest::Zero;
     auto unresolved = [&](const std::string& entry) {

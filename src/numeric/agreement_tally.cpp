@@ -96,6 +96,12 @@ std::optional<GiNaC::ex> bounded_numerator(const GiNaC::ex& e) {
   return e.normal().numer();
 }
 
+void to_bounded_numerators(GiNaC::matrix& m) {
+  for (unsigned i = 0; i < m.rows(); ++i)
+    for (unsigned j = 0; j < m.cols(); ++j)
+      if (auto numerator = bounded_numerator(m(i, j))) m(i, j) = *numerator;
+}
+
 bool bounded_is_zero(const GiNaC::ex& e) {
   if (e.is_zero()) return true;
   const auto numerator = bounded_numerator(e);

@@ -59,6 +59,8 @@ class Tally {
 /// The numerator of `e` over a common denominator (GiNaC's normal()), or nullopt when `e` has more
 /// than kNormalOperations operations: normal() has no budget of its own.
 std::optional<GiNaC::ex> bounded_numerator(const GiNaC::ex& e);
+/// Every entry of `m` replaced by its bounded_numerator(), where it has one.
+void to_bounded_numerators(GiNaC::matrix& m);
 
 /// Whether `e` is zero as written, or over a common denominator when it has at most
 /// kNormalOperations operations (false when it is larger: not shown to be zero).

@@ -96,21 +96,10 @@ Agreement numeric(
 // own); the first that does not, else "".
 std::string first_nonzero(principles::SpeedEquations difference) {
   const std::size_t p = difference.size();
-  for (unsigned k = 0; k < p; ++k) {
-    for (unsigned l = 0; l < p; ++l)
-      if (auto numerator = detail::bounded_numerator(difference.mass_matrix(k, l)))
-        difference.mass_matrix(k, l) = *numerator;
-    if (auto numerator = detail::bounded_numerator(difference.forcing(k, 0)))
-      difference.forcing(k, 0) = *numerator;
-  }
   const auto m = static_cast<unsigned>(difference.constraint_count());
-  for (unsigned i = 0; i < m; ++i) {
-    for (unsigned l = 0; l < p; ++l)
-      if (auto numerator = detail::bounded_numerator(difference.constraint_matrix(i, l)))
-        difference.constraint_matrix(i, l) = *numerator;
-    if (auto numerator = detail::bounded_numerator(difference.constraint_rhs(i, 0)))
-      difference.constraint_rhs(i, 0) = *numerator;
-  }
+  for (GiNaC::matrix* entries : {&difference.mass_matrix, &difference.forcing,
+                                 &difference.constraint_matrix, &difference.constraint_rhs})
+    detail::to_bounded_numerators(*entries);
   difference = principles::simplify(difference);
   for (unsigned k = 0; k < p; ++k)
     for (unsigned l = 0; l < p; ++l)
