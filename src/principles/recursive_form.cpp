@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <random>
 #include <set>
@@ -673,9 +674,23 @@ class Recursions {
 
 // ---- the check against the equations as formed ----------------------------------------------
 
-// The recursions' M and f with the names put back, against the formed ones at two random
-// states of every symbol (parameters included): a wrong sign or a missing term shows.
-bool agrees(const Equations& formed, const Equations& written, const IntermediateForm& named) {
+// Two random states of every symbol (parameters included), at which the recursions' M and f must
+// give the formed ones: a wrong sign or a missing term shows.
+constexpr int kTrials = 2;
+
+bool close(const std::vector<double>& expected, const std::vector<double>& got) {
+  double scale = 1.0;
+  for (double v : expected) scale = std::max(scale, std::abs(v));
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    if (!(std::abs(expected[k] - got[k]) <= 1e-9 * scale)) return false;
+  return true;
+}
+
+// The check on tapes, with the names put back: what the evaluation on the DAGs cannot compute
+// (a function the Tape knows no more of, two symbols of one name) is reported as the Tape
+// reports it, the same in every run.
+bool agrees_on_tapes(const Equations& formed, const Equations& written,
+                     const IntermediateForm& named) {
   const GiNaC::exvector expected = formed.entries(),
                         got = with_names_put_back(written, named).entries();
   GiNaC::exvector all = expected;
@@ -687,16 +702,72 @@ bool agrees(const Equations& formed, const Equations& written, const Intermediat
   std::mt19937 rng(20261124);
   std::uniform_real_distribution<double> value(0.3, 1.3);
   std::vector<double> x(variables.size()), a(expected.size()), b(got.size()), work;
-  for (int trial = 0; trial < 2; ++trial) {
+  for (int trial = 0; trial < kTrials; ++trial) {
     for (double& v : x) v = value(rng);
     want.evaluate(x.data(), a.data(), work);
     have.evaluate(x.data(), b.data(), work);
-    double scale = 1.0;
-    for (double v : a) scale = std::max(scale, std::abs(v));
-    for (std::size_t k = 0; k < a.size(); ++k)
-      if (!(std::abs(a[k] - b[k]) <= 1e-9 * scale)) return false;
+    if (!close(a, b)) return false;
   }
   return true;
+}
+
+// A symbol's number in [0.3, 1.3) in one trial, from its name alone (no walk to collect the
+// symbols first): FNV-1a of the name and splitmix64, the same in every run.
+double trial_value(const std::string& name, int trial) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  std::uint64_t z = h + static_cast<std::uint64_t>(trial + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return 0.3 + static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// The check on the DAGs themselves, at both states in one visit of each node, the written side
+// through its names as it reads (each defined once): a tape would first put both sides in the
+// structural order, which cost more than forming the equations did, for a yes or a no within a
+// tolerance. Throws sym::DagEvaluator::Unsupported for what it cannot compute.
+bool agrees_on_dags(const Equations& formed, const Equations& written,
+                    const IntermediateForm& named) {
+  const auto given = [](const GiNaC::symbol& s, double* out) {
+    for (int trial = 0; trial < kTrials; ++trial) out[trial] = trial_value(s.get_name(), trial);
+  };
+  // The names' numbers in order of definition (each uses only those before it).
+  std::map<GiNaC::ex, std::vector<double>, GiNaC::ex_is_less> names;
+  sym::DagEvaluator have(kTrials, [&](const GiNaC::symbol& s, double* out) {
+    const auto it = names.find(s);
+    if (it == names.end()) return given(s, out);
+    std::copy(it->second.begin(), it->second.end(), out);
+  });
+  for (const sym::Intermediate& i : named.intermediates) {
+    std::vector<double> value(kTrials);
+    have(i.value, value.data());
+    names.emplace(i.name, std::move(value));
+  }
+  sym::DagEvaluator want(kTrials, given);
+  const GiNaC::exvector expected = formed.entries(), got = written.entries();
+  std::vector<std::vector<double>> a(kTrials, std::vector<double>(expected.size())),
+      b(kTrials, std::vector<double>(got.size()));
+  double values[kTrials];
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    want(expected[k], values);
+    for (int trial = 0; trial < kTrials; ++trial) a[trial][k] = values[trial];
+  }
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    have(got[k], values);
+    for (int trial = 0; trial < kTrials; ++trial) b[trial][k] = values[trial];
+  }
+  for (int trial = 0; trial < kTrials; ++trial)
+    if (!close(a[trial], b[trial])) return false;
+  return true;
+}
+
+bool agrees(const Equations& formed, const Equations& written, const IntermediateForm& named) {
+  try {
+    return agrees_on_dags(formed, written, named);
+  } catch (const sym::DagEvaluator::Unsupported&) {
+    return agrees_on_tapes(formed, written, named);
+  }
 }
 
 }  // namespace

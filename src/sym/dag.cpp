@@ -130,6 +130,157 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
 
 namespace {
 
+// A numeric exponent read once for all points: integer and ½ exponents as the Tape computes them.
+struct Exponent {
+  enum Kind { Integer, Half, Real } kind = Real;
+  int integer = 0;
+  double real = 0.0;
+  explicit Exponent(const GiNaC::ex& e) {
+    const GiNaC::numeric& n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (!n.is_real()) throw DagEvaluator::Unsupported("complex number in a numeric expression");
+    if (n.is_integer()) {
+      kind = Integer;
+      integer = static_cast<int>(n.to_double());
+    } else if (n == GiNaC::numeric(1, 2)) {
+      kind = Half;
+    } else {
+      real = n.to_double();
+    }
+  }
+  double operator()(double base) const {
+    switch (kind) {
+      case Integer:
+        if (integer == 1) return base;
+        if (integer == 2) return base * base;
+        if (integer == -1) return 1.0 / base;
+        return std::pow(base, integer);
+      case Half:
+        return std::sqrt(base);
+      case Real:
+        break;
+    }
+    return std::pow(base, real);
+  }
+};
+
+using Unary = double (*)(double);
+
+Unary unary_function(const std::string& name) {
+  static const std::unordered_map<std::string, Unary> functions = {{"sin", [](double x) { return std::sin(x); }},
+                                                                   {"cos", [](double x) { return std::cos(x); }},
+                                                                   {"tan", [](double x) { return std::tan(x); }},
+                                                                   {"exp", [](double x) { return std::exp(x); }},
+                                                                   {"log", [](double x) { return std::log(x); }},
+                                                                   {"asin", [](double x) { return std::asin(x); }},
+                                                                   {"acos", [](double x) { return std::acos(x); }},
+                                                                   {"atan", [](double x) { return std::atan(x); }},
+                                                                   {"sinh", [](double x) { return std::sinh(x); }},
+                                                                   {"cosh", [](double x) { return std::cosh(x); }},
+                                                                   {"tanh", [](double x) { return std::tanh(x); }},
+                                                                   {"abs", [](double x) { return std::abs(x); }}};
+  const auto it = functions.find(name);
+  return it == functions.end() ? nullptr : it->second;
+}
+
+}  // namespace
+
+DagEvaluator::DagEvaluator(std::size_t points,
+                           std::function<void(const GiNaC::symbol&, double*)> symbol_values)
+    : points_(points), symbol_values_(std::move(symbol_values)) {}
+
+void DagEvaluator::operator()(const GiNaC::ex& e, double* out) {
+  const std::size_t s = slot(e);
+  std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(s * points_), points_, out);
+}
+
+std::size_t DagEvaluator::new_slot(const GiNaC::ex& e) {
+  const std::size_t s = alive_.size();
+  alive_.push_back(e);
+  values_.resize(values_.size() + points_);
+  slots_.emplace(node_key(e), s);
+  return s;
+}
+
+std::size_t DagEvaluator::slot(const GiNaC::ex& e) {
+  if (auto it = slots_.find(node_key(e)); it != slots_.end()) return it->second;
+  // Operands first (their slots may grow values_), then this node's numbers by index.
+  const auto at = [this](std::size_t s, std::size_t k) -> double& {
+    return values_[s * points_ + k];
+  };
+  if (GiNaC::is_exactly_a<GiNaC::add>(e) || GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+    const bool sum = GiNaC::is_exactly_a<GiNaC::add>(e);
+    const GiNaC::epvector& pairs = detail::Pairs::of(e);
+    std::vector<std::size_t> rests;
+    rests.reserve(pairs.size());
+    for (const GiNaC::expair& p : pairs) rests.push_back(slot(p.rest));
+    const std::size_t c = slot(detail::Pairs::coefficient(e));
+    const std::size_t s = new_slot(e);
+    for (std::size_t k = 0; k < points_; ++k) at(s, k) = at(c, k);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      if (sum) {
+        const double coeff = GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff).to_double();
+        for (std::size_t k = 0; k < points_; ++k) at(s, k) += at(rests[i], k) * coeff;
+      } else {
+        const Exponent power(pairs[i].coeff);
+        for (std::size_t k = 0; k < points_; ++k) at(s, k) *= power(at(rests[i], k));
+      }
+    }
+    return s;
+  }
+  if (GiNaC::is_a<GiNaC::numeric>(e)) {
+    const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
+    if (!n.is_real()) throw Unsupported("complex number in a numeric expression");
+    const std::size_t s = new_slot(e);
+    for (std::size_t k = 0; k < points_; ++k) at(s, k) = n.to_double();
+    return s;
+  }
+  if (GiNaC::is_a<GiNaC::symbol>(e)) {
+    std::vector<double> given(points_);
+    symbol_values_(GiNaC::ex_to<GiNaC::symbol>(e), given.data());
+    const std::size_t s = new_slot(e);
+    for (std::size_t k = 0; k < points_; ++k) at(s, k) = given[k];
+    return s;
+  }
+  if (GiNaC::is_a<GiNaC::constant>(e)) {
+    const double v = GiNaC::ex_to<GiNaC::numeric>(GiNaC::evalf(e)).to_double();
+    const std::size_t s = new_slot(e);
+    for (std::size_t k = 0; k < points_; ++k) at(s, k) = v;
+    return s;
+  }
+  if (GiNaC::is_exactly_a<GiNaC::power>(e)) {
+    const std::size_t base = slot(e.op(0));
+    if (GiNaC::is_a<GiNaC::numeric>(e.op(1))) {
+      const Exponent power(e.op(1));
+      const std::size_t s = new_slot(e);
+      for (std::size_t k = 0; k < points_; ++k) at(s, k) = power(at(base, k));
+      return s;
+    }
+    const std::size_t exponent = slot(e.op(1));
+    const std::size_t s = new_slot(e);
+    for (std::size_t k = 0; k < points_; ++k) at(s, k) = std::pow(at(base, k), at(exponent, k));
+    return s;
+  }
+  if (GiNaC::is_exactly_a<GiNaC::function>(e)) {
+    const std::string name = GiNaC::ex_to<GiNaC::function>(e).get_name();
+    if (name == "atan2" && e.nops() == 2) {
+      const std::size_t y = slot(e.op(0)), x = slot(e.op(1));
+      const std::size_t s = new_slot(e);
+      for (std::size_t k = 0; k < points_; ++k) at(s, k) = std::atan2(at(y, k), at(x, k));
+      return s;
+    }
+    if (const Unary f = unary_function(name); f != nullptr && e.nops() == 1) {
+      const std::size_t argument = slot(e.op(0));
+      const std::size_t s = new_slot(e);
+      for (std::size_t k = 0; k < points_; ++k) at(s, k) = f(at(argument, k));
+      return s;
+    }
+    throw Unsupported("cannot evaluate the function " + name + " numerically");
+  }
+  throw Unsupported("cannot evaluate this kind of expression numerically");
+}
+
+namespace {
+
 // Decimal digits of the larger of a rational number's numerator and denominator (of the real or
 // imaginary part, whichever is larger).
 double rational_digits(const GiNaC::numeric& r) {

@@ -12,8 +12,11 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace appell::sym {
 
@@ -59,6 +62,39 @@ class MemoisedMap {
   };
   Rule rule_;
   std::unordered_map<const void*, Entry> cache_;
+};
+
+/// The numbers of expressions at a few points (numbers for their symbols), each shared node
+/// computed once and GiNaC's pairs read as they are stored (sym/pairs.hpp). For a check at a
+/// state or two: it costs about one visit of each node, where a Tape would first put every sum and
+/// product in the structural order (CanonicalOrder) to evaluate them the same way in every run.
+/// Here terms are added in GiNaC's order, which changes from run to run: the last digits may
+/// differ between runs, so compare what it gives within a tolerance, never print it. IEEE
+/// arithmetic as the Tape's (a division by zero gives inf, never an exception).
+class DagEvaluator {
+ public:
+  /// Thrown for what the evaluator cannot compute.
+  struct Unsupported : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+  };
+  /// `symbol_values(s, out)` writes the number of s at each of the `points` points to out[0],
+  /// ..., out[points - 1]; it throws Unsupported for a symbol without one.
+  DagEvaluator(std::size_t points,
+               std::function<void(const GiNaC::symbol&, double*)> symbol_values);
+  /// Writes the number of `e` at each point to out[0], ..., out[points - 1]: numbers, constants,
+  /// symbols, +, ×, powers and the functions the Tape evaluates (sin, cos, tan, exp, log, asin,
+  /// acos, atan, atan2, sinh, cosh, tanh, abs). Throws Unsupported for a complex number or any
+  /// other function or kind of expression.
+  void operator()(const GiNaC::ex& e, double* out);
+
+ private:
+  std::size_t slot(const GiNaC::ex& e);  // where e's numbers are in values_
+  std::size_t new_slot(const GiNaC::ex& e);
+  std::size_t points_;
+  std::function<void(const GiNaC::symbol&, double*)> symbol_values_;
+  std::unordered_map<const void*, std::size_t> slots_;
+  GiNaC::exvector alive_;       // keeps the keys' nodes alive
+  std::vector<double> values_;  // points_ numbers a slot
 };
 
 /// The most decimal digits an exact number raised to a power may get (numerator or denominator):
