@@ -93,14 +93,15 @@ std::uint64_t CanonicalOrder::number_hash(const numeric& n) {
   // number through a stream costs more than everything else a node's hash needs.
   static const std::uint64_t text_of_one = text_hash("1");
   if (n.is_equal(one())) return text_of_one;
+  // An integer prints as its decimal digits: no node to make for the lookup below.
+  if (n.is_integer() && n.int_length() < 63) return text_hash(std::to_string(n.to_long()));
   const ex key = n;
   if (auto it = numbers_.find(key); it != numbers_.end()) return it->second;
   return numbers_.emplace(key, text_hash(text_of(key))).first->second;
 }
 
-const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
-  const void* key = node_key(e);
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+CanonicalOrder::Summary CanonicalOrder::entry(const ex& e) {
+  if (const std::uint32_t known = seen_.find(e); known != NodeIndex::none) return summaries_[known];
   const Kind kind = kind_of(e);
   std::uint64_t h = mix(0x243f6a8885a308d3ull, static_cast<std::uint64_t>(kind));
   int sign = 1;
@@ -120,8 +121,8 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
     case Product:
     case Power: {
       if (kind == Power && !GiNaC::is_a<numeric>(e.op(1))) {
-        const Entry& base = entry(e.op(0));
-        const Entry& exponent = entry(e.op(1));
+        const Summary base = entry(e.op(0));
+        const Summary exponent = entry(e.op(1));
         h = mix(mix(mix(h, base.hash), exponent.hash),
                 static_cast<std::uint64_t>(exponent.sign + 1));
         if (base.sign < 0) h = mix(h, 3);
@@ -143,7 +144,7 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
         terms.emplace_back(t.hash, t.sign);
       }
       if (const ex& c = Pairs::coefficient(e); !c.is_zero()) {
-        const Entry& t = entry(c);
+        const Summary t = entry(c);
         terms.emplace_back(t.hash, t.sign);
       }
       std::sort(terms.begin(), terms.end());
@@ -156,13 +157,15 @@ const CanonicalOrder::Entry& CanonicalOrder::entry(const ex& e) {
       h = mix(h, text_hash(kind == Function ? GiNaC::ex_to<GiNaC::function>(e).get_name()
                                             : GiNaC::ex_to<GiNaC::basic>(e).class_name()));
       for (std::size_t i = 0; i < e.nops(); ++i) {
-        const Entry& a = entry(e.op(i));
+        const Summary a = entry(e.op(i));
         h = mix(mix(h, a.hash), static_cast<std::uint64_t>(a.sign + 1));
       }
       break;
     }
   }
-  return memo_.emplace(key, Entry{e, h, sign, leaf}).first->second;
+  seen_.insert(e);  // numbered summaries_.size(): the operands above were numbered first
+  summaries_.push_back({h, sign, leaf});
+  return summaries_.back();
 }
 
 CanonicalOrder::Summary CanonicalOrder::product_summary(const Factors& f) {
@@ -180,7 +183,7 @@ CanonicalOrder::Summary CanonicalOrder::product_summary(const Factors& f) {
 
 CanonicalOrder::Summary CanonicalOrder::term_summary(const GiNaC::expair& term) {
   if (is_one_coefficient(term)) {
-    const Entry& t = entry(term.rest);
+    const Summary t = entry(term.rest);
     return {t.hash, t.sign, t.leaf};
   }
   // rest·coeff as op(i) would build it: the product of rest's factors and coeff.
@@ -189,7 +192,7 @@ CanonicalOrder::Summary CanonicalOrder::term_summary(const GiNaC::expair& term) 
 
 CanonicalOrder::Summary CanonicalOrder::power_summary(const GiNaC::expair& factor) {
   if (is_one_coefficient(factor)) {
-    const Entry& t = entry(factor.rest);
+    const Summary t = entry(factor.rest);
     return {t.hash, t.sign, t.leaf};
   }
   Factors f;
@@ -219,7 +222,7 @@ void CanonicalOrder::add_factor(Factors& f, const ex& factor) {
 }
 
 void CanonicalOrder::add_power(Factors& f, const ex& base, const numeric& exponent) {
-  const Entry& b = entry(base);
+  const Summary b = entry(base);
   std::uint64_t key = b.hash;
   if (b.sign < 0) {
     if (!exponent.is_integer()) {
@@ -278,7 +281,7 @@ std::vector<std::size_t> CanonicalOrder::operand_order(const ex& e) {
     keys.emplace_back(s.hash, s.sign);
   }
   for (std::size_t i = keys.size(); i < n; ++i) {
-    const Entry& c = entry(Pairs::coefficient(e));
+    const Summary c = entry(Pairs::coefficient(e));
     keys.emplace_back(c.hash, c.sign);
   }
   std::vector<ex> built(n);
@@ -311,8 +314,8 @@ CanonicalOrder::Factors CanonicalOrder::term_factors(const GiNaC::expair& term) 
 }
 
 int CanonicalOrder::compare(const ex& a, const ex& b) {
-  const Entry& x = entry(a);
-  const Entry& y = entry(b);
+  const Summary x = entry(a);
+  const Summary y = entry(b);
   if (x.hash != y.hash) return x.hash < y.hash ? -1 : 1;
   if (x.sign != y.sign) return x.sign < y.sign ? -1 : 1;
   if (a.is_equal(b)) return 0;

@@ -68,9 +68,8 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
   // then as what op() would give of it (rest's factors and coeff when rest is a product, rest
   // and coeff otherwise); a factor rest^coeff as itself, then rest and coeff.
   CanonicalOrder order;
-  std::unordered_set<const void*> seen;
+  NodeIndex seen;  // keeps a coefficient computed below alive: its address stays its own
   std::unordered_set<std::uint64_t> structures;
-  GiNaC::exvector alive;
   struct Item {
     GiNaC::ex node;
     const GiNaC::expair* pair = nullptr;  // a pair of a sum (term) or a product (power)
@@ -95,8 +94,7 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
     stack.pop_back();
     if (item.pair == nullptr) {
       const GiNaC::ex& e = item.node;
-      if (!seen.insert(node_key(e)).second) continue;
-      alive.push_back(e);  // a coefficient computed below is a new node: its address stays its own
+      if (!seen.insert(e).second) continue;
       count(e);
       if (GiNaC::is_a<GiNaC::add>(e)) {
         for (const GiNaC::expair& p : detail::Pairs::of(e))
@@ -112,8 +110,11 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
       const GiNaC::expair& p = *item.pair;
       structures.insert(order.hash_of_term(p));
       if (GiNaC::is_a<GiNaC::mul>(p.rest)) {
-        push_factors(p.rest, GiNaC::ex_to<GiNaC::numeric>(detail::Pairs::coefficient(p.rest)) *
-                                 GiNaC::ex_to<GiNaC::numeric>(p.coeff));
+        // The product of the two coefficients, a new node, only when it is not the pair's own.
+        const GiNaC::ex& own = detail::Pairs::coefficient(p.rest);
+        push_factors(p.rest, own.is_equal(1) ? p.coeff
+                                             : GiNaC::ex_to<GiNaC::numeric>(own) *
+                                                   GiNaC::ex_to<GiNaC::numeric>(p.coeff));
       } else {
         stack.push_back({p.rest});
         stack.push_back({p.coeff});
@@ -194,15 +195,12 @@ void DagEvaluator::operator()(const GiNaC::ex& e, double* out) {
 }
 
 std::size_t DagEvaluator::new_slot(const GiNaC::ex& e) {
-  const std::size_t s = alive_.size();
-  alive_.push_back(e);
   values_.resize(values_.size() + points_);
-  slots_.emplace(node_key(e), s);
-  return s;
+  return slots_.insert(e).first;  // numbered in order: the slot just made
 }
 
 std::size_t DagEvaluator::slot(const GiNaC::ex& e) {
-  if (auto it = slots_.find(node_key(e)); it != slots_.end()) return it->second;
+  if (const std::uint32_t known = slots_.find(e); known != NodeIndex::none) return known;
   // Operands first (their slots may grow values_), then this node's numbers by index.
   const auto at = [this](std::size_t s, std::size_t k) -> double& {
     return values_[s * points_ + k];

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "appell/sym/node_index.hpp"
+
 namespace appell::sym {
 
 /// Structural hashes, signs and a total order, memoised by node: build one per traversal of a
@@ -73,18 +75,12 @@ class CanonicalOrder {
   std::vector<std::size_t> operand_order(const GiNaC::ex& e);
 
  private:
-  struct Entry {
-    GiNaC::ex node;  // keeps the key's node alive
-    std::uint64_t hash;
-    int sign;
-    bool leaf;
-  };
   struct Summary {
     std::uint64_t hash;
     int sign;
     bool leaf;
   };
-  const Entry& entry(const GiNaC::ex& e);
+  Summary entry(const GiNaC::ex& e);
   /// hash, sign and leaf of the product that `f` reads.
   Summary product_summary(const Factors& f);
   /// hash, sign and leaf of a sum's term rest·coeff, without building it.
@@ -96,7 +92,8 @@ class CanonicalOrder {
   void add_power(Factors& f, const GiNaC::ex& base, const GiNaC::numeric& exponent);
   std::uint64_t number_hash(const GiNaC::numeric& n);
   int compare_structure(const GiNaC::ex& a, const GiNaC::ex& b);
-  std::unordered_map<const void*, Entry> memo_;
+  NodeIndex seen_;                  // every node hashed (kept alive), numbered
+  std::vector<Summary> summaries_;  // by the node's number in seen_
   std::unordered_map<GiNaC::ex, std::uint64_t, std::hash<GiNaC::ex>, GiNaC::ex_is_equal> numbers_;
 };
 

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "appell/sym/node_index.hpp"
+
 namespace appell::sym {
 
 /// Identity of a GiNaC node (two ex that share a node have the same key). Keep the node alive
@@ -92,8 +94,7 @@ class DagEvaluator {
   std::size_t new_slot(const GiNaC::ex& e);
   std::size_t points_;
   std::function<void(const GiNaC::symbol&, double*)> symbol_values_;
-  std::unordered_map<const void*, std::size_t> slots_;
-  GiNaC::exvector alive_;       // keeps the keys' nodes alive
+  NodeIndex slots_;             // a node's number is its slot
   std::vector<double> values_;  // points_ numbers a slot
 };
 
