@@ -100,8 +100,10 @@ std::uint64_t CanonicalOrder::number_hash(const numeric& n) {
   return numbers_.emplace(key, text_hash(text_of(key))).first->second;
 }
 
-CanonicalOrder::Summary CanonicalOrder::entry(const ex& e) {
-  if (const std::uint32_t known = seen_.find(e); known != NodeIndex::none) return summaries_[known];
+CanonicalOrder::Summary CanonicalOrder::entry(const ex& e) { return summaries_[number(e)]; }
+
+std::uint32_t CanonicalOrder::number(const ex& e) {
+  if (const std::uint32_t known = seen_.find(e); known != NodeIndex::none) return known;
   const Kind kind = kind_of(e);
   std::uint64_t h = mix(0x243f6a8885a308d3ull, static_cast<std::uint64_t>(kind));
   int sign = 1;
@@ -163,9 +165,8 @@ CanonicalOrder::Summary CanonicalOrder::entry(const ex& e) {
       break;
     }
   }
-  seen_.insert(e);  // numbered summaries_.size(): the operands above were numbered first
   summaries_.push_back({h, sign, leaf});
-  return summaries_.back();
+  return seen_.insert(e).first;  // summaries_.size() - 1: the operands above were numbered first
 }
 
 CanonicalOrder::Summary CanonicalOrder::product_summary(const Factors& f) {

@@ -60,6 +60,43 @@ std::map<std::string, GiNaC::symbol> symbols_by_name(const GiNaC::exvector& root
   return out;
 }
 
+namespace {
+
+// Distinct structural hashes (well mixed already: their low bits index the table), open addressing
+// in one array: dag_size inserts one for each edge of DAGs of millions, most of them known.
+class StructureSet {
+ public:
+  void insert(std::uint64_t h) {
+    if (h == 0) {
+      zero_ = true;  // the empty slot's mark, kept aside
+      return;
+    }
+    std::size_t i = h & (slots_.size() - 1);
+    for (; slots_[i] != 0; i = (i + 1) & (slots_.size() - 1))
+      if (slots_[i] == h) return;
+    slots_[i] = h;
+    if (2 * ++size_ > slots_.size()) grow();
+  }
+  std::size_t size() const { return size_ + (zero_ ? 1 : 0); }
+
+ private:
+  void grow() {
+    std::vector<std::uint64_t> old(2 * slots_.size(), 0);
+    old.swap(slots_);
+    for (std::uint64_t h : old) {
+      if (h == 0) continue;
+      std::size_t i = h & (slots_.size() - 1);
+      while (slots_[i] != 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = h;
+    }
+  }
+  std::vector<std::uint64_t> slots_ = std::vector<std::uint64_t>(1024, 0);
+  std::size_t size_ = 0;
+  bool zero_ = false;
+};
+
+}  // namespace
+
 std::size_t dag_size(const GiNaC::exvector& roots) {
   // Nodes are walked once each by address and counted once each by structure: which of two equal
   // subexpressions GiNaC shares depends on its address-seeded term order, the structure does not.
@@ -68,8 +105,9 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
   // then as what op() would give of it (rest's factors and coeff when rest is a product, rest
   // and coeff otherwise); a factor rest^coeff as itself, then rest and coeff.
   CanonicalOrder order;
-  NodeIndex seen;  // keeps a coefficient computed below alive: its address stays its own
-  std::unordered_set<std::uint64_t> structures;
+  std::vector<bool> seen;  // by the order's number; the order keeps every node alive (a
+                           // coefficient computed below too: its address stays its own)
+  StructureSet structures;
   struct Item {
     GiNaC::ex node;
     const GiNaC::expair* pair = nullptr;  // a pair of a sum (term) or a product (power)
@@ -94,7 +132,10 @@ std::size_t dag_size(const GiNaC::exvector& roots) {
     stack.pop_back();
     if (item.pair == nullptr) {
       const GiNaC::ex& e = item.node;
-      if (!seen.insert(e).second) continue;
+      const std::uint32_t number = order.number(e);
+      if (number >= seen.size()) seen.resize(2 * std::size_t{number} + 64, false);
+      if (seen[number]) continue;
+      seen[number] = true;
       count(e);
       if (GiNaC::is_a<GiNaC::add>(e)) {
         for (const GiNaC::expair& p : detail::Pairs::of(e))

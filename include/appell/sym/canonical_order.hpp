@@ -39,6 +39,10 @@ class CanonicalOrder {
   /// True when |e| is a number, a constant or a symbol (-x is x·(-1) to GiNaC, a node of its
   /// own that some runs make and others do not): counts of nodes leave these out.
   bool is_leaf(const GiNaC::ex& e);
+  /// The node's number in this memo, 0, 1, 2, ... in the order nodes were first hashed (e is
+  /// hashed if it is new): a walk keeps what it knows of each node in a vector by this number
+  /// instead of a second table keyed by node (sym::dag_size).
+  std::uint32_t number(const GiNaC::ex& e);
   /// < 0, 0 or > 0 as `a` comes before, is equal to or comes after `b`, by hash first; 0 exactly
   /// when a.is_equal(b). Independent of memory addresses (but for two different expressions with
   /// one hash and one structure, which no model makes).
