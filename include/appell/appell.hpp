@@ -24,6 +24,7 @@
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/intermediates.hpp"
 #include "appell/sym/memory_budget.hpp"
+#include "appell/sym/node_index.hpp"
 #include "appell/sym/operation_count.hpp"
 #include "appell/sym/program_derivatives.hpp"
 #include "appell/sym/progress.hpp"
