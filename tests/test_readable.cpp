@@ -5,6 +5,7 @@
 #include <random>
 
 #include "appell/sym/dag.hpp"
+#include "appell/sym/operation_count.hpp"
 #include "appell/sym/readable.hpp"
 #include "appell/sym/time_functions.hpp"
 
@@ -131,6 +132,28 @@ TEST_F(ReadableTest, ParametersInDenominators) {
   const ex simplified_ratio = simplify(ratio);
   expect_numerically_equal(simplified_ratio, ratio);
   EXPECT_EQ(simplify(simplified_ratio * (3 + cos(q2)) * l / k), ex(1));
+}
+
+TEST_F(ReadableTest, RationalTermsCancelOverOneDenominator) {
+  // A pendulum in polar speeds (x, k as its position) has 1/(x^2 + k^2) in its entries; the
+  // terms of one coefficient cancel only over one denominator.
+  const ex r2 = pow(x, 2) + pow(k, 2);
+  const ex vanishing = 2 * pow(x, 4) / r2 + 4 * pow(x, 2) * pow(k, 2) / r2 + 2 * pow(k, 4) / r2 -
+                       2 * pow(x, 2) - 2 * pow(k, 2);
+  const ex forcing = m * dq1 * dx * vanishing / pow(r2, 3) - m * g * x / r2;
+  const ex result = simplify(forcing);
+  EXPECT_TRUE(result.is_equal(simplify(-m * g * x / r2))) << result;
+  expect_numerically_equal(result, forcing);
+  // A quaternion's |e|^4 over |e|^4 (a box's inertia in its speeds) is 1.
+  EXPECT_EQ(
+      simplify(m * pow(l, 2) * (pow(x, 4) + 2 * pow(x, 2) * pow(k, 2) + pow(k, 4)) / pow(r2, 2)),
+      m * pow(l, 2));
+  // What does not cancel is left as short as it was, and equal.
+  const ex kept = m / r2 + m * x / pow(r2, 2);
+  const ex kept_result = simplify(kept);
+  expect_numerically_equal(kept_result, kept);
+  EXPECT_LE(appell::sym::operation_count(kept_result), appell::sym::operation_count(kept))
+      << kept_result;
 }
 
 TEST_F(ReadableTest, LengthCoordinatesAreCoefficients) {

@@ -751,6 +751,12 @@ class Collector {
         best_count = count;
       }
     };
+    // Speeds of polar coordinates or of a quaternion put powers of x^2 + y^2 or |e|^2 below,
+    // and the terms of one coefficient may cancel only over one denominator:
+    // 2*x^4/(x^2 + y^2) + 4*x^2*y^2/(x^2 + y^2) - 2*x^2 - 2*y^2 is 0.
+    if (terms.size() <= kMaxSplitTerms &&
+        std::any_of(terms.begin(), terms.end(), has_sum_denominator))
+      consider(over_one_denominator(GiNaC::add(terms)));
     std::map<ex, exvector, GiNaC::ex_is_less> by_functions;
     for (const ex& term : terms) {
       exvector functions, rest;
@@ -790,6 +796,28 @@ class Collector {
       }
     }
     return best;
+  }
+
+  /// A factor 1/(a + b)^k.
+  static bool has_sum_denominator(const ex& term) {
+    for (const ex& factor : factors_of(term))
+      if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::add>(factor.op(0)) &&
+          factor.op(1).info(GiNaC::info_flags::negative))
+        return true;
+    return false;
+  }
+
+  /// N/D with the common factors of N and D cancelled (GiNaC's normal form), N and D factored
+  /// when they are small polynomials (m/(x^2 + y^2)^2, not m/(x^4 + 2*x^2*y^2 + y^4)).
+  static ex over_one_denominator(const ex& sum) {
+    const ex fraction = sum.numer_denom();
+    const auto factored = [](const ex& polynomial) {
+      return GiNaC::is_a<GiNaC::add>(polynomial) && dag_size(polynomial) <= kMaxFactorNodes &&
+                     is_polynomial(polynomial)
+                 ? GiNaC::factor(polynomial)
+                 : polynomial;
+    };
+    return factored(fraction.op(0)) / factored(fraction.op(1));
   }
 
   bool is_function_factor(const ex& factor) const {

@@ -15,6 +15,10 @@
 // coefficient written as (common factors: parameter monomial, shared cos(q) ...) × (rest), e.g.
 // M*l^2*(5/3 + cos(q2)).
 //
+// A coefficient with sums below (x^2 + y^2 of polar speeds, |e|^2 of a quaternion's) is also
+// tried over one denominator with common factors cancelled (GiNaC's normal form), kept when
+// shorter: terms that cancel only there vanish.
+//
 // What cannot be put in Fourier form (tan, exp, sqrt, 1/(2 + cos q), ...) is kept as an opaque
 // factor with readable() applied to its arguments. Under a root a polynomial is factored and
 // √(x²) becomes |x|, or x when the context says that x is positive (ReadableContext::positive).
