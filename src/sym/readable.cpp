@@ -52,6 +52,10 @@ constexpr std::size_t kMaxFactorNodes = 64;
 // tried.
 constexpr std::size_t kMaxSplitTerms = 40;
 
+// A coefficient put over one denominator is divided by its sums only while its numerator stays
+// this small (exact multivariate division costs more than linear time).
+constexpr std::size_t kMaxNumeratorTerms = 400;
+
 /// Made of symbols and numbers by +, × and whole positive powers.
 bool is_polynomial(const ex& e) {
   if (GiNaC::is_a<GiNaC::symbol>(e) || GiNaC::is_a<numeric>(e)) return true;
@@ -756,7 +760,7 @@ class Collector {
     // 2*x^4/(x^2 + y^2) + 4*x^2*y^2/(x^2 + y^2) - 2*x^2 - 2*y^2 is 0.
     if (terms.size() <= kMaxSplitTerms &&
         std::any_of(terms.begin(), terms.end(), has_sum_denominator))
-      consider(over_one_denominator(GiNaC::add(terms)));
+      consider(over_one_denominator(terms));
     std::map<ex, exvector, GiNaC::ex_is_less> by_functions;
     for (const ex& term : terms) {
       exvector functions, rest;
@@ -807,17 +811,43 @@ class Collector {
     return false;
   }
 
-  /// N/D with the common factors of N and D cancelled (GiNaC's normal form), N and D factored
-  /// when they are small polynomials (m/(x^2 + y^2)^2, not m/(x^4 + 2*x^2*y^2 + y^4)).
-  static ex over_one_denominator(const ex& sum) {
-    const ex fraction = sum.numer_denom();
-    const auto factored = [](const ex& polynomial) {
-      return GiNaC::is_a<GiNaC::add>(polynomial) && dag_size(polynomial) <= kMaxFactorNodes &&
-                     is_polynomial(polynomial)
-                 ? GiNaC::factor(polynomial)
-                 : polynomial;
-    };
-    return factored(fraction.op(0)) / factored(fraction.op(1));
+  /// Σ terms over the least common multiple D of their denominators that are powers of sums,
+  /// N/D with N = Σ terms·D expanded and divided exactly by each sum of D while it divides:
+  /// the denominators as written, and structures that are the same in every run (GiNaC's
+  /// normal() chooses signs and orders by its hash order, which changes from run to run).
+  /// The terms themselves when there is nothing to gain or the polynomials are too large.
+  static ex over_one_denominator(const exvector& terms) {
+    std::map<ex, long, GiNaC::ex_is_less> denominators;  // sum -> highest power below
+    for (const ex& term : terms)
+      for (const ex& factor : factors_of(term))
+        if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::add>(factor.op(0)) &&
+            factor.op(1).info(GiNaC::info_flags::negint)) {
+          long& power = denominators[factor.op(0)];
+          power = std::max(power, -GiNaC::ex_to<numeric>(factor.op(1)).to_long());
+        }
+    ex common = 1;
+    for (const auto& [sum, power] : denominators) common *= GiNaC::pow(sum, power);
+    ex numerator = 0;
+    for (const ex& term : terms) numerator += (term * common).expand();
+    if (numerator.is_zero()) return 0;
+    if (GiNaC::is_a<GiNaC::add>(numerator) && numerator.nops() > kMaxNumeratorTerms)
+      return GiNaC::add(terms);
+    // Functions and roots stand as symbols while dividing (to_polynomial), the same for both.
+    GiNaC::exmap replaced;
+    ex polynomial = numerator.to_polynomial(replaced);
+    ex below = 1;
+    for (const auto& [sum, power] : denominators) {
+      const ex divisor = sum.to_polynomial(replaced);
+      long left = power;
+      try {
+        for (ex quotient; left > 0 && GiNaC::divide(polynomial, divisor, quotient); --left)
+          polynomial = quotient;
+      } catch (const std::exception&) {
+        // Coefficients that are no rationals (floating-point numbers): no exact division.
+      }
+      below *= GiNaC::pow(sum, left);
+    }
+    return polynomial.subs(replaced, GiNaC::subs_options::no_pattern) / below;
   }
 
   bool is_function_factor(const ex& factor) const {
