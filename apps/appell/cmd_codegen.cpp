@@ -38,7 +38,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   reject_constraints(*model, "codegen");
   if (o.derivatives) {
     // Before any derivation: the derivatives differentiate the recursions.
-    const std::string reason = principles::recursions_do_not_cover(*model);
+    const std::string reason = principles::recursions_alone_do_not_cover(*model);
     if (!reason.empty())
       throw model::ComputationError(
           "--derivatives differentiates the recursions, which do not "
@@ -60,7 +60,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   // about linear in the bodies); --method asks for the equations of one principle.
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
   const bool from_model =
-      !o.split && !o.method_given && principles::recursions_do_not_cover(*model).empty();
+      !o.split && !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
   const std::string header = [&] {
     try {
       return from_model ? codegen::generate_code(*model, options)

@@ -215,9 +215,9 @@ int run_eval(const EvalOptions& o) {
 
   const model::Values values = parse_assignments(o.set);
   // A tree the recursions cover: its numbers without forming the equations (num::Dynamics), in
-  // time about linear in the bodies. --method asks for the equations of one principle: formed,
-  // then evaluated by the generated code (or the tape: jit_flags.hpp); with constraints by the
-  // tape's constrained solver.
+  // time about linear in the bodies; constraints as the Dynamics' own rows (A, b and λ).
+  // --method asks for the equations of one principle: formed, then evaluated by the generated
+  // code (or the tape: jit_flags.hpp); with constraints by the tape's constrained solver.
   const num::StateEvaluation state = [&] {
     if (!o.method_given && principles::recursions_do_not_cover(*model).empty())
       return num::evaluate_state(num::Dynamics(model, values), o.t, q, qd);

@@ -158,7 +158,11 @@ int run_simulate(const SimulateOptions& o) {
               << std::defaultfloat;
   };
   try {
-    if (by_recursions) {
+    if (by_recursions && !model->constraints.empty()) {
+      // The constraints' rows and multipliers are num::Dynamics' own: interpreted (the
+      // generated code has no constraint rows).
+      evaluator = "recursions";
+    } else if (by_recursions) {
       // q̈ by the compiled generated code of the recursions (or the recursions interpreted).
       options.dynamics = compiled_dynamics(model, values, o.no_jit, "simulate").evaluator;
       evaluator = options.dynamics->kind();

@@ -23,7 +23,7 @@ void print_matrix(const char* name, const char* meaning, const Eigen::MatrixXd& 
 int run_eval_derivatives(const std::shared_ptr<const model::Model>& model,
                          const std::vector<std::string>& set, double t, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& qd, bool json) {
-  const std::string reason = principles::recursions_do_not_cover(*model);
+  const std::string reason = principles::recursions_alone_do_not_cover(*model);
   if (!reason.empty())
     throw model::ComputationError(
         "--derivatives differentiates the recursions, which do not "

@@ -403,7 +403,7 @@ std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
   auto d = std::make_unique<DynamicsHandle>();
   d->model = model_of(target, "model");
   const model::Values bound = to_values(*d->model, values, "values");
-  const std::string reason = principles::recursions_do_not_cover(*d->model);
+  const std::string reason = principles::recursions_alone_do_not_cover(*d->model);
   if (!reason.empty())
     value_error("model", "the recursions do not cover " + reason +
                              ": use derive(model).compile() (the formed equations)");

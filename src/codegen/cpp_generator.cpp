@@ -404,7 +404,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   } else {
     // Straight from the model: its local expressions first (the derivatives they create are
     // members of the structs), then the recursions; no M or f is ever formed.
-    const std::string reason = principles::recursions_do_not_cover(m);
+    const std::string reason = principles::recursions_alone_do_not_cover(m);
     if (!reason.empty())
       throw std::invalid_argument("the recursions do not cover " + reason +
                                   ": generate from the equations");

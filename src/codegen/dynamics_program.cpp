@@ -175,7 +175,7 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
   };
   DynamicsProgram d = fresh();
   d.fallback_reason = eq.order != 1 ? "equations of order " + std::to_string(eq.order)
-                                    : principles::recursions_do_not_cover(m);
+                                    : principles::recursions_alone_do_not_cover(m);
   if (d.fallback_reason.empty()) {
     principles::RecursionBuilder builder(m);
     d = build_recursive_dynamics(plan, builder);

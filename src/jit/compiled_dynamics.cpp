@@ -208,6 +208,12 @@ CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
   const std::string reason = principles::recursions_do_not_cover(*model);
   if (!reason.empty())
     throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
+  // The generated code has the tree's M, f and q̈ but no constraint rows (nor their solve with
+  // multipliers): a constrained model runs interpreted, its rows in num::Dynamics.
+  if (!model->constraints.empty())
+    return interpreted("constraints",
+                       "the JIT compiles no constraint rows: the recursions and the "
+                       "constraints run interpreted");
   model::bind(*model, values);
   try {
     num::NativeLibrary library = num::load_native_library(

@@ -195,7 +195,7 @@ void write_load(Content& c, const model::Load& load) {
 }  // namespace
 
 std::string dynamics_content(const model::Model& m, const model::Values& values) {
-  const std::string reason = principles::recursions_do_not_cover(m);
+  const std::string reason = principles::recursions_alone_do_not_cover(m);
   if (!reason.empty())
     throw std::invalid_argument("jit::dynamics_content: the recursions do not cover " + reason);
   Content c;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "appell/model/source_location.hpp"
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/tape.hpp"
@@ -28,6 +29,11 @@ struct Dynamics::Programs {
   std::optional<sym::Tape> inverse, bias, gravity, inertial;
   std::optional<sym::Tape> forward;   // q̈, then the pivots
   std::optional<sym::Tape> energies;  // T, V
+  // With constraints: A row by row, then b; their names; the values the manifold substitutes.
+  std::optional<sym::Tape> constraints;
+  std::vector<std::string> multipliers;
+  GiNaC::exmap substitution;
+  std::vector<GiNaC::symbol> runtime_symbols;  // of runtime_parameters, in that order
   std::string not_conservative_because;
   std::string forward_method;
   std::size_t operations = 0;
@@ -86,11 +92,19 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   const std::set<std::string> runtime_names(programs->runtime_parameters.begin(),
                                             programs->runtime_parameters.end());
 
-  // The local expressions first: they may add derivative symbols that binding must know.
+  // The local expressions first: they may add derivative symbols that binding must know; so may
+  // the constraints' rows (a prescribed function's second derivative).
   principles::RecursionBuilder builder(m);
+  principles::ConstraintRows rows;
+  if (!m.constraints.empty()) {
+    sym::Differentiator differentiator(m.time_functions);
+    rows = principles::constraint_rows(m, differentiator);
+  }
   const model::BoundValues bound = model::bind(m, values, runtime_names);
-  for (const auto& name : programs->runtime_parameters)
+  for (const auto& name : programs->runtime_parameters) {
     programs->default_parameters.push_back(bound.parameters.at(name));
+    programs->runtime_symbols.push_back(m.find_parameter(name)->symbol);
+  }
 
   principles::RecursiveDynamics d;
   sym::ScalarProgram& p = d.program;
@@ -167,6 +181,30 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
       detail::non_conservative_reason(m, symbols, bound.substitution());
 
   const std::size_t count = programs->variable_count();
+  if (!m.constraints.empty()) {
+    // A and b read the same nodes as the recursions (the values folded alike): a tape of their
+    // expressions over the symbols they hold, appended to the program.
+    GiNaC::exvector expressions;
+    for (unsigned i = 0; i < rows.matrix.rows(); ++i)
+      for (unsigned j = 0; j < rows.matrix.cols(); ++j) expressions.push_back(rows.matrix(i, j));
+    for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(rows.rhs(i, 0));
+    std::vector<GiNaC::symbol> arguments;
+    std::vector<Node> argument_nodes;
+    for (const auto& s : sym::symbols_in(expressions)) {
+      const GiNaC::symbol& symbol = GiNaC::ex_to<GiNaC::symbol>(s);
+      const auto it = nodes.find(symbol);
+      if (it == nodes.end())
+        throw std::invalid_argument("num::Dynamics: no value for the symbol " +
+                                    symbol_name(symbol) + " in the constraints");
+      arguments.push_back(symbol);
+      argument_nodes.push_back(it->second);
+    }
+    const std::vector<Node> outputs = p.import(sym::Tape(expressions, arguments), argument_nodes);
+    programs->constraints.emplace(p.tape(outputs, count));
+    programs->operations += programs->constraints->operations();
+    programs->multipliers = std::move(rows.multipliers);
+    programs->substitution = bound.substitution();
+  }
   programs->inverse.emplace(p.tape(d.inverse, count));
   programs->bias.emplace(p.tape(d.bias, count));
   programs->gravity.emplace(p.tape(d.gravity, count));
@@ -192,6 +230,8 @@ const model::Model& Dynamics::model() const { return *programs_->model; }
 std::size_t Dynamics::dof() const { return programs_->n; }
 const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
 std::size_t Dynamics::operations() const { return programs_->operations; }
+std::size_t Dynamics::constraint_count() const { return programs_->multipliers.size(); }
+const std::vector<std::string>& Dynamics::multipliers() const { return programs_->multipliers; }
 const std::vector<std::string>& Dynamics::runtime_parameters() const {
   return programs_->runtime_parameters;
 }
@@ -320,6 +360,10 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
   check_size(qd, n, "qd");
   if (Q.size() != 0) check_size(Q, n, "Q");
   const auto size = static_cast<Eigen::Index>(n);
+  if (programs_->constraints) {
+    accelerations(t, q, qd, qdd, work.lambda, work, ConstraintTolerances{}, Q);
+    return;
+  }
   if (programs_->forward) {
     load_state(programs_->default_parameters, work, n, t, q, &qd);
     for (Eigen::Index j = 0; j < Q.size(); ++j)
@@ -338,6 +382,61 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
   mass_matrix_and_forcing(t, q, qd, work.M, work.f, work);
   if (Q.size() != 0) work.f += Q;
   qdd = solve_accelerations(work.M, work.f);
+}
+
+void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                           Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const {
+  const std::size_t n = programs_->n, m = programs_->multipliers.size();
+  check_size(q, n, "q");
+  check_size(qd, n, "qd");
+  const auto rows = static_cast<Eigen::Index>(m), columns = static_cast<Eigen::Index>(n);
+  A.resize(rows, columns);
+  b.resize(rows);
+  if (!programs_->constraints) return;
+  load_state(programs_->default_parameters, work, n, t, q, &qd);
+  run(*programs_->constraints, work);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < columns; ++j)
+      A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
+    b[i] = work.outputs[static_cast<std::size_t>(rows * columns + i)];
+  }
+}
+
+void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             Eigen::VectorXd& qdd, Eigen::VectorXd& lambda, DynamicsWorkspace& work,
+                             const ConstraintTolerances& tolerances,
+                             const Eigen::VectorXd& Q) const {
+  if (!programs_->constraints) {
+    accelerations(t, q, qd, qdd, work, Q);
+    lambda.resize(0);
+    return;
+  }
+  if (Q.size() != 0) check_size(Q, programs_->n, "Q");
+  // M from the inertial passes, not the articulated bodies: the multipliers need M itself.
+  mass_matrix_and_forcing(t, q, qd, work.M, work.f, work);
+  if (Q.size() != 0) work.f += Q;
+  constraints(t, q, qd, work.A, work.b, work);
+  solve_constrained_accelerations(work.M, work.f, work.A, work.b, qdd, lambda, tolerances);
+}
+
+ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& parameters,
+                                                 double rank_tolerance) const {
+  const Programs& p = *programs_;
+  const std::vector<double>& given = parameters.empty() ? p.default_parameters : parameters;
+  if (given.size() != p.default_parameters.size())
+    throw std::invalid_argument("Dynamics::constraint_manifold: " + std::to_string(given.size()) +
+                                " values for " + std::to_string(p.default_parameters.size()) +
+                                " run-time parameters");
+  // The run-time parameters are still symbols in the bound values (driven expressions may hold
+  // them): their numbers go into those values too.
+  GiNaC::exmap runtime;
+  for (std::size_t k = 0; k < given.size(); ++k)
+    runtime[p.runtime_symbols[k]] = GiNaC::numeric(given[k]);
+  GiNaC::exmap values;
+  for (const auto& [symbol, value] : p.substitution)
+    values[symbol] = runtime.empty() ? value : value.subs(runtime);
+  values.insert(runtime.begin(), runtime.end());
+  return ConstraintManifold(*p.model, values, rank_tolerance);
 }
 
 void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,

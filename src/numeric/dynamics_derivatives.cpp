@@ -59,7 +59,7 @@ DynamicsDerivativesEvaluator::DynamicsDerivativesEvaluator(
     const std::vector<std::string>& inputs) {
   if (!model) throw std::invalid_argument("dynamics derivatives: no model");
   const model::Model& m = *model;
-  const std::string reason = principles::recursions_do_not_cover(m);
+  const std::string reason = principles::recursions_alone_do_not_cover(m);
   if (!reason.empty())
     throw std::invalid_argument(
         "the derivatives of the dynamics need the recursions, which do "

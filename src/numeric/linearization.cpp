@@ -259,7 +259,7 @@ std::vector<std::complex<double>> eigenvalues_deflating_zero(const Matrix& A) {
 bool recursive_jacobian(const principles::Equations& eq, const Vector& q, const Vector& qd,
                         const LinearizationOptions& options, Matrix& J, Matrix& Bfull) {
   if (!options.use_recursions || eq.constraint_count() > 0 || eq.order != 1 ||
-      !principles::recursions_do_not_cover(*eq.model).empty())
+      !principles::recursions_alone_do_not_cover(*eq.model).empty())
     return false;
   std::optional<DynamicsDerivativesEvaluator> derivatives;
   try {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -100,6 +101,10 @@ namespace {
 struct RightHandSide {
   const CompiledEquations* equations;  // null when `dynamics` evaluates
   const DynamicsEvaluator* dynamics;   // null: the tape of `equations`
+  // A constrained model's Dynamics (q̈ and λ with `tolerances`) and its workspace; null
+  // otherwise.
+  const Dynamics* constrained = nullptr;
+  DynamicsWorkspace* work = nullptr;
   const ConstraintManifold* manifold;  // null without constraints
   double projection_tolerance;
   ConstraintTolerances tolerances;  // of redundant constraints, scaled to rtol and atol
@@ -117,6 +122,10 @@ struct RightHandSide {
   }
   // q̈ (and λ) at (t, q, q̇).
   void accelerations(double t) {
+    if (constrained) {
+      constrained->accelerations(t, q, qd, qdd, lambda, *work, tolerances);
+      return;
+    }
     if (dynamics) {
       dynamics->accelerations(t, q, qd, qdd);
       return;
@@ -221,6 +230,8 @@ RightHandSide right_hand_side_of(const CompiledEquations* equations,
   const Eigen::Index size = q0.size();
   return RightHandSide{equations,
                        dynamics,
+                       nullptr,
+                       nullptr,
                        manifold,
                        projection_tolerance,
                        tolerances,
@@ -236,6 +247,36 @@ RightHandSide right_hand_side_of(const CompiledEquations* equations,
                        Eigen::VectorXd(size),
                        Eigen::VectorXd(size),
                        nullptr};
+}
+
+// The initial state moved onto the constraints (positions by Gauss–Newton, then velocities), the
+// corrections recorded; `rows` gives A at a state, whose redundant rows are named in `result`.
+void make_consistent(
+    const model::Model& m, const ConstraintManifold& manifold, const SimulationOptions& options,
+    double projection_tolerance, double rank_tolerance,
+    const std::function<Eigen::MatrixXd(const Eigen::VectorXd& q, const Eigen::VectorXd& qd)>& rows,
+    Eigen::VectorXd& q0, Eigen::VectorXd& qd0, SimulationResult& result) {
+  const Eigen::VectorXd given_q = q0, given_qd = qd0;
+  if (!manifold.project_positions(options.t_start, q0, projection_tolerance)) {
+    std::ostringstream s;
+    s << "the initial coordinates cannot be brought onto the constraints (max |phi| = "
+      << manifold.violation(options.t_start, q0, qd0).position << " after Gauss-Newton)";
+    throw model::ComputationError(s.str());
+  }
+  manifold.project_velocities(options.t_start, q0, qd0);
+  result.initial_correction = {(q0 - given_q).cwiseAbs().maxCoeff(),
+                               (qd0 - given_qd).cwiseAbs().maxCoeff()};
+  // Redundant constraints are integrated with minimum-norm multipliers; say which they are.
+  for (std::size_t i : redundant_constraints(rows(q0, qd0), rank_tolerance))
+    result.redundant_constraints.push_back(m.constraints[i].name);
+}
+
+void refuse_adams_with_constraints(const model::Model& m, const SimulationOptions& options) {
+  if (!m.constraints.empty() && options.integrator != Integrator::Bdf)
+    throw model::ModelError({"integrator", 0, 0},
+                            "a model with constraints is integrated with bdf: CVODE projects the "
+                            "state back onto the constraints only with BDF",
+                            integrator_name(options.integrator));
 }
 
 // CVODE over the rows: the part every route shares, once the right-hand side and the energies
@@ -315,11 +356,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
   Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
   const bool constrained = !m.constraints.empty();
-  if (constrained && options.integrator != Integrator::Bdf)
-    throw model::ModelError({"integrator", 0, 0},
-                            "a model with constraints is integrated with bdf: CVODE projects the "
-                            "state back onto the constraints only with BDF",
-                            integrator_name(options.integrator));
+  refuse_adams_with_constraints(m, options);
 
   // Everything symbolic happens here, once: values bound, energies formed, tapes built. M, f,
   // the constraints and the energies see the same values (driven functions substituted).
@@ -375,23 +412,16 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   const ConstraintTolerances tolerances = constraint_tolerances_for(options.rtol, options.atol);
   if (constrained) {
     manifold.emplace(m, numbers, tolerances.rank);
-    const Eigen::VectorXd given_q = q0, given_qd = qd0;
-    if (!manifold->project_positions(options.t_start, q0, projection_tolerance)) {
-      std::ostringstream s;
-      s << "the initial coordinates cannot be brought onto the constraints (max |phi| = "
-        << manifold->violation(options.t_start, q0, qd0).position << " after Gauss-Newton)";
-      throw model::ComputationError(s.str());
-    }
-    manifold->project_velocities(options.t_start, q0, qd0);
-    result.initial_correction = {(q0 - given_q).cwiseAbs().maxCoeff(),
-                                 (qd0 - given_qd).cwiseAbs().maxCoeff()};
-    // Redundant constraints are integrated with minimum-norm multipliers; say which they are.
-    Eigen::MatrixXd M0, A0;
-    Eigen::VectorXd f0, b0;
-    compiled->evaluate(options.t_start, q0, qd0, M0, f0);
-    compiled->constraints(A0, b0);
-    for (std::size_t i : redundant_constraints(A0, tolerances.rank))
-      result.redundant_constraints.push_back(m.constraints[i].name);
+    make_consistent(
+        m, *manifold, options, projection_tolerance, tolerances.rank,
+        [&](const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+          Eigen::MatrixXd M0, A0;
+          Eigen::VectorXd f0, b0;
+          compiled->evaluate(options.t_start, q, qd, M0, f0);
+          compiled->constraints(A0, b0);
+          return A0;
+        },
+        q0, qd0, result);
   }
 
   RightHandSide rhs = right_hand_side_of(compiled ? &*compiled : nullptr, options.dynamics.get(),
@@ -471,20 +501,46 @@ SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& p
   const model::Model& m = dynamics.model();
   const std::size_t n = m.dof();
   check_span_and_tolerances(options);
-  const Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
-  const Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
-  if (options.dynamics && options.dynamics->dof() != n)
+  Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
+  Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
+  const bool constrained = dynamics.constraint_count() > 0;
+  refuse_adams_with_constraints(m, options);
+  if (options.dynamics && (constrained || options.dynamics->dof() != n))
     throw std::invalid_argument(
-        "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
+        constrained ? "simulate: SimulationOptions::dynamics is for models without constraints "
+                      "(the Dynamics' own rows give the multipliers)"
+                    : "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
   const ParameterizedDynamics own(dynamics, parameters);
   SimulationResult result;
   result.not_conservative_because = dynamics.energy_not_conserved_because();
   result.conservative = result.not_conservative_because.empty();
-  RightHandSide rhs =
-      right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &own, nullptr, 0.0,
-                         constraint_tolerances_for(options.rtol, options.atol), q0, qd0);
+  result.constraints = dynamics.constraint_count();
   DynamicsWorkspace work;
   work.parameters = parameters;
+  // With constraints: projection onto them after every step and at the start, as the formed
+  // equations' route does, with the same tolerances.
+  const ConstraintTolerances tolerances = constraint_tolerances_for(options.rtol, options.atol);
+  const double projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
+  std::optional<ConstraintManifold> manifold;
+  if (constrained) {
+    manifold.emplace(dynamics.constraint_manifold(parameters, tolerances.rank));
+    make_consistent(
+        m, *manifold, options, projection_tolerance, tolerances.rank,
+        [&](const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+          Eigen::MatrixXd A0;
+          Eigen::VectorXd b0;
+          dynamics.constraints(options.t_start, q, qd, A0, b0, work);
+          return A0;
+        },
+        q0, qd0, result);
+  }
+  RightHandSide rhs = right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &own,
+                                         manifold ? &*manifold : nullptr, projection_tolerance,
+                                         tolerances, q0, qd0);
+  if (constrained) {
+    rhs.constrained = &dynamics;
+    rhs.work = &own.workspace();
+  }
   const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                     double& kinetic, double& potential) {
     dynamics.energies(t, q, qd, kinetic, potential, work);

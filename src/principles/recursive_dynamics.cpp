@@ -1029,7 +1029,6 @@ bool moves(const model::Vector3& v, const sym::SymbolSet& parameters) {
 std::string recursions_do_not_cover(const model::Model& model) {
   if (model.relative_to) return "relative motion in a carrier frame";
   if (!model.flexible.empty()) return "flexible bodies";
-  if (!model.constraints.empty()) return "constraints";
   if (model.has_speeds()) return "generalized speeds";
   // The recursions carry masses and points rigidly with their frames: a mass, a centre of mass,
   // an inertia or a point of a load that moves in its frame needs the formed equations.
@@ -1059,6 +1058,12 @@ std::string recursions_do_not_cover(const model::Model& model) {
     if (moving) return "a load whose point moves in its frame";
   }
   return "";
+}
+
+std::string recursions_alone_do_not_cover(const model::Model& model) {
+  std::string reason = recursions_do_not_cover(model);
+  if (reason.empty() && !model.constraints.empty()) reason = "constraints";
+  return reason;
 }
 
 RecursionBuilder::RecursionBuilder(const model::Model& model) {

@@ -165,7 +165,7 @@ std::vector<InertialParameter> standard_parameters(const model::Model& model) {
 }
 
 std::string regressor_not_covered(const model::Model& model) {
-  return recursions_do_not_cover(model);
+  return recursions_alone_do_not_cover(model);
 }
 
 GiNaC::matrix regressor_matrix(const model::Model& model) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/sym/dag.hpp"
 
 namespace appell::principles::detail {
@@ -26,20 +27,11 @@ Equations form_equations(std::shared_ptr<const model::Model> model, Method metho
   for (unsigned j = 0; j < n; ++j) eq.forcing(j, 0) = -remainders[j];
 
   if (!model->constraints.empty()) {
-    // Constraints at acceleration level: φ̈ = 0 (holonomic) or ġ = 0 (nonholonomic), linear in
-    // q̈ with the same coefficients as the velocities' in φ̇ or g: the rows of A.
-    GiNaC::exvector accelerations_level;
-    for (const auto& c : model->constraints) {
-      eq.multipliers.push_back("lambda_" + c.name);
-      const GiNaC::ex rate = d.time_derivative(c.expression);
-      accelerations_level.push_back(
-          c.kind == model::Constraint::Kind::Holonomic ? d.time_derivative(rate) : rate);
-    }
-    GiNaC::exvector rest;
-    d.split_linear(accelerations_level, accelerations, eq.constraint_matrix, rest);
-    eq.constraint_rhs = GiNaC::matrix(static_cast<unsigned>(rest.size()), 1);
-    for (std::size_t k = 0; k < rest.size(); ++k)
-      eq.constraint_rhs(static_cast<unsigned>(k), 0) = -rest[k];
+    // With the same differentiator: its cost is the equations' cost.
+    ConstraintRows rows = constraint_rows(*model, d, order);
+    eq.multipliers = std::move(rows.multipliers);
+    eq.constraint_matrix = std::move(rows.matrix);
+    eq.constraint_rhs = std::move(rows.rhs);
   }
 
   eq.cost.differentiations = d.differentiations();

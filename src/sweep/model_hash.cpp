@@ -21,7 +21,7 @@ std::string exact(double value) {
 }  // namespace
 
 std::string model_hash(const model::Model& model, const std::string& file_text) {
-  if (!principles::recursions_do_not_cover(model).empty())
+  if (!principles::recursions_alone_do_not_cover(model).empty())
     return num::sha256_hex("appell model file\n" + file_text);
   std::string content = "appell recursions\n" + codegen::loadable_c_source(model).code;
   // The code holds no numbers the values give: the defaults and the initial state are added.

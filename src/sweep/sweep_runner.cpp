@@ -148,7 +148,7 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   // The common values alone, checked once (a bad --set is bad input, not a failure per case).
   model::bind(*s.model, s.options.common);
 
-  s.by_recursions = !s.model->has_speeds() && principles::recursions_do_not_cover(*s.model).empty();
+  s.by_recursions = !s.model->has_speeds() && principles::recursions_alone_do_not_cover(*s.model).empty();
   if (s.by_recursions) {
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
@@ -168,7 +168,7 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   } else {
     s.equations = principles::derive(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
-    s.note = "the recursions do not cover " + principles::recursions_do_not_cover(*s.model) +
+    s.note = "the recursions do not cover " + principles::recursions_alone_do_not_cover(*s.model) +
              ": cases are integrated in the formed equations, one at a time";
   }
 }

@@ -104,7 +104,7 @@ std::string generate_c_header(const principles::Equations& equations,
 std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
 /// The same functions straight from a model the recursions cover
-/// (principles::recursions_do_not_cover() empty), without forming its equations: time and
+/// (principles::recursions_alone_do_not_cover() empty), without forming its equations: time and
 /// memory about linear in the bodies (the mass matrix's composite inertias aside). The header
 /// says "Method: the recursions (no equations formed)". Throws std::invalid_argument for a model
 /// the recursions do not cover, and as generate_code() otherwise.

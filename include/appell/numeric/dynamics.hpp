@@ -14,9 +14,15 @@
 //   forcing            f, nonlinear_effects −f = C(q, q̇) q̇ + g(q) − Q_loads, gravity g(q);
 //   energies           T and V, from the same recursions.
 //
+// Constraints enter as their own rows: M and f stay the tree's (the recursions), and A(q, t) q̈ =
+// b(q, q̇, t) is formed symbolically from the constraints alone (principles::constraint_rows, the
+// derivation the formed equations use; small, whatever the number of bodies) and compiled beside
+// them. accelerations() then solves M q̈ = f + Aᵀλ, A q̈ = b (solve_constrained_accelerations:
+// redundant rows, tolerances and errors as CompiledEquations).
+//
 // It covers what the recursions cover: frames with bodies and particles, springs, dampers,
-// forces, torques, generalized loads, potentials, inputs and prescribed motion. Models with
-// constraints, generalized speeds, a carrier frame or flexible bodies are refused
+// forces, torques, generalized loads, potentials, inputs, prescribed motion and constraints.
+// Models with generalized speeds, a carrier frame or flexible bodies are refused
 // (std::invalid_argument naming why; principles::recursions_do_not_cover() says it beforehand):
 // their numbers come from the formed equations (CompiledEquations and its kin).
 #pragma once
@@ -29,6 +35,8 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/dynamics_evaluator.hpp"
 
 namespace appell::num {
@@ -43,6 +51,9 @@ struct DynamicsWorkspace {
   std::vector<double> variables, outputs, slots;
   Eigen::MatrixXd M;
   Eigen::VectorXd f;
+  Eigen::MatrixXd A;  // the constraint rows (constrained accelerations)
+  Eigen::VectorXd b;
+  Eigen::VectorXd lambda;  // λ of the last constrained accelerations() without one asked for
 };
 
 /// How a Dynamics is built.
@@ -95,11 +106,39 @@ class Dynamics final : public DynamicsEvaluator {
   void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                Eigen::MatrixXd& M, Eigen::VectorXd& f,
                                DynamicsWorkspace& work) const;
-  /// q̈ of M q̈ = f + Q (Q empty: none). Throws model::ComputationError when M is singular or
-  /// not positive definite at the state, or M or f is not finite (the message prints M).
+  /// q̈ of M q̈ = f + Q (Q empty: none); with constraints, of M q̈ = f + Q + Aᵀλ with A q̈ = b
+  /// (the accelerations() below with its default tolerances; λ left in work.lambda). Throws
+  /// model::ComputationError when M is singular or not positive definite at the state, or M or f
+  /// is not finite (the message prints M), and as solve_constrained_accelerations() with
+  /// constraints.
   void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                      Eigen::VectorXd& qdd, DynamicsWorkspace& work,
                      const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
+
+  /// m, the number of constraints (0 without).
+  std::size_t constraint_count() const;
+  /// lambda_NAME of each constraint, in the model's order: the names of λ's entries.
+  const std::vector<std::string>& multipliers() const;
+  /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, at (t, q, q̇): the rows
+  /// the formed equations have (Equations::constraint_matrix and constraint_rhs). 0×n and empty
+  /// without constraints.
+  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const;
+  /// q̈ (n) and λ (m) of M q̈ = f + Q + Aᵀλ with A q̈ = b by solve_constrained_accelerations()
+  /// with `tolerances` (the least-squares q̈ and minimum-norm λ of redundant constraints; a
+  /// simulation passes constraint_tolerances_for(rtol, atol)); without constraints q̈ as above
+  /// and λ empty. Throws as solve_constrained_accelerations(), with the same messages as
+  /// CompiledEquations::accelerations_and_multipliers.
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd, Eigen::VectorXd& lambda, DynamicsWorkspace& work,
+                     const ConstraintTolerances& tolerances,
+                     const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
+  /// The constraints at position and velocity level with the values this Dynamics was built
+  /// with and `parameters` (its run-time parameters' numbers; empty: those it was built with):
+  /// what a simulation projects onto. `rank_tolerance` as ConstraintManifold's. Throws as
+  /// ConstraintManifold's constructor.
+  ConstraintManifold constraint_manifold(const std::vector<double>& parameters,
+                                         double rank_tolerance) const;
   /// τ = M q̈ − f: the generalized forces the motion needs.
   void inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                         const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,

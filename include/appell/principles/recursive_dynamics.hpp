@@ -2,9 +2,10 @@
 // through the formed equations M and f.
 //
 // For a model of frames, bodies, particles and loads (no carrier frame, no flexible body, no
-// constraints, no generalized speeds) each frame's own motion in its parent (rotation,
-// translation, their rates, ∂ω/∂q̇ and ∂t/∂q) is formed once in GiNaC, small and local, and
-// everything else is built over sym::ScalarProgram nodes (DESIGN.md, "Generated code"):
+// generalized speeds; constraints are left out: the tree's own dynamics) each frame's own motion in
+// its parent (rotation, translation, their rates, ∂ω/∂q̇ and ∂t/∂q) is formed once in GiNaC, small
+// and local, and everything else is built over sym::ScalarProgram nodes (DESIGN.md, "Generated
+// code"):
 //   inverse     Newton–Euler: τ_j = ∂P/∂u_j of the virtual power
 //               P = Σ (m a − F)·v(u) + (Iε + ω×Iω − M)·ω(u), the backward force sweep (O(n));
 //   bias        the same at q̈ = 0: C(q, q̇) q̇ + g(q) − Q_loads = −f;
@@ -32,8 +33,15 @@
 namespace appell::principles {
 
 /// Why the recursions do not cover `model` ("relative motion in a carrier frame", "flexible
-/// bodies", "constraints", "generalized speeds"); empty when they do.
+/// bodies", "generalized speeds", a body or load that moves in its frame); empty when they do.
+/// Constraints are covered: the recursions give the tree's M and f, and num::Dynamics adds the
+/// constraints' rows (principles/constraint_rows.hpp) beside them.
 std::string recursions_do_not_cover(const model::Model& model);
+
+/// The same for what the tree's programs alone must cover (codegen, the JIT, the derivatives of
+/// the dynamics, the regressor, inverse dynamics by Newton–Euler): recursions_do_not_cover(), or
+/// "constraints", which those programs have no rows for.
+std::string recursions_alone_do_not_cover(const model::Model& model);
 
 /// What the recursions build, and from what.
 struct RecursiveDynamics {

@@ -41,7 +41,7 @@ const std::vector<std::string>& inertial_parameter_kinds();
 std::vector<InertialParameter> standard_parameters(const model::Model& model);
 
 /// Why the regressor does not cover `model` (the recursions' reasons:
-/// principles::recursions_do_not_cover); empty when it does.
+/// principles::recursions_alone_do_not_cover); empty when it does.
 std::string regressor_not_covered(const model::Model& model);
 
 /// Y as expressions of t, q, q̇, q̈ and the model's parameters, n × 10·(bodies + particles),
