@@ -32,7 +32,7 @@ run() {
     "$appell" "${args[@]}" >"$work/stdout" 2>"$work/stderr"
     echo "exit $?" >>"$work/stdout"
     # simulate's speed line is a time, on stderr by design (docs/user-guide.md): not compared.
-    sed -i -E '/^appell simulate: [0-9]+ steps in .* steps\/s \((jit|tape)\)$/d' "$work/stderr"
+    sed -i -E '/^appell simulate: [0-9]+ steps in .* steps\/s \((jit|tape|recursions)\)$/d' "$work/stderr"
     (cd "$work/out" && find . -type f | sort | xargs -r cat) >"$work/files"
     cat "$work/stdout" "$work/stderr" "$work/files" >"$work/pass$pass"
   done
