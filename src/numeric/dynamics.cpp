@@ -435,7 +435,8 @@ ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& para
   GiNaC::exmap values;
   for (const auto& [symbol, value] : p.substitution)
     values[symbol] = runtime.empty() ? value : value.subs(runtime);
-  values.insert(runtime.begin(), runtime.end());
+  // Over their numbers the bound values may hold (the defaults the Dynamics was built with).
+  for (const auto& [symbol, number] : runtime) values[symbol] = number;
   return ConstraintManifold(*p.model, values, rank_tolerance);
 }
 
