@@ -89,7 +89,8 @@ int run_inverse(const InverseOptions& o) {
   // generated code compiled, or interpreted), no equations formed. Otherwise that principle's
   // equations, compiled (or the tape: jit_flags.hpp).
   const principles::Method method = method_option(o.method);
-  const bool by_recursions = !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
+  const bool by_recursions =
+      !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
   const num::InverseDynamics inverse(
       by_recursions
           ? compiled_dynamics(model, values, o.no_jit, "inverse").evaluator

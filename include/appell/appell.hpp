@@ -52,6 +52,7 @@
 #include "appell/kinematics/vector_algebra.hpp"
 
 // principles/: one file per principle; relative motion, constraints, minimal form
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/dalembert.hpp"
 #include "appell/principles/derivation.hpp"

@@ -148,7 +148,8 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   // The common values alone, checked once (a bad --set is bad input, not a failure per case).
   model::bind(*s.model, s.options.common);
 
-  s.by_recursions = !s.model->has_speeds() && principles::recursions_alone_do_not_cover(*s.model).empty();
+  s.by_recursions =
+      !s.model->has_speeds() && principles::recursions_alone_do_not_cover(*s.model).empty();
   if (s.by_recursions) {
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
