@@ -169,7 +169,10 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   } else {
     s.equations = principles::derive(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
-    s.note = "the recursions do not cover " + principles::recursions_alone_do_not_cover(*s.model) +
+    // With constraints the projection is set up in GiNaC for each case: the formed equations.
+    const std::string reason = principles::recursions_do_not_cover(*s.model);
+    s.note = (reason.empty() ? std::string("a model with constraints is swept")
+                             : "the recursions do not cover " + reason) +
              ": cases are integrated in the formed equations, one at a time";
   }
 }
