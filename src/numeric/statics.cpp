@@ -12,9 +12,12 @@
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics.hpp"
+#include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/generalized_forces.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -25,9 +28,21 @@ namespace appell::num {
 
 namespace {
 
-// The residual R(z) of the unknowns z = (q, λ) and its Jacobian ∂R/∂z compiled once: variables
-// are z, then t and the parameters and other symbols. Without constraints R = Q and z = q.
-class CompiledStatics {
+// The residual R(z) of the unknowns z = (q, λ) and its Jacobian ∂R/∂z at z, however they are
+// computed: variables z, then t and the parameters and other symbols. Without constraints R = Q
+// and z = q.
+class StaticsResiduals {
+ public:
+  virtual ~StaticsResiduals() = default;
+  /// R at z (n + constraints values) into `r`, and ∂R/∂z into `J` when given: false when R is
+  /// not finite there.
+  virtual bool evaluate(const Eigen::VectorXd& z, Eigen::VectorXd& r, Eigen::MatrixXd* J) = 0;
+  virtual std::size_t dof() const = 0;
+};
+
+// R and ∂R/∂z formed symbolically and compiled once into one tape: the route of every model the
+// recursions do not cover (constraints, a carrier frame) and of a moving model.
+class CompiledStatics final : public StaticsResiduals {
  public:
   CompiledStatics(const model::Model& m, const GiNaC::exvector& residuals,
                   const std::vector<GiNaC::symbol>& unknowns, sym::Differentiator& d,
@@ -55,13 +70,19 @@ class CompiledStatics {
     outputs_.resize(n_ + n_ * n_);
   }
 
-  void evaluate(const double* q) {
-    for (std::size_t j = 0; j < n_; ++j) values_[j] = q[j];
+  bool evaluate(const Eigen::VectorXd& z, Eigen::VectorXd& r, Eigen::MatrixXd* J) override {
+    for (std::size_t j = 0; j < n_; ++j) values_[j] = z[static_cast<Eigen::Index>(j)];
     tape_->evaluate(values_.data(), outputs_.data(), workspace_);
+    const auto N = static_cast<Eigen::Index>(n_);
+    for (Eigen::Index j = 0; j < N; ++j) {
+      r[j] = outputs_[static_cast<std::size_t>(j)];
+      if (J)
+        for (Eigen::Index k = 0; k < N; ++k)
+          (*J)(j, k) = outputs_[n_ + static_cast<std::size_t>(j * N + k)];
+    }
+    return r.allFinite();
   }
-  double force(std::size_t j) const { return outputs_[j]; }
-  double jacobian(std::size_t j, std::size_t k) const { return outputs_[n_ + j * n_ + k]; }
-  std::size_t dof() const { return n_; }
+  std::size_t dof() const override { return n_; }
 
  private:
   std::size_t n_;
@@ -69,19 +90,62 @@ class CompiledStatics {
   std::vector<double> values_, outputs_, workspace_;
 };
 
-// R(z) and ∂R/∂z at z: false when R is not finite there.
-bool evaluate(CompiledStatics& s, const Eigen::VectorXd& z, Eigen::VectorXd& r,
-              Eigen::MatrixXd* J) {
-  s.evaluate(z.data());
-  const auto N = static_cast<Eigen::Index>(s.dof());
-  for (Eigen::Index j = 0; j < N; ++j) {
-    r[j] = s.force(static_cast<std::size_t>(j));
-    if (J)
-      for (Eigen::Index k = 0; k < N; ++k)
-        (*J)(j, k) = s.jacobian(static_cast<std::size_t>(j), static_cast<std::size_t>(k));
+// Q and ∂Q/∂q from the recursions, for a model they cover whose frames do not move: at rest
+// (q̇ = q̈ = 0) M q̈ = f leaves Q(q) = f(q, 0, t) (num::Dynamics::forcing), and inverse dynamics
+// τ = M q̈ − f gives ∂τ/∂q = −∂f/∂q = K there (the differentiated recursions, exact to rounding),
+// so no symbolic Q or derivative is compiled.
+//
+// What the recursions compute as a sum that cancels (a force turned into a body's frame and back:
+// R Rᵀ is I only in exact arithmetic) is rounding where the formed Q has an exact zero, and a
+// free coordinate's column of rounding, scaled to unit norm by Newton's steps, would move it. So
+// the structure of the formed Q masks the numbers: Q_i that is 0 gives 0, and ∂Q_i/∂q_j is 0 where
+// Q_i does not hold q_j (which symbols an expression holds, not its value: Q is never evaluated).
+class RecursiveStatics final : public StaticsResiduals {
+ public:
+  RecursiveStatics(std::shared_ptr<const model::Model> model, const GiNaC::exvector& forces,
+                   const StaticsOptions& o)
+      : dynamics_(model, o.values),
+        derivatives_(model, o.values),
+        t_(o.t),
+        rest_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(model->dof()))) {
+    const auto n = rest_.size();
+    zero_force_.resize(n);
+    depends_.resize(n, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const GiNaC::ex& force = forces[static_cast<std::size_t>(i)];
+      zero_force_[i] = force.is_zero();
+      const sym::SymbolSet symbols = sym::symbols_in({force});
+      for (Eigen::Index j = 0; j < n; ++j)
+        depends_(i, j) = symbols.count(model->coordinate_symbol(static_cast<std::size_t>(j))) != 0;
+    }
   }
-  return r.allFinite();
-}
+
+  bool evaluate(const Eigen::VectorXd& z, Eigen::VectorXd& r, Eigen::MatrixXd* J) override {
+    dynamics_.forcing(t_, z, rest_, r, work_);
+    for (Eigen::Index i = 0; i < r.size(); ++i)
+      if (zero_force_[i]) r[i] = 0.0;
+    if (J) {
+      derivatives_.inverse(t_, z, rest_, rest_, derivatives_out_, derivatives_work_);
+      *J = -derivatives_out_.dtau_dq;
+      for (Eigen::Index i = 0; i < J->rows(); ++i)
+        for (Eigen::Index j = 0; j < J->cols(); ++j)
+          if (!depends_(i, j)) (*J)(i, j) = 0.0;
+    }
+    return r.allFinite();
+  }
+  std::size_t dof() const override { return static_cast<std::size_t>(rest_.size()); }
+
+ private:
+  Dynamics dynamics_;
+  DynamicsDerivativesEvaluator derivatives_;
+  double t_;
+  Eigen::VectorXd rest_;                                        // q̇ = q̈ = 0
+  Eigen::Array<bool, Eigen::Dynamic, 1> zero_force_;            // Q_i formed is 0
+  Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> depends_;  // Q_i formed holds q_j
+  DynamicsWorkspace work_;
+  InverseDynamicsDerivatives derivatives_out_;
+  DerivativesWorkspace derivatives_work_;
+};
 
 // Newton's method with minimum-norm steps from `start`; the point reached (converged or not).
 // Each step is the least-squares solution of J δz = −R of smallest norm (a complete orthogonal
@@ -90,11 +154,11 @@ bool evaluate(CompiledStatics& s, const Eigen::VectorXd& z, Eigen::VectorXd& r,
 // where an LU factorization would fail on the singular J. A backtracking line search on |R|²/2
 // (Armijo) keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is shortened
 // first.
-Eigen::VectorXd newton(CompiledStatics& s, const Eigen::VectorXd& start, double tolerance) {
+Eigen::VectorXd newton(StaticsResiduals& s, const Eigen::VectorXd& start, double tolerance) {
   const auto N = static_cast<Eigen::Index>(s.dof());
   Eigen::VectorXd z = start, r(N), trial_r(N);
   Eigen::MatrixXd J(N, N);
-  if (!evaluate(s, z, r, &J)) return z;
+  if (!s.evaluate(z, r, &J)) return z;
   for (int iteration = 0; iteration < 200; ++iteration) {
     if (r.cwiseAbs().maxCoeff() <= tolerance) break;
     // Columns scaled to unit norm first (a zero column, a free coordinate, stays zero), so that
@@ -119,14 +183,14 @@ Eigen::VectorXd newton(CompiledStatics& s, const Eigen::VectorXd& start, double 
     bool accepted = false;
     for (double alpha = 1.0; alpha > 1e-10; alpha /= 2) {
       const Eigen::VectorXd trial = z + alpha * step;
-      if (evaluate(s, trial, trial_r, nullptr) &&
+      if (s.evaluate(trial, trial_r, nullptr) &&
           trial_r.squaredNorm() / 2 <= f + 1e-4 * alpha * slope) {
         z = trial;
         accepted = true;
         break;
       }
     }
-    if (!accepted || !evaluate(s, z, r, &J)) break;
+    if (!accepted || !s.evaluate(z, r, &J)) break;
   }
   return z;
 }
@@ -272,7 +336,17 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   const std::size_t size = unknowns.size();
   const auto N = static_cast<Eigen::Index>(size);
 
-  CompiledStatics compiled(m, residuals, unknowns, d, options);
+  // A model the recursions cover whose frames do not move: Q and K from num::Dynamics and the
+  // differentiated recursions, no symbolic derivative compiled. Everything else (constraints, a
+  // carrier frame, prescribed motion) from the residuals formed above.
+  std::unique_ptr<StaticsResiduals> residual_source;
+  result.by_recursions = !options.from_formed_forces && !result.relative &&
+                         principles::recursions_do_not_cover(m).empty();
+  if (result.by_recursions)
+    residual_source = std::make_unique<RecursiveStatics>(model, forces_at_rest, options);
+  else
+    residual_source = std::make_unique<CompiledStatics>(m, residuals, unknowns, d, options);
+  StaticsResiduals& compiled = *residual_source;
   auto with_multipliers = [&](const Eigen::VectorXd& q) {
     Eigen::VectorXd z = Eigen::VectorXd::Zero(N);
     z.head(nq) = q;
@@ -285,15 +359,16 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   Eigen::MatrixXd J(N, N);
 
   // Free coordinates: the Jacobian's column of q_j is exactly zero (the derivatives are
-  // symbolic, so a residual that does not contain q_j gives 0, not a rounding error) at three
-  // unrelated points, multipliers included.
+  // symbolic, or by the recursions masked by the formed Q's structure, so a residual that does
+  // not contain q_j gives 0, not a rounding error) at three unrelated points, multipliers
+  // included.
   std::vector<bool> free(n, true);
   for (const double shift : {0.0, 0.7311, -1.2893}) {
     Eigen::VectorXd z = Eigen::VectorXd::Constant(N, 0.5 + shift);
     z.head(nq) = initial.array() + shift;
     if (shift != 0.0)
       for (Eigen::Index j = 0; j < nq; ++j) z[j] += 0.1137 * static_cast<double>(j);
-    evaluate(compiled, z, r, &J);
+    compiled.evaluate(z, r, &J);
     for (Eigen::Index j = 0; j < nq; ++j)
       if (!(J.col(j).cwiseAbs().maxCoeff() == 0.0)) free[static_cast<std::size_t>(j)] = false;
   }
@@ -318,7 +393,7 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   // A free coordinate is not one: nothing depends on it, and it keeps its value.
   std::vector<bool> periodic(n, false);
   auto residual_at = [&](const Eigen::VectorXd& q) {
-    evaluate(compiled, with_multipliers(q), r, nullptr);
+    compiled.evaluate(with_multipliers(q), r, nullptr);
     return Eigen::VectorXd(r);
   };
   for (Eigen::Index j = 0; j < nq; ++j) {
@@ -351,7 +426,7 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
     for (Eigen::Index j = 0; j < nq; ++j)
       if (periodic[static_cast<std::size_t>(j)])
         z[j] -= 2 * M_PI * std::floor((z[j] + M_PI) / (2 * M_PI) + 1e-12);
-    if (!evaluate(compiled, z, r, &J)) continue;
+    if (!compiled.evaluate(z, r, &J)) continue;
     const double residual = r.cwiseAbs().maxCoeff();
     result.best_residual = std::min(result.best_residual, residual);
     if (!(residual <= options.tolerance)) continue;
@@ -380,13 +455,13 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
       if (!e.redundant_constraints.empty()) {
         Eigen::VectorXd at_rest = z;
         at_rest.tail(N - nq).setZero();
-        evaluate(compiled, at_rest, r, nullptr);
+        compiled.evaluate(at_rest, r, nullptr);
         const Eigen::VectorXd forces = r.head(nq);
         Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
         cod.setThreshold(1e-10);  // as redundant_constraints
         cod.compute(phi_q.transpose());
         z.tail(N - nq) = cod.solve(-forces);
-        if (!evaluate(compiled, z, r, &J)) continue;
+        if (!compiled.evaluate(z, r, &J)) continue;
       }
     }
     e.q = q;

@@ -1,9 +1,15 @@
 // Statics by virtual work (seed 000 §2.1–2.3, eqs. 14–17, 29–32, 54–55): the generalized forces
 // Q_j(q) = Σ F·∂r/∂q_j + Σ M·∂ω/∂q̇_j − ∂V/∂q_j at rest (q̇ = 0), their zeros (the equilibria,
-// solved by Newton's method with minimum-norm steps and a line search on the compiled Q and its
-// Jacobian) and the stability of each: stable when the stiffness K = −∂Q/∂q (the Hessian of V when
+// solved by Newton's method with minimum-norm steps and a line search on Q and its Jacobian) and
+// the stability of each: stable when the stiffness K = −∂Q/∂q (the Hessian of V when
 // the forces have a potential) is positive definite, neutral when it is only semi-definite (a free
 // coordinate, a family of equilibria), unstable otherwise.
+//
+// Where the recursions cover the model (principles::recursions_do_not_cover() empty) and its
+// frames do not move, the numbers come from them without forming Q: M q̈ = f at rest leaves
+// Q(q) = f(q, 0, t) (num::Dynamics::forcing), and inverse dynamics τ = M q̈ − f has
+// ∂τ/∂q = −∂f/∂q = K there (num::DynamicsDerivativesEvaluator, the differentiated recursions).
+// Every other model solves on Q (and φ) formed symbolically, differentiated and compiled.
 //
 // With holonomic constraints φ(q, t) = 0 the equilibria solve Q + Φ_qᵀλ = 0, φ = 0 for q and the
 // multipliers λ together (Lagrange's statics with multipliers), and stability is judged on the
@@ -70,6 +76,9 @@ struct StaticsOptions {
   /// (a neutral direction). Finite and ≥ 0, else model::ModelError located at
   /// "stability_tolerance".
   double stability_tolerance = 1e-9;
+  /// Q and ∂Q/∂q formed symbolically and compiled even where the recursions cover the model (the
+  /// route of the models they do not): a cross-check, which finds the same equilibria.
+  bool from_formed_forces = false;
 };
 
 /// One equilibrium. Coordinates on which Q and φ are 2π-periodic (angles) are reported in
@@ -128,6 +137,9 @@ struct StaticsResult {
   /// prescribed motion included (and generalized_forces still Q alone). Unset for a model whose
   /// frames do not move: then Q alone, at `t`, as always.
   std::optional<RelativeStatics> relative;
+  /// Q and K came from num::Dynamics and the differentiated recursions (file comment); false:
+  /// from Q formed symbolically and compiled.
+  bool by_recursions = false;
 };
 
 /// The generalized forces at rest (q̇ = q̈ = 0) and every equilibrium found from the starts of
