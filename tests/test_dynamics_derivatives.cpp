@@ -480,4 +480,32 @@ TEST_F(DerivativesCli, TextOutputAndWhatIsRefused) {
 
 }  // namespace cli_tests
 
+// Built without forward dynamics (statics' use: ∂τ/∂q at rest), inverse dynamics and its
+// derivatives are the bits of the full build, in fewer operations, and forward() is refused.
+TEST(DynamicsDerivatives, InverseAloneGivesTheSameNumbers) {
+  const auto model = io::read_urdf_file(std::string(APPELL_EXAMPLES_DIR) + "/urdf/panda.urdf");
+  const num::DynamicsDerivativesEvaluator full(model, {});
+  const num::DynamicsDerivativesEvaluator inverse(model, {}, {}, /*forward=*/false);
+  EXPECT_EQ(inverse.forward_operations(), 0u);
+  EXPECT_GT(full.forward_operations(), 0u);
+  const auto n = static_cast<Eigen::Index>(model->dof());
+  std::mt19937 engine(3);
+  std::uniform_real_distribution<double> u(-2, 2);
+  Eigen::VectorXd q(n), qd(n), qdd(n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    q[j] = u(engine);
+    qd[j] = u(engine);
+    qdd[j] = u(engine);
+  }
+  num::DerivativesWorkspace work;
+  num::InverseDynamicsDerivatives a, b;
+  full.inverse(0.3, q, qd, qdd, a, work);
+  inverse.inverse(0.3, q, qd, qdd, b, work);
+  EXPECT_EQ(a.tau, b.tau);
+  EXPECT_EQ(a.dtau_dq, b.dtau_dq);
+  EXPECT_EQ(a.dtau_dqd, b.dtau_dqd);
+  num::ForwardDynamicsDerivatives refused;
+  EXPECT_THROW(inverse.forward(0.3, q, qd, Eigen::VectorXd(), refused, work), std::logic_error);
+}
+
 }  // namespace

@@ -56,7 +56,7 @@ Eigen::MatrixXd read(const std::vector<double>& values, std::size_t& k, std::siz
 
 DynamicsDerivativesEvaluator::DynamicsDerivativesEvaluator(
     std::shared_ptr<const model::Model> model, const model::Values& values,
-    const std::vector<std::string>& inputs) {
+    const std::vector<std::string>& inputs, bool forward_too) {
   if (!model) throw std::invalid_argument("dynamics derivatives: no model");
   const model::Model& m = *model;
   const std::string reason = principles::recursions_alone_do_not_cover(m);
@@ -136,10 +136,10 @@ DynamicsDerivativesEvaluator::DynamicsDerivativesEvaluator(
   in.qdd = v.qdd;
   in.extra = v.extra;
   principles::RecursionOptions options;
-  options.mass_matrix = true;  // so that M = Lᵀ D L solves where articulated bodies do not apply
-  options.forward = true;
+  options.mass_matrix = forward_too;  // so that M = Lᵀ D L solves where articulated bodies do not
+  options.forward = forward_too;
   builder.build(d, in, options);
-  if (d.forward.empty())
+  if (forward_too && d.forward.empty())
     throw std::invalid_argument("the recursions give no forward dynamics for this model");
   const principles::DynamicsDerivatives derivatives = principles::differentiate_dynamics(d, v);
 
@@ -147,15 +147,17 @@ DynamicsDerivativesEvaluator::DynamicsDerivativesEvaluator(
   append(inverse, derivatives.dtau_dq);
   append(inverse, derivatives.dtau_dqd);
   append(inverse, derivatives.dtau_dothers);
-  std::vector<Node> forward = d.forward;
-  append(forward, d.pivots);
-  append(forward, d.diagonal);
-  append(forward, derivatives.dqdd_dq);
-  append(forward, derivatives.dqdd_dqd);
-  append(forward, derivatives.dqdd_dothers);
-  append(forward, derivatives.minv);
   programs->inverse.emplace(p.tape(inverse, programs->variable_count()));
-  programs->forward.emplace(p.tape(forward, programs->variable_count()));
+  if (forward_too) {
+    std::vector<Node> forward = d.forward;
+    append(forward, d.pivots);
+    append(forward, d.diagonal);
+    append(forward, derivatives.dqdd_dq);
+    append(forward, derivatives.dqdd_dqd);
+    append(forward, derivatives.dqdd_dothers);
+    append(forward, derivatives.minv);
+    programs->forward.emplace(p.tape(forward, programs->variable_count()));
+  }
   programs->forward_method = d.forward_method;
   programs->derivatives_method = derivatives.forward_method;
   programs_ = std::move(programs);
@@ -177,7 +179,7 @@ std::size_t DynamicsDerivativesEvaluator::inverse_operations() const {
   return programs_->inverse->operations();
 }
 std::size_t DynamicsDerivativesEvaluator::forward_operations() const {
-  return programs_->forward->operations();
+  return programs_->forward ? programs_->forward->operations() : 0;
 }
 
 namespace {
@@ -225,6 +227,7 @@ void DynamicsDerivativesEvaluator::forward(double t, const Eigen::VectorXd& q,
                                            ForwardDynamicsDerivatives& out,
                                            DerivativesWorkspace& work) const {
   const Programs& P = *programs_;
+  if (!P.forward) throw std::logic_error("dynamics derivatives built without forward dynamics");
   const std::size_t n = P.n, r = P.r;
   check_size(q, n, "q");
   check_size(qd, n, "dot(q)");

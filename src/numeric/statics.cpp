@@ -105,7 +105,7 @@ class RecursiveStatics final : public StaticsResiduals {
   RecursiveStatics(std::shared_ptr<const model::Model> model, const GiNaC::exvector& forces,
                    const StaticsOptions& o)
       : dynamics_(model, o.values),
-        derivatives_(model, o.values),
+        derivatives_(model, o.values, {}, /*forward=*/false),
         t_(o.t),
         rest_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(model->dof()))) {
     const auto n = rest_.size();

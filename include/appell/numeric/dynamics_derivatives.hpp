@@ -44,9 +44,12 @@ class DynamicsDerivativesEvaluator {
   /// `inputs` (each an input of the model given a number or nothing, not an expression of t).
   /// Throws std::invalid_argument for a model the recursions do not cover (the reason in the
   /// message), an unknown or driven input, or an expression that cannot be evaluated.
+  /// `forward` false builds inverse dynamics alone (what statics needs: ∂τ/∂q at rest), without
+  /// the mass matrix, the forward solve and its derivatives; forward() then throws
+  /// std::logic_error.
   DynamicsDerivativesEvaluator(std::shared_ptr<const model::Model> model,
                                const model::Values& values,
-                               const std::vector<std::string>& inputs = {});
+                               const std::vector<std::string>& inputs = {}, bool forward = true);
   ~DynamicsDerivativesEvaluator();
 
   std::size_t dof() const;
@@ -56,7 +59,8 @@ class DynamicsDerivativesEvaluator {
   /// derivatives were formed ("-M^-1 dtau", "through the forward recursion").
   const std::string& forward_method() const;
   const std::string& forward_derivatives_method() const;
-  /// Operations of the tapes of inverse and of forward dynamics with their derivatives.
+  /// Operations of the tapes of inverse and of forward dynamics with their derivatives (0 for
+  /// forward dynamics not built).
   std::size_t inverse_operations() const;
   std::size_t forward_operations() const;
 
