@@ -140,7 +140,7 @@ TEST_P(StaticsDynamicsExample, FindsTheEquilibriaOfTheFormedForces) {
       EXPECT_EQ(automatic.result.has_value(), formed.result.has_value());
       continue;
     }
-    const bool covered = principles::recursions_do_not_cover(*model).empty();
+    const bool covered = principles::recursions_alone_do_not_cover(*model).empty();
     if (!covered || automatic.result->relative) {
       EXPECT_FALSE(automatic.result->by_recursions);  // constraints, a carrier, motion
       continue;

@@ -336,12 +336,13 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   const std::size_t size = unknowns.size();
   const auto N = static_cast<Eigen::Index>(size);
 
-  // A model the recursions cover whose frames do not move: Q and K from num::Dynamics and the
-  // differentiated recursions, no symbolic derivative compiled. Everything else (constraints, a
-  // carrier frame, prescribed motion) from the residuals formed above.
+  // A model the tree's recursions alone cover whose frames do not move: Q and K from
+  // num::Dynamics and the differentiated recursions (which have no constraint rows), no symbolic
+  // derivative compiled. Everything else (constraints, a carrier frame, prescribed motion) from
+  // the residuals formed above.
   std::unique_ptr<StaticsResiduals> residual_source;
   result.by_recursions = !options.from_formed_forces && !result.relative &&
-                         principles::recursions_do_not_cover(m).empty();
+                         principles::recursions_alone_do_not_cover(m).empty();
   if (result.by_recursions)
     residual_source = std::make_unique<RecursiveStatics>(model, forces_at_rest, options);
   else

@@ -5,11 +5,12 @@
 // the forces have a potential) is positive definite, neutral when it is only semi-definite (a free
 // coordinate, a family of equilibria), unstable otherwise.
 //
-// Where the recursions cover the model (principles::recursions_do_not_cover() empty) and its
-// frames do not move, the numbers come from them without forming Q: M q̈ = f at rest leaves
-// Q(q) = f(q, 0, t) (num::Dynamics::forcing), and inverse dynamics τ = M q̈ − f has
-// ∂τ/∂q = −∂f/∂q = K there (num::DynamicsDerivativesEvaluator, the differentiated recursions).
-// Every other model solves on Q (and φ) formed symbolically, differentiated and compiled.
+// Where the tree's recursions alone cover the model (principles::recursions_alone_do_not_cover()
+// empty: no constraints, no carrier frame) and its frames do not move, the numbers come from them
+// without forming Q: M q̈ = f at rest leaves Q(q) = f(q, 0, t) (num::Dynamics::forcing), and inverse
+// dynamics τ = M q̈ − f has ∂τ/∂q = −∂f/∂q = K there (num::DynamicsDerivativesEvaluator, the
+// differentiated recursions). Every other model solves on Q (and φ) formed symbolically,
+// differentiated and compiled.
 //
 // With holonomic constraints φ(q, t) = 0 the equilibria solve Q + Φ_qᵀλ = 0, φ = 0 for q and the
 // multipliers λ together (Lagrange's statics with multipliers), and stability is judged on the
