@@ -307,6 +307,13 @@ sym::ReadableContext readable_context(const model::Model& model) {
   auto context =
       sym::ReadableContext::for_functions(*model.time_functions, functions, std::move(parameters));
   context.positive = model.positive;
+  // In the equations in the speeds u plays the part of the velocities and dot(u) that of the
+  // accelerations: terms are collected over them (m*(h^2 + r^2)/(x^2 + y^2)^2, not one sum).
+  for (std::size_t k = 0; k < model.speeds.size(); ++k)
+    if (model.speeds[k].kind != model::Speed::Kind::Coordinate) {
+      context.velocities.push_back(model.speed_symbol(k, 0));
+      context.accelerations.push_back(model.speed_symbol(k, 1));
+    }
   return context;
 }
 
