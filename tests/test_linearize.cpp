@@ -656,6 +656,47 @@ TEST(Linearize, RecursionsDifferentiatedAgreeWithTheSymbolicPartials) {
   }
 }
 
+// A model linearized by itself (what `appell linearize` does without --symbolic) needs no formed
+// equations where the recursions cover it, and forms its Gibbs-Appell equations where they do
+// not (the slider-crank's loop): both against the formed equations' symbolic partials.
+TEST(Linearize, AModelByItselfAgreesWithItsFormedEquations) {
+  const auto ur5 = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf").model;
+  const auto tree = io::parse_model(appell::test_support::tree_yaml, "tree.yaml");
+  const auto crank = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml").model;
+  for (const auto& [model, inputs] :
+       std::vector<std::pair<std::shared_ptr<const model::Model>, std::vector<std::string>>>{
+           {ur5, {}}, {tree, {"u"}}, {crank, {}}}) {
+    SCOPED_TRACE(model->name);
+    const auto n = static_cast<Eigen::Index>(model->dof());
+    VectorXd q(n), qd(n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      q[j] = 0.3 + 0.5 * std::sin(1.3 * static_cast<double>(j));
+      qd[j] = 0.8 * std::cos(0.7 * static_cast<double>(j));
+    }
+    num::LinearizationOptions options;
+    options.inputs = inputs;
+    if (!inputs.empty()) options.values.set("u", 0.4);
+    options.t = 0.3;
+    const auto by_itself = num::linearize(model, q, qd, options);
+    options.use_recursions = false;
+    const auto formed =
+        num::linearize(principles::derive(model, principles::Method::GibbsAppell), q, qd, options);
+    ASSERT_EQ(by_itself.A.rows(), formed.A.rows());
+    ASSERT_GT(formed.A.cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_LT((by_itself.A - formed.A).cwiseAbs().maxCoeff(),
+              1e-10 * formed.A.cwiseAbs().maxCoeff())
+        << by_itself.A << "\n\n"
+        << formed.A;
+    ASSERT_EQ(by_itself.B.cols(), formed.B.cols());
+    if (formed.B.size() > 0) {
+      EXPECT_LT((by_itself.B - formed.B).cwiseAbs().maxCoeff(),
+                1e-10 * formed.B.cwiseAbs().maxCoeff());
+    }
+    EXPECT_EQ(by_itself.states, formed.states);
+    EXPECT_EQ(by_itself.dependent_coordinates, formed.dependent_coordinates);
+  }
+}
+
 // Printed as a person reads them (issue 30): noise below 1e-12 of the modulus is 0, a conjugate
 // pair is one group with Im > 0, equal values (the zeros) one group with their count.
 TEST(Linearize, EigenvalueGroupsPairConjugatesAndCountZeros) {

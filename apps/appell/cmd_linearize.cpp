@@ -16,6 +16,7 @@ namespace {
 struct LinearizeOptions {
   UrdfFlags urdf;  // how a URDF model is read
   std::string model, method = "gibbs-appell", q, qd, inputs;
+  bool method_given = false;  // --method on the command line: that principle's equations formed
   double t = 0.0;
   std::vector<std::string> set;
   bool json = false;
@@ -50,10 +51,14 @@ int run_linearize(const LinearizeOptions& o) {
       start = comma + 1;
     }
   }
-  const auto eq = principles::derive(model, method_option(o.method));
+  // The equations are formed only for the symbolic A and B (or a method asked for by name); the
+  // numbers come from the recursions where they cover the model.
+  std::optional<principles::Equations> eq;
+  if (o.symbolic || o.latex || o.method_given)
+    eq = principles::derive(model, method_option(o.method));
   num::LinearModel linear;
   try {
-    linear = num::linearize(eq, q, qd, options);
+    linear = eq ? num::linearize(*eq, q, qd, options) : num::linearize(model, q, qd, options);
   } catch (const model::ModelError& e) {
     throw at_option(e, {{"inputs", "--inputs"}});
   }
@@ -66,7 +71,7 @@ int run_linearize(const LinearizeOptions& o) {
   std::string absent;  // why there is no symbolic model
   if (o.symbolic || o.latex) {
     try {
-      symbolic = num::symbolic_linear_model(eq, linear, options);
+      symbolic = num::symbolic_linear_model(*eq, linear, options);
     } catch (const model::ComputationError& e) {
       absent = e.what();
     }
@@ -113,8 +118,8 @@ void add_linearize_command(CLI::App& app, Commands& commands) {
   c->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input (its operating value) or an unspecified "
                 "prescribed function; repeatable");
-  c->add_option("--method", o->method,
-                "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
+  add_method_option(*c, o->method, o->method_given,
+                    "lagrange | gibbs-appell (default) | dalembert | gauss | nielsen");
   c->add_flag(
       "--json", o->json,
       "print {\"states\", \"inputs\", \"A\", \"B\", \"eigenvalues\", \"eigenvalue_groups\"} "

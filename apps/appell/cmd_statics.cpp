@@ -6,7 +6,6 @@
 #include "appell/io/equation_writer.hpp"
 #include "appell/io/statics_writer.hpp"
 #include "appell/numeric/statics.hpp"
-#include "appell/principles/derive.hpp"
 #include "appell/sym/readable.hpp"
 #include "cli_support.hpp"
 
@@ -66,9 +65,7 @@ int run_statics(const StaticsCommandOptions& o) {
   // With --modes, the small oscillations about each equilibrium from the equations of motion.
   std::vector<num::EquilibriumDynamics> dynamics;
   if (o.modes) {
-    const auto equations = principles::derive(model, principles::Method::GibbsAppell);
-    for (const auto& e : result.equilibria)
-      dynamics.push_back(num::equilibrium_dynamics(equations, e, options));
+    dynamics = num::equilibria_dynamics(model, result, options);
   }
   if (o.json) {
     std::cout << io::write_statics_json(*model, result, o.modes ? &dynamics : nullptr) << "\n";

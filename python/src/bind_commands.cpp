@@ -3,6 +3,7 @@
 // same JSON (the library's writers) for the package's Python part to read, so that Python and the
 // command line cannot drift apart.
 #include <limits>
+#include <optional>
 
 #include "common.hpp"
 
@@ -55,16 +56,21 @@ py::dict linearize(const py::handle& target, const py::object& q, const py::obje
     num::LinearModel linear;
   };
   const Out out = interruptible([&] {
-    const principles::Equations equations =
-        given ? target.cast<const Equations&>().equations("linearize")
-              : principles::derive(model, m);
+    // A model's numbers from the recursions where they cover it: its equations are formed only
+    // for the symbolic A and B, or by another method than the default.
+    std::optional<principles::Equations> equations;
+    if (given)
+      equations = target.cast<const Equations&>().equations("linearize");
+    else if (symbolic || m != principles::Method::GibbsAppell)
+      equations = principles::derive(model, m);
     Out o;
-    o.linear = num::linearize(equations, q0, qd0, options);
+    o.linear = equations ? num::linearize(*equations, q0, qd0, options)
+                         : num::linearize(model, q0, qd0, options);
     o.json = io::write_linear_model_json(o.linear, true);
     o.text = io::write_linear_model_text(*model, o.linear, t, true);
     if (symbolic) {
       try {
-        const auto formed = num::symbolic_linear_model(equations, o.linear, options);
+        const auto formed = num::symbolic_linear_model(*equations, o.linear, options);
         o.json = io::add_symbolic_linear_model_json(o.json, *model, formed);
         o.text += io::write_symbolic_linear_model_text(*model, formed);
       } catch (const model::ComputationError& e) {

@@ -307,11 +307,7 @@ py::dict statics(const Model& target, const py::object& guesses, const py::objec
     o.result = num::solve_statics(target.model, options);
     // With modes, the small oscillations about each equilibrium, as `appell statics --modes`.
     std::vector<num::EquilibriumDynamics> dynamics;
-    if (modes) {
-      const auto equations = principles::derive(target.model, principles::Method::GibbsAppell);
-      for (const auto& e : o.result.equilibria)
-        dynamics.push_back(num::equilibrium_dynamics(equations, e, options));
-    }
+    if (modes) dynamics = num::equilibria_dynamics(target.model, o.result, options);
     o.json = io::write_statics_json(model, o.result, modes ? &dynamics : nullptr);
     return o;
   });

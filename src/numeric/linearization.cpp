@@ -11,6 +11,7 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/numeric/tape.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "tape_layout.hpp"
@@ -256,14 +257,19 @@ std::vector<std::complex<double>> eigenvalues_deflating_zero(const Matrix& A) {
 // Evaluator: O(n) programs per direction, no symbolic partials of M and f) where they cover the
 // model and it has no constraints; false where they do not, or an input is driven by an
 // expression of t (then the symbolic partials below).
-bool recursive_jacobian(const principles::Equations& eq, const Vector& q, const Vector& qd,
+// `equations`: those given (their order and constraints decide), or null for the model's own.
+bool recursive_jacobian(const std::shared_ptr<const model::Model>& model,
+                        const principles::Equations* equations, const Vector& q, const Vector& qd,
                         const LinearizationOptions& options, Matrix& J, Matrix& Bfull) {
-  if (!options.use_recursions || eq.constraint_count() > 0 || eq.order != 1 ||
-      !principles::recursions_alone_do_not_cover(*eq.model).empty())
+  const bool first_order = equations == nullptr || equations->order == 1;
+  const std::size_t constraints =
+      equations == nullptr ? model->constraints.size() : equations->constraint_count();
+  if (!options.use_recursions || constraints > 0 || !first_order ||
+      !principles::recursions_alone_do_not_cover(*model).empty())
     return false;
   std::optional<DynamicsDerivativesEvaluator> derivatives;
   try {
-    derivatives.emplace(eq.model, options.values, options.inputs);
+    derivatives.emplace(model, options.values, options.inputs);
   } catch (const std::invalid_argument&) {
     return false;
   }
@@ -280,10 +286,15 @@ bool recursive_jacobian(const principles::Equations& eq, const Vector& q, const 
 
 }  // namespace
 
-LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0,
-                      const Eigen::VectorXd& qd0, const LinearizationOptions& options) {
-  const model::Model& model = *eq.model;
-  const std::size_t n = eq.dof(), m = eq.constraint_count();
+namespace {
+
+// linearize() of the given equations, or (`given` null) of the model's own: from the recursions
+// where they cover it, else from its Gibbs–Appell equations formed here.
+LinearModel linearize_model(const std::shared_ptr<const model::Model>& model_ptr,
+                            const principles::Equations* given, const Eigen::VectorXd& q0,
+                            const Eigen::VectorXd& qd0, const LinearizationOptions& options) {
+  const model::Model& model = *model_ptr;
+  const std::size_t n = model.dof();
   if (q0.size() != idx(n) || qd0.size() != idx(n))
     throw std::invalid_argument("linearize: expected " + std::to_string(n) +
                                 " coordinates and speeds, got " + std::to_string(q0.size()) +
@@ -294,7 +305,12 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
   Matrix J = Matrix::Zero(2 * N, 2 * N), Bfull = Matrix::Zero(2 * N, idx(r));
   J.topRightCorner(N, N).setIdentity();
   // The recursions differentiated where they cover the model; else the partials of M and f.
-  const bool recursive = recursive_jacobian(eq, q0, qd0, options, J, Bfull);
+  const bool recursive = recursive_jacobian(model_ptr, given, q0, qd0, options, J, Bfull);
+  std::optional<principles::Equations> formed;
+  if (!recursive && given == nullptr)
+    formed = principles::derive(model_ptr, principles::Method::GibbsAppell);
+  const principles::Equations* eq = given != nullptr ? given : (formed ? &*formed : nullptr);
+  const std::size_t m = eq != nullptr ? eq->constraint_count() : 0;
   std::optional<PointEvaluator> evaluator;
   std::optional<CompiledEquations> compiled;
   const double t = options.t;
@@ -308,8 +324,8 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
     p.Phiq = p.Gq = p.Gqd = Matrix(0, N);
     p.phi = p.g = Vector(0);
   } else {
-    evaluator.emplace(eq, inputs, options.values);
-    compiled.emplace(eq, options.values);
+    evaluator.emplace(*eq, inputs, options.values);
+    compiled.emplace(*eq, options.values);
     p = evaluator->evaluate(t, linear.q, linear.qd);
   }
 
@@ -418,6 +434,18 @@ LinearModel linearize(const principles::Equations& eq, const Eigen::VectorXd& q0
     for (std::size_t k = 0; k < values.size(); ++k) linear.eigenvalues[idx(k)] = values[k];
   }
   return linear;
+}
+
+}  // namespace
+
+LinearModel linearize(const principles::Equations& equations, const Eigen::VectorXd& q,
+                      const Eigen::VectorXd& qd, const LinearizationOptions& options) {
+  return linearize_model(equations.model, &equations, q, qd, options);
+}
+
+LinearModel linearize(std::shared_ptr<const model::Model> model, const Eigen::VectorXd& q,
+                      const Eigen::VectorXd& qd, const LinearizationOptions& options) {
+  return linearize_model(model, nullptr, q, qd, options);
 }
 
 std::vector<Mode> modes(const LinearModel& linear) {

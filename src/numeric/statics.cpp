@@ -530,18 +530,21 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   return result;
 }
 
-EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
-                                         const Equilibrium& equilibrium,
-                                         const StaticsOptions& options) {
+namespace {
+
+// The modes about `equilibrium` of the linear model `linearized` gives (at q̇ = 0, the options'
+// values and time).
+template <typename Linearize>
+EquilibriumDynamics modes_about(const Equilibrium& equilibrium, const StaticsOptions& options,
+                                const Linearize& linearized) {
   EquilibriumDynamics result;
   result.stability = equilibrium.stability;
   LinearizationOptions linearization;
   linearization.values = options.values;
   linearization.t = options.t;
   try {
-    const LinearModel linear = linearize(
-        equations, equilibrium.q, Eigen::VectorXd::Zero(equilibrium.q.size()), linearization);
-    result.modes = modes(linear);
+    result.modes = modes(
+        linearized(equilibrium.q, Eigen::VectorXd::Zero(equilibrium.q.size()), linearization));
   } catch (const model::ComputationError& e) {
     result.unavailable = e.what();
     return result;
@@ -549,6 +552,33 @@ EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
   for (const auto& mode : result.modes)
     if (mode.unstable) result.stability = Stability::Unstable;
   return result;
+}
+
+}  // namespace
+
+EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
+                                         const Equilibrium& equilibrium,
+                                         const StaticsOptions& options) {
+  return modes_about(equilibrium, options, [&](const auto& q, const auto& qd, const auto& o) {
+    return linearize(equations, q, qd, o);
+  });
+}
+
+std::vector<EquilibriumDynamics> equilibria_dynamics(std::shared_ptr<const model::Model> model,
+                                                     const StaticsResult& statics,
+                                                     const StaticsOptions& options) {
+  std::vector<EquilibriumDynamics> out;
+  if (model->constraints.empty() && principles::recursions_alone_do_not_cover(*model).empty()) {
+    for (const auto& e : statics.equilibria)
+      out.push_back(modes_about(e, options, [&](const auto& q, const auto& qd, const auto& o) {
+        return linearize(model, q, qd, o);
+      }));
+    return out;
+  }
+  const auto equations = principles::derive(model, principles::Method::GibbsAppell);
+  for (const auto& e : statics.equilibria)
+    out.push_back(equilibrium_dynamics(equations, e, options));
+  return out;
 }
 
 }  // namespace appell::num

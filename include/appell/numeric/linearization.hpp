@@ -21,6 +21,7 @@
 
 #include <Eigen/Dense>
 #include <complex>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,13 @@ struct Mode {
 /// model::ComputationError when M is singular at the point, M, f, A, b or their derivatives are
 /// not finite there, or the constraints cannot be satisfied from it.
 LinearModel linearize(const principles::Equations& equations, const Eigen::VectorXd& q,
+                      const Eigen::VectorXd& qd, const LinearizationOptions& options);
+
+/// The same for `model` itself, without forming its equations where the recursions cover it
+/// (options.use_recursions, no constraints: the differentiated recursions, O(n) per direction);
+/// otherwise from its Gibbs–Appell equations, formed here. What `appell linearize` uses unless
+/// the symbolic A and B are asked for.
+LinearModel linearize(std::shared_ptr<const model::Model> model, const Eigen::VectorXd& q,
                       const Eigen::VectorXd& qd, const LinearizationOptions& options);
 
 /// The modes of A, one per eigenvalue, in the order of LinearModel::eigenvalues.

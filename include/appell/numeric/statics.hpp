@@ -177,5 +177,12 @@ struct EquilibriumDynamics {
 EquilibriumDynamics equilibrium_dynamics(const principles::Equations& equations,
                                          const Equilibrium& equilibrium,
                                          const StaticsOptions& options);
+/// equilibrium_dynamics() of each of `statics`' equilibria (solve_statics() of `model` with
+/// `options`), in their order: from the differentiated recursions without forming the equations
+/// where they cover the model (linearize(model, ...)), else from its Gibbs–Appell equations,
+/// formed once. What `appell statics --modes` prints.
+std::vector<EquilibriumDynamics> equilibria_dynamics(std::shared_ptr<const model::Model> model,
+                                                     const StaticsResult& statics,
+                                                     const StaticsOptions& options);
 
 }  // namespace appell::num
