@@ -620,13 +620,16 @@ TEST(Linearize, DefectiveZeroEigenvaluesOfARobotAreExactlyZero) {
 
 // The recursions differentiated (∂q̈/∂x = −M⁻¹ ∂τ/∂x) and the symbolic partials of M and f are
 // two independent routes to A and B: they agree to rounding, on a robot and on a tree with every
-// load and an input (its column of B).
+// load and an input (its column of B). A model linearized by itself (what `appell linearize`
+// does without --symbolic) forms no equations where the recursions cover it, and its
+// Gibbs-Appell equations where they do not (the slider-crank's loop): the same A and B.
 TEST(Linearize, RecursionsDifferentiatedAgreeWithTheSymbolicPartials) {
   const auto ur5 = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf").model;
   const auto tree = io::parse_model(appell::test_support::tree_yaml, "tree.yaml");
+  const auto crank = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml").model;
   for (const auto& [model, inputs] :
        std::vector<std::pair<std::shared_ptr<const model::Model>, std::vector<std::string>>>{
-           {ur5, {}}, {tree, {"u"}}}) {
+           {ur5, {}}, {tree, {"u"}}, {crank, {}}}) {
     SCOPED_TRACE(model->name);
     const auto eq = principles::derive(model, principles::Method::GibbsAppell);
     const auto n = static_cast<Eigen::Index>(model->dof());
@@ -640,60 +643,24 @@ TEST(Linearize, RecursionsDifferentiatedAgreeWithTheSymbolicPartials) {
     if (!inputs.empty()) options.values.set("u", 0.4);
     options.t = 0.3;
     const auto recursive = num::linearize(eq, q, qd, options);
+    const auto by_itself = num::linearize(model, q, qd, options);
     options.use_recursions = false;
     const auto symbolic = num::linearize(eq, q, qd, options);
     const double scale = symbolic.A.cwiseAbs().maxCoeff();
-    EXPECT_LT((recursive.A - symbolic.A).cwiseAbs().maxCoeff(), 1e-10 * scale)
-        << recursive.A << "\n\n"
-        << symbolic.A;
-    ASSERT_EQ(recursive.B.cols(), static_cast<Eigen::Index>(inputs.size()));
-    if (!inputs.empty()) {
-      EXPECT_GT(symbolic.B.cwiseAbs().maxCoeff(), 0.0);
-      EXPECT_LT((recursive.B - symbolic.B).cwiseAbs().maxCoeff(),
-                1e-10 * symbolic.B.cwiseAbs().maxCoeff());
+    ASSERT_GT(scale, 0.0);
+    for (const num::LinearModel* other : {&recursive, &by_itself}) {
+      ASSERT_EQ(other->A.rows(), symbolic.A.rows());
+      EXPECT_LT((other->A - symbolic.A).cwiseAbs().maxCoeff(), 1e-10 * scale) << other->A << "\n\n"
+                                                                              << symbolic.A;
+      ASSERT_EQ(other->B.cols(), static_cast<Eigen::Index>(inputs.size()));
+      if (!inputs.empty()) {
+        EXPECT_GT(symbolic.B.cwiseAbs().maxCoeff(), 0.0);
+        EXPECT_LT((other->B - symbolic.B).cwiseAbs().maxCoeff(),
+                  1e-10 * symbolic.B.cwiseAbs().maxCoeff());
+      }
+      EXPECT_EQ(other->states, symbolic.states);
+      EXPECT_EQ(other->dependent_coordinates, symbolic.dependent_coordinates);
     }
-    EXPECT_EQ(recursive.states, symbolic.states);
-  }
-}
-
-// A model linearized by itself (what `appell linearize` does without --symbolic) needs no formed
-// equations where the recursions cover it, and forms its Gibbs-Appell equations where they do
-// not (the slider-crank's loop): both against the formed equations' symbolic partials.
-TEST(Linearize, AModelByItselfAgreesWithItsFormedEquations) {
-  const auto ur5 = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/urdf/ur5_robot.urdf").model;
-  const auto tree = io::parse_model(appell::test_support::tree_yaml, "tree.yaml");
-  const auto crank = io::read_model(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml").model;
-  for (const auto& [model, inputs] :
-       std::vector<std::pair<std::shared_ptr<const model::Model>, std::vector<std::string>>>{
-           {ur5, {}}, {tree, {"u"}}, {crank, {}}}) {
-    SCOPED_TRACE(model->name);
-    const auto n = static_cast<Eigen::Index>(model->dof());
-    VectorXd q(n), qd(n);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      q[j] = 0.3 + 0.5 * std::sin(1.3 * static_cast<double>(j));
-      qd[j] = 0.8 * std::cos(0.7 * static_cast<double>(j));
-    }
-    num::LinearizationOptions options;
-    options.inputs = inputs;
-    if (!inputs.empty()) options.values.set("u", 0.4);
-    options.t = 0.3;
-    const auto by_itself = num::linearize(model, q, qd, options);
-    options.use_recursions = false;
-    const auto formed =
-        num::linearize(principles::derive(model, principles::Method::GibbsAppell), q, qd, options);
-    ASSERT_EQ(by_itself.A.rows(), formed.A.rows());
-    ASSERT_GT(formed.A.cwiseAbs().maxCoeff(), 0.0);
-    EXPECT_LT((by_itself.A - formed.A).cwiseAbs().maxCoeff(),
-              1e-10 * formed.A.cwiseAbs().maxCoeff())
-        << by_itself.A << "\n\n"
-        << formed.A;
-    ASSERT_EQ(by_itself.B.cols(), formed.B.cols());
-    if (formed.B.size() > 0) {
-      EXPECT_LT((by_itself.B - formed.B).cwiseAbs().maxCoeff(),
-                1e-10 * formed.B.cwiseAbs().maxCoeff());
-    }
-    EXPECT_EQ(by_itself.states, formed.states);
-    EXPECT_EQ(by_itself.dependent_coordinates, formed.dependent_coordinates);
   }
 }
 
