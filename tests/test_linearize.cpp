@@ -664,6 +664,32 @@ TEST(Linearize, RecursionsDifferentiatedAgreeWithTheSymbolicPartials) {
   }
 }
 
+// An inverted pendulum's real pair ±sqrt(g/l): the eigensolver's |−a| and |+a| differ in the
+// last digits for some g/l, and the order must not follow them (the recursions and the formed
+// equations, rounding differently, printed the pair in opposite orders).
+TEST(Linearize, ARealPairIsOrderedNegativeFirstHoweverRounded) {
+  const auto model = io::parse_model(R"yaml(name: upright
+parameters: {m: 1.0, l: 1.0, g: 9.81}
+coordinates: [q]
+frames:
+  rod: {rotation: rot_z(q)}
+particles:
+  bob: {frame: rod, mass: m, position: [0, -l, 0]}
+gravity: [0, -g, 0]
+)yaml",
+                                     "upright.yaml");
+  const VectorXd q = VectorXd::Constant(1, M_PI), qd = VectorXd::Zero(1);
+  for (int k = 0; k < 200; ++k) {
+    num::LinearizationOptions options;
+    const double g = 1.0 + 0.173 * k;
+    options.values.set("g", g);
+    const auto lin = num::linearize(model, q, qd, options);
+    ASSERT_EQ(lin.eigenvalues.size(), 2);
+    EXPECT_NEAR(lin.eigenvalues[0].real(), -std::sqrt(g), 1e-9 * std::sqrt(g)) << "g = " << g;
+    EXPECT_NEAR(lin.eigenvalues[1].real(), std::sqrt(g), 1e-9 * std::sqrt(g)) << "g = " << g;
+  }
+}
+
 // Printed as a person reads them (issue 30): noise below 1e-12 of the modulus is 0, a conjugate
 // pair is one group with Im > 0, equal values (the zeros) one group with their count.
 TEST(Linearize, EigenvalueGroupsPairConjugatesAndCountZeros) {

@@ -216,6 +216,28 @@ bool before(const std::complex<double>& a, const std::complex<double>& b) {
   return a.imag() < b.imag();
 }
 
+// Moduli closer than this (relative) are one modulus to the order: an eigensolver gives a real
+// pair ±a with |a| differing in the last digits, and which came first followed the rounding.
+constexpr double kSameModulus = 1e-9;
+
+// `values` by modulus, then real part, then imaginary part, moduli within kSameModulus of their
+// neighbour's taken as equal (each run of such neighbours ordered by real, then imaginary part).
+void order_eigenvalues(std::vector<std::complex<double>>& values) {
+  std::sort(values.begin(), values.end(), before);
+  const auto by_parts = [](const std::complex<double>& a, const std::complex<double>& b) {
+    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
+  };
+  for (std::size_t first = 0; first < values.size();) {
+    std::size_t last = first;
+    while (last + 1 < values.size() && std::abs(values[last + 1]) - std::abs(values[last]) <=
+                                           kSameModulus * std::abs(values[last + 1]))
+      ++last;
+    std::sort(values.begin() + static_cast<std::ptrdiff_t>(first),
+              values.begin() + static_cast<std::ptrdiff_t>(last + 1), by_parts);
+    first = last + 1;
+  }
+}
+
 // The eigenvalues of A with the zero ones found by deflation, exactly 0.
 //
 // A free coordinate (a joint without stiffness) gives A a Jordan block [0 1; 0 0], and a robot's
@@ -429,7 +451,7 @@ LinearModel linearize_model(const std::shared_ptr<const model::Model>& model_ptr
 
   if (linear.A.size() > 0) {
     std::vector<std::complex<double>> values = eigenvalues_deflating_zero(linear.A);
-    std::sort(values.begin(), values.end(), before);
+    order_eigenvalues(values);
     linear.eigenvalues.resize(idx(values.size()));
     for (std::size_t k = 0; k < values.size(); ++k) linear.eigenvalues[idx(k)] = values[k];
   }

@@ -63,7 +63,8 @@ struct LinearModel {
   Eigen::VectorXd q, qd;
   /// Whether the dependent coordinates or speeds were changed to satisfy the constraints.
   bool completed = false;
-  /// The eigenvalues of A, ordered by modulus, then real part, then imaginary part. Zero
+  /// The eigenvalues of A, ordered by modulus, then real part, then imaginary part (moduli within
+  /// 1e-9 of each other relative count as equal: a real pair ±a comes −a first). Zero
   /// eigenvalues (free coordinates, a defective stiffness) are found by deflation on the ranks
   /// of A (singular values below 1e-10 max |A_ij| are zero) and are exactly 0.
   Eigen::VectorXcd eigenvalues;
