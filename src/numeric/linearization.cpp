@@ -279,14 +279,13 @@ std::vector<std::complex<double>> eigenvalues_deflating_zero(const Matrix& A) {
 // Evaluator: O(n) programs per direction, no symbolic partials of M and f) where they cover the
 // model and it has no constraints; false where they do not, or an input is driven by an
 // expression of t (then the symbolic partials below).
-// `equations`: those given (their order and constraints decide), or null for the model's own.
+// `equations`: those given (their order decides), or null for the model's own.
 bool recursive_jacobian(const std::shared_ptr<const model::Model>& model,
                         const principles::Equations* equations, const Vector& q, const Vector& qd,
                         const LinearizationOptions& options, Matrix& J, Matrix& Bfull) {
+  // recursions_alone_do_not_cover names constraints too: the derivatives have no rows.
   const bool first_order = equations == nullptr || equations->order == 1;
-  const std::size_t constraints =
-      equations == nullptr ? model->constraints.size() : equations->constraint_count();
-  if (!options.use_recursions || constraints > 0 || !first_order ||
+  if (!options.use_recursions || !first_order ||
       !principles::recursions_alone_do_not_cover(*model).empty())
     return false;
   std::optional<DynamicsDerivativesEvaluator> derivatives;

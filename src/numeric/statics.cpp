@@ -568,7 +568,7 @@ std::vector<EquilibriumDynamics> equilibria_dynamics(std::shared_ptr<const model
                                                      const StaticsResult& statics,
                                                      const StaticsOptions& options) {
   std::vector<EquilibriumDynamics> out;
-  if (model->constraints.empty() && principles::recursions_alone_do_not_cover(*model).empty()) {
+  if (principles::recursions_alone_do_not_cover(*model).empty()) {
     for (const auto& e : statics.equilibria)
       out.push_back(modes_about(e, options, [&](const auto& q, const auto& qd, const auto& o) {
         return linearize(model, q, qd, o);
