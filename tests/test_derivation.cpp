@@ -10,7 +10,6 @@
 
 #include "appell/io/derivation_writer.hpp"
 #include "appell/io/equation_writer.hpp"
-#include "appell/io/minimal_form_writer.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/principles/derivation.hpp"
 #include "appell/principles/derive.hpp"
@@ -53,7 +52,7 @@ TEST(Derivation, TheCompulsionsHessianInTheAccelerationsIsTheMassMatrix) {
   request.compulsion = true;
   const principles::Derivation d = principles::derive(model, request);
   ASSERT_TRUE(d.equations && d.compulsion);
-  EXPECT_FALSE(d.minimal);
+  EXPECT_EQ(d.equations->form, principles::Form::Coordinates);
   EXPECT_FALSE(d.inertial_forces);
   EXPECT_TRUE(d.equations->simplified);
   EXPECT_EQ(d.equations->method, principles::Method::Gauss);
@@ -139,10 +138,10 @@ TEST(Derivation, HigherOrderAndMinimalFormsAreChosenByTheRequest) {
   principles::DerivationRequest minimal;
   minimal.minimal = true;
   const principles::Derivation m = principles::derive(sleigh, minimal);
-  ASSERT_TRUE(m.minimal);
-  EXPECT_FALSE(m.equations);
-  EXPECT_EQ(m.minimal->size(), 2u);  // x and theta
-  EXPECT_TRUE(m.minimal->simplified);
+  ASSERT_TRUE(m.equations);
+  EXPECT_EQ(m.equations->form, principles::Form::Minimal);
+  EXPECT_EQ(m.equations->size(), 2u);  // x and theta
+  EXPECT_TRUE(m.equations->simplified);
 }
 
 TEST(Derivation, InertialForcesOfARotatingCarrier) {
@@ -271,8 +270,8 @@ TEST(DerivationWriter, TextIsTheEquationsThenWhatWasAsked) {
   principles::DerivationRequest minimal;
   minimal.minimal = true;
   const principles::Derivation m = principles::derive(sleigh, minimal);
-  EXPECT_EQ(io::write_text(m), io::write_text(*m.minimal));
-  EXPECT_EQ(io::write_latex(m), io::write_latex(*m.minimal));
+  EXPECT_EQ(io::write_text(m), io::write_text(*m.equations));
+  EXPECT_EQ(io::write_latex(m), io::write_latex(*m.equations));
 }
 
 TEST(DerivationWriter, InertialForcesWithTheirForm) {

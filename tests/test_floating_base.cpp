@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "appell/io/urdf_reader.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
@@ -219,7 +220,7 @@ std::string floating_error(const std::string& joints_and_links) {
   try {
     const auto model = io::build_model(io::translate_urdf(urdf, "r.urdf", options));
     // Read: the mass matrix in the speeds is regular at the initial state.
-    const num::CompiledSpeedForm speeds(principles::speed_form(model));
+    const num::CompiledEquations speeds(principles::speed_form(model));
     Eigen::VectorXd q(static_cast<Eigen::Index>(model->dof()));
     for (std::size_t k = 0; k < model->dof(); ++k)
       q[static_cast<Eigen::Index>(k)] = model->coordinates[k].initial + 0.1 * double(k % 3);

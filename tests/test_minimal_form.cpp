@@ -8,7 +8,7 @@
 
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
 #include "support/run_cli.hpp"
@@ -39,7 +39,7 @@ MultiplierForm multiplier_form(const principles::Equations& eq, double t, const 
 // At a consistent state: the minimal form's q̈ equals the multiplier form's, and M̃, f̃ equal the
 // multiplier form projected on the null space of A (B spans it).
 void expect_same_motion(const principles::Equations& multipliers,
-                        const num::CompiledMinimalForm::State& s, double t,
+                        const num::CompiledEquations::State& s, double t,
                         const Eigen::VectorXd& q) {
   const MultiplierForm r = multiplier_form(multipliers, t, q, s.qd);
   const double scale = std::max(1.0, r.qdd.cwiseAbs().maxCoeff());
@@ -56,7 +56,7 @@ TEST(MinimalForm, ChaplyginSleighEqualsTheMultiplierFormAndItsClosedForm) {
   const auto eq = principles::minimal_form(model);
   ASSERT_EQ(eq.size(), 2u);
   EXPECT_EQ(eq.dependent, (std::vector<std::size_t>{1}));  // y
-  const num::CompiledMinimalForm minimal(eq);
+  const num::CompiledEquations minimal(eq);
   const auto multipliers = principles::derive(model, principles::Method::Lagrange);
   const double m = 2.0, I = 0.05, a = 0.2;
   std::mt19937 rng(17);
@@ -73,8 +73,8 @@ TEST(MinimalForm, ChaplyginSleighEqualsTheMultiplierFormAndItsClosedForm) {
     // Forward speed v and turning rate ω: v̇ = a ω², ω̇ = −m a v ω / (I + m a²).
     const double v = xd / std::cos(theta), vdot = a * w * w,
                  wdot = -m * a * v * w / (I + m * a * a);
-    EXPECT_NEAR(s.udot[0], vdot * std::cos(theta) - v * w * std::sin(theta), 1e-11);
-    EXPECT_NEAR(s.udot[1], wdot, 1e-11);
+    EXPECT_NEAR(s.vdot[0], vdot * std::cos(theta) - v * w * std::sin(theta), 1e-11);
+    EXPECT_NEAR(s.vdot[1], wdot, 1e-11);
     expect_same_motion(multipliers, s, t, q);
   }
 }
@@ -84,7 +84,7 @@ TEST(MinimalForm, SliderCrankEqualsTheMultiplierFormOnItsLoop) {
   const auto eq = principles::minimal_form(model);
   ASSERT_EQ(eq.size(), 1u);
   EXPECT_EQ(eq.dependent, (std::vector<std::size_t>{1, 2}));  // q2, x
-  const num::CompiledMinimalForm minimal(eq);
+  const num::CompiledEquations minimal(eq);
   for (auto method : principles::all_methods) {
     SCOPED_TRACE(principles::method_name(method));
     const auto multipliers = principles::derive(model, method);

@@ -203,7 +203,9 @@ void feed(report::SimulationRecording& recording, std::size_t rows) {
                    .potential = 0,
                    .total = 0,
                    .qdd = qdd,
-                   .lambda = lambda});
+                   .lambda = lambda,
+                   .v = qd,
+                   .vdot = qdd});
   }
 }
 
@@ -438,7 +440,7 @@ TEST(ReportSpeeds, TheFreeBoxIsIntegratedInItsSpeedsAndDrawnByItsQuaternion) {
   report::ReportOptions options;
   options.simulation.t_end = 12.0;
   options.simulation.rtol = options.simulation.atol = 1e-10;
-  options.u0 = {0, 0, 0, 0.02, 3.0, 0.02};
+  options.simulation.u0 = {0, 0, 0, 0.02, 3.0, 0.02};
   const report::Report contents = report::make_report(model, options);
   ASSERT_TRUE(contents.complete()) << (contents.incomplete.empty() ? "" : contents.incomplete[0]);
   const auto rows = contents.simulation->rows();

@@ -13,7 +13,8 @@
 #include "appell/fem/response.hpp"
 #include "appell/io/csv_writer.hpp"
 #include "appell/io/model_reader.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/speeds.hpp"
 
 namespace {
 

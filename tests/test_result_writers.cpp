@@ -16,7 +16,7 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
@@ -87,7 +87,8 @@ TEST(SimulationCsv, RowHasSeventeenSignificantDigits) {
   const Eigen::VectorXd q = vector({1.0, -0.25}), qd = vector({0.1, 1.0 / 3.0});
   const Eigen::VectorXd qdd = vector({0.0, 0.0}), lambda = vector({-2.5});
   std::ostringstream out;
-  io::write_simulation_csv_row(out, num::SimulationRow{0.5, q, qd, 2.0, -1.0, 1.0, qdd, lambda});
+  io::write_simulation_csv_row(
+      out, num::SimulationRow{0.5, q, qd, 2.0, -1.0, 1.0, qdd, lambda, qd, qdd});
   EXPECT_EQ(out.str(), "0.5,1,-0.25,0.10000000000000001,0.33333333333333331,2,-1,1,-2.5\n");
   // Every number reads back as the double it was.
   const auto cells = cells_of(out.str());
@@ -149,7 +150,7 @@ TEST(SimulationCsv, AnUnwritablePathIsAModelErrorAtThePath) {
   io::SimulationCsvFile csv(path, *pendulum());
   const Eigen::VectorXd q = vector({1.0, 0.0}), none(0);
   try {
-    csv.row(num::SimulationRow{0.0, q, q, 0.0, 0.0, 0.0, q, none});
+    csv.row(num::SimulationRow{0.0, q, q, 0.0, 0.0, 0.0, q, none, q, q});
     FAIL() << "expected a ModelError";
   } catch (const model::ModelError& e) {
     EXPECT_EQ(e.where().file, path);
@@ -285,7 +286,7 @@ TEST(StateJson, WrongStateSizesAreRejected) {
 TEST(StateJson, MinimalFormNamesTheIndependentSpeeds) {
   const auto model = example("slider_crank.yaml");
   const auto minimal = principles::minimal_form(model);
-  const num::CompiledMinimalForm compiled(minimal);
+  const num::CompiledEquations compiled(minimal);
   Eigen::VectorXd q(3);
   for (Eigen::Index j = 0; j < 3; ++j) q[j] = model->coordinates[std::size_t(j)].initial;
   const auto state = compiled.solve(0.0, q, vector({2.0}));

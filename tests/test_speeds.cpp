@@ -16,16 +16,22 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/simulate.hpp"
-#include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/numeric/verification.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
+
+// The options with the initial speeds `u0` (SimulationOptions::u0).
+appell::num::SimulationOptions with_u0(appell::num::SimulationOptions options,
+                                       std::vector<double> u0) {
+  options.u0 = std::move(u0);
+  return options;
+}
 
 using namespace appell;
 
@@ -89,7 +95,7 @@ TEST(Quaternion, FreeBodyGivesEulersEquations) {
       for (unsigned j = 3; j < 6; ++j) EXPECT_TRUE(GiNaC::normal(s.mass_matrix(i, j)).is_zero());
     }
     // Numerically at random states, any attitude (|e| need not be 1: R(e)/|e|² is a rotation).
-    const num::CompiledSpeedForm compiled(eq);
+    const num::CompiledEquations compiled(eq);
     std::mt19937 random(7);
     std::uniform_real_distribution<double> any(-2.0, 2.0);
     for (int trial = 0; trial < 20; ++trial) {
@@ -99,8 +105,8 @@ TEST(Quaternion, FreeBodyGivesEulersEquations) {
       const auto state = compiled.solve(0.0, q, u);
       const Eigen::Vector3d omega = u.head<3>();
       const Eigen::Vector3d expected = -I.inverse() * omega.cross(I * omega);
-      for (int k = 0; k < 3; ++k) EXPECT_NEAR(state.udot[k], expected[k], 1e-12);
-      for (int k = 3; k < 6; ++k) EXPECT_NEAR(state.udot[k], 0.0, 1e-12);
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(state.vdot[k], expected[k], 1e-12);
+      for (int k = 3; k < 6; ++k) EXPECT_NEAR(state.vdot[k], 0.0, 1e-12);
       // ė = ½ e ⊗ (0, w): the quaternion's rate, e0 scalar.
       const double e0 = q[3], e1 = q[4], e2 = q[5], e3 = q[6];
       EXPECT_NEAR(state.qd[3], -0.5 * (e1 * u[0] + e2 * u[1] + e3 * u[2]), 1e-14);
@@ -118,7 +124,7 @@ TEST(Quaternion, LoadsGiveEulersEquationsWithTheirMoment) {
   - {force: [1.0, 2.0, -0.5], on: body, at: [0.1, 0.2, -0.3]}
 )yaml";
   const auto model = io::parse_model(loaded, "loaded.yaml");
-  const num::CompiledSpeedForm compiled(principles::speed_form(model));
+  const num::CompiledEquations compiled(principles::speed_form(model));
   const Eigen::Matrix3d I = tumbling_inertia();
   std::mt19937 random(11);
   std::uniform_real_distribution<double> any(-2.0, 2.0);
@@ -132,8 +138,8 @@ TEST(Quaternion, LoadsGiveEulersEquationsWithTheirMoment) {
     const Eigen::Vector3d F(1.0, 2.0, -0.5), r(0.1, 0.2, -0.3), w = u.head<3>();
     const Eigen::Vector3d M = Eigen::Vector3d(0.3, -0.2, 0.5) + r.cross(R.transpose() * F);
     const Eigen::Vector3d expected = I.inverse() * (M - w.cross(I * w));
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.udot[k], expected[k], 1e-12);
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.udot[3 + k], F[k] / 1.3, 1e-12);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.vdot[k], expected[k], 1e-12);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.vdot[3 + k], F[k] / 1.3, 1e-12);
   }
 }
 
@@ -155,15 +161,15 @@ BoxRun run_box(const std::vector<double>& q0, const std::vector<double>& u0, dou
   options.q0 = q0;
   const num::CompiledMomenta momenta(model);
   BoxRun run;
-  run.result = num::simulate_speeds(eq, options, u0, [&](const num::SpeedSimulationRow& r) {
-    run.t.push_back(r.row.t);
-    run.w2.push_back(r.u[4]);
-    run.energy.push_back(r.row.total);
-    const Eigen::Vector3d L = momenta.evaluate(r.row.t, r.row.q, r.row.qd).angular;
+  run.result = num::simulate(eq, with_u0(options, u0), [&](const num::SimulationRow& r) {
+    run.t.push_back(r.t);
+    run.w2.push_back(r.v[4]);
+    run.energy.push_back(r.total);
+    const Eigen::Vector3d L = momenta.evaluate(r.t, r.q, r.qd).angular;
     if (run.t.size() == 1) run.first_momentum = L;
     run.max_momentum_change = run.max_momentum_change.cwiseMax((L - run.first_momentum).cwiseAbs());
     run.momentum_norm.push_back(L.norm());
-    run.quaternion_norm.push_back(r.row.q.segment<4>(3).norm());
+    run.quaternion_norm.push_back(r.q.segment<4>(3).norm());
   });
   return run;
 }
@@ -293,25 +299,25 @@ TEST(Speeds, DeclaredSpeedsMoveAsTheCoordinates) {
   for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert}) {
     std::size_t row = 0;
     double worst = 0.0;
-    num::simulate_speeds(principles::speed_form(declared, method), options, {},
-                         [&](const num::SpeedSimulationRow& r) {
-                           ASSERT_LT(row, q_plain.size());
-                           const Eigen::VectorXd& q = q_plain[row];
-                           const Eigen::VectorXd& qd = qd_plain[row];
-                           worst = std::max(worst, (r.row.q - q).cwiseAbs().maxCoeff());
-                           worst = std::max(worst, (r.row.qd - qd).cwiseAbs().maxCoeff());
-                           // The speeds are Y(q) q̇ of the plain motion.
-                           EXPECT_NEAR(r.u[0], qd[0] + qd[1], 1e-7);
-                           EXPECT_NEAR(r.u[1], 2 * qd[1] - std::cos(q[0]) * qd[0], 1e-7);
-                           ++row;
-                         });
+    num::simulate(principles::speed_form(declared, method), with_u0(options, {}),
+                  [&](const num::SimulationRow& r) {
+                    ASSERT_LT(row, q_plain.size());
+                    const Eigen::VectorXd& q = q_plain[row];
+                    const Eigen::VectorXd& qd = qd_plain[row];
+                    worst = std::max(worst, (r.q - q).cwiseAbs().maxCoeff());
+                    worst = std::max(worst, (r.qd - qd).cwiseAbs().maxCoeff());
+                    // The speeds are Y(q) q̇ of the plain motion.
+                    EXPECT_NEAR(r.v[0], qd[0] + qd[1], 1e-7);
+                    EXPECT_NEAR(r.v[1], 2 * qd[1] - std::cos(q[0]) * qd[0], 1e-7);
+                    ++row;
+                  });
     EXPECT_EQ(row, q_plain.size());
     EXPECT_LT(worst, 1e-7);
     std::cout << "[ measured ] largest difference in q, dot(q) over 3 s: " << worst << "\n";
   }
   // The energy is the same function of the state either way.
   const auto eq = principles::speed_form(declared);
-  const num::CompiledSpeedForm compiled(eq);
+  const num::CompiledEquations compiled(eq);
   const Eigen::VectorXd u =
       num::speeds_from_velocities(*declared, {}, 0.0, vec({0.6, -0.4}), vec({0.3, 1.1}));
   EXPECT_NEAR(u[0], 1.4, 1e-15);
@@ -328,7 +334,7 @@ TEST(Speeds, AreTheProjectionOfTheEquationsInTheCoordinates) {
   std::mt19937 random(3);
   std::uniform_real_distribution<double> any(-2.0, 2.0);
   for (const auto method : {principles::Method::GibbsAppell, principles::Method::Dalembert}) {
-    const num::CompiledSpeedForm speeds(principles::speed_form(declared, method));
+    const num::CompiledEquations speeds(principles::speed_form(declared, method));
     for (int trial = 0; trial < 20; ++trial) {
       const Eigen::VectorXd q = vec({any(random), any(random)}),
                             u = vec({any(random), any(random)});
@@ -336,8 +342,8 @@ TEST(Speeds, AreTheProjectionOfTheEquationsInTheCoordinates) {
       Eigen::MatrixXd M;
       Eigen::VectorXd f;
       coordinates.evaluate(0.0, q, s.qd, M, f);
-      const Eigen::MatrixXd& W = s.kinematics;
-      const Eigen::VectorXd gamma = s.qdd - W * s.udot;
+      const Eigen::MatrixXd& W = s.speed_matrix;
+      const Eigen::VectorXd gamma = s.qdd - W * s.vdot;
       EXPECT_LT((W.transpose() * M * W - s.mass_matrix).cwiseAbs().maxCoeff(), 1e-12);
       EXPECT_LT((W.transpose() * (f - M * gamma) - s.forcing).cwiseAbs().maxCoeff(), 1e-11);
       // And q̈ is the coordinates' own.
@@ -355,8 +361,8 @@ TEST(Speeds, AreTheProjectionOfTheEquationsInTheCoordinates) {
   io::UrdfOptions options;
   options.floating_base = true;
   const auto robot = io::read_urdf_file(floating_urdf(), options);
-  const num::CompiledSpeedForm appell(principles::speed_form(robot));
-  const num::CompiledSpeedForm kane(principles::speed_form(robot, principles::Method::Dalembert));
+  const num::CompiledEquations appell(principles::speed_form(robot));
+  const num::CompiledEquations kane(principles::speed_form(robot, principles::Method::Dalembert));
   for (int trial = 0; trial < 10; ++trial) {
     Eigen::VectorXd q(9), u(8);
     for (auto& v : q) v = any(random);
@@ -580,10 +586,10 @@ TEST(SpeedsInLoads, ADampedCubeDecaysExponentially) {
   const double m = 2, a = 0.3, k = 0.05, I = m * a * a / 6;
   const std::vector<double> w0{1.0, -2.0, 0.5};
   int rows = 0;
-  num::simulate_speeds(equations, options, w0, [&](const num::SpeedSimulationRow& row) {
+  num::simulate(equations, with_u0(options, w0), [&](const num::SimulationRow& row) {
     for (int c = 0; c < 3; ++c)
-      EXPECT_NEAR(row.u[c], w0[static_cast<std::size_t>(c)] * std::exp(-k * row.row.t / I), 1e-8)
-          << "t = " << row.row.t;
+      EXPECT_NEAR(row.v[c], w0[static_cast<std::size_t>(c)] * std::exp(-k * row.t / I), 1e-8)
+          << "t = " << row.t;
     ++rows;
   });
   EXPECT_EQ(rows, 7);
@@ -608,11 +614,11 @@ TEST(SpeedsInLoads, ADeclaredSpeedInALoadIsItsValueInTheVelocities) {
   a.evaluate(0.0, q, qd, Ma, fa);
   b.evaluate(0.0, q, qd, Mb, fb);
   EXPECT_LT((fa - fb).norm(), 1e-12);
-  const num::CompiledSpeedForm sa(principles::speed_form(with_names)),
+  const num::CompiledEquations sa(principles::speed_form(with_names)),
       sb(principles::speed_form(with_values));
   Eigen::VectorXd u(2);
   u << 1.4, 1.9;
-  EXPECT_LT((sa.solve(0.0, q, u).udot - sb.solve(0.0, q, u).udot).norm(), 1e-12);
+  EXPECT_LT((sa.solve(0.0, q, u).vdot - sb.solve(0.0, q, u).vdot).norm(), 1e-12);
 }
 
 TEST(SpeedsInLoads, AreAllowedOnlyInTheValueOfALoad) {
@@ -684,22 +690,22 @@ TEST(SpeedsUrdf, FloatingBaseConservesMomentaAndFallsUnderGravity) {
     const double mass = 3.5;  // base 2, upper 1, lower 0.5
     Eigen::Vector3d p0, L0;
     double worst_p = 0, worst_L = 0, worst_E = 0, E0 = 0;
-    num::simulate_speeds(eq, sim, {0.2, 0.1, -0.3, 0.5, -1.2, 0.8, 2.0, -1.5},
-                         [&](const num::SpeedSimulationRow& r) {
-                           const num::Momenta m = momenta.evaluate(r.row.t, r.row.q, r.row.qd);
-                           if (r.row.t == 0.0) {
-                             p0 = m.linear;
-                             L0 = m.angular;
-                             E0 = r.row.total;
-                           }
-                           const Eigen::Vector3d weight_impulse(0, 0, -mass * g * r.row.t);
-                           worst_p = std::max(
-                               worst_p, (m.linear - p0 - weight_impulse).cwiseAbs().maxCoeff());
-                           if (g == 0.0) {
-                             worst_L = std::max(worst_L, (m.angular - L0).cwiseAbs().maxCoeff());
-                             worst_E = std::max(worst_E, std::abs(r.row.total - E0));
-                           }
-                         });
+    num::simulate(eq, with_u0(sim, {0.2, 0.1, -0.3, 0.5, -1.2, 0.8, 2.0, -1.5}),
+                  [&](const num::SimulationRow& r) {
+                    const num::Momenta m = momenta.evaluate(r.t, r.q, r.qd);
+                    if (r.t == 0.0) {
+                      p0 = m.linear;
+                      L0 = m.angular;
+                      E0 = r.total;
+                    }
+                    const Eigen::Vector3d weight_impulse(0, 0, -mass * g * r.t);
+                    worst_p =
+                        std::max(worst_p, (m.linear - p0 - weight_impulse).cwiseAbs().maxCoeff());
+                    if (g == 0.0) {
+                      worst_L = std::max(worst_L, (m.angular - L0).cwiseAbs().maxCoeff());
+                      worst_E = std::max(worst_E, std::abs(r.total - E0));
+                    }
+                  });
     EXPECT_LT(worst_p, 1e-7) << "g = " << g;
     EXPECT_LT(worst_L, 1e-7);
     EXPECT_LT(worst_E, 1e-7);

@@ -15,15 +15,21 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/numeric/agreement.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/simulate.hpp"
-#include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace {
+
+// The options with the initial speeds `u0` (SimulationOptions::u0).
+appell::num::SimulationOptions with_u0(appell::num::SimulationOptions options,
+                                       std::vector<double> u0) {
+  options.u0 = std::move(u0);
+  return options;
+}
 
 using namespace appell;
 
@@ -65,10 +71,9 @@ TEST(SpeedsWithConstraints, AQuaternionBodyInASlotMovesAsInEulerAngles) {
   std::vector<Sample> in_speeds;
   double worst_position = 0.0;
   const auto speed_run =
-      num::simulate_speeds(speeds, options, {0.0, w2, w3}, [&](const num::SpeedSimulationRow& r) {
-        in_speeds.push_back({r.row.t, quaternion_rotation(r.row.q), r.row.lambda[0], r.row.total});
-        worst_position =
-            std::max(worst_position, std::abs(r.row.q[2] * r.row.q[3] - r.row.q[0] * r.row.q[1]));
+      num::simulate(speeds, with_u0(options, {0.0, w2, w3}), [&](const num::SimulationRow& r) {
+        in_speeds.push_back({r.t, quaternion_rotation(r.q), r.lambda[0], r.total});
+        worst_position = std::max(worst_position, std::abs(r.q[2] * r.q[3] - r.q[0] * r.q[1]));
       });
 
   const auto euler_model = io::read_model_file(data + "/slotted_ball_joint_euler.yaml");
@@ -110,7 +115,7 @@ TEST(SpeedsWithConstraints, TheEquationsAreTheCoordinatesProjectedMultipliersInc
     ASSERT_EQ(speeds.constraint_count(), 1u);
     EXPECT_EQ(speeds.multipliers, coordinates.multipliers);
     // M̃ = WᵀMW, f̃ = Wᵀ(f − Mγ), Ã = AW and b̃ = b − Aγ, symbolically and at random states.
-    const num::Agreement agreement = num::compare_speeds(coordinates, speeds, 20, true);
+    const num::Agreement agreement = num::compare(coordinates, speeds, 20, true);
     EXPECT_TRUE(agreement.symbolic) << agreement.symbolic_unresolved;
     EXPECT_LT(agreement.max_numeric_error, 1e-12) << agreement.first_difference;
   }
@@ -127,7 +132,7 @@ TEST(SpeedsWithConstraints, TheEquationsAreTheCoordinatesProjectedMultipliersInc
   compiled.constraints(A, b);
   compiled.accelerations_and_multipliers(M, f, A, b, qdd, lambda);
 
-  const num::CompiledSpeedForm in_speeds(principles::speed_form(model));
+  const num::CompiledEquations in_speeds(principles::speed_form(model));
   const Eigen::VectorXd u = num::speeds_from_velocities(*model, {}, 0.0, q, qd);
   EXPECT_NEAR(u[1], 0.0, 1e-15);  // r = x ẋ + y ẏ vanishes on the circle
   const auto state = in_speeds.solve(0.0, q, u);
@@ -149,13 +154,14 @@ TEST(SpeedsWithConstraints, AnInconsistentStartIsProjectedOntoTheConstraints) {
   options.output_step = 0.5;
   options.q0 = {0.97, 0.02, 0.25, 0.0};  // not quite in the slot, not of length 1
   Eigen::VectorXd first_q, first_u;
-  const auto result = num::simulate_speeds(principles::speed_form(model), options, {0.4, 0.3, 1.5},
-                                           [&](const num::SpeedSimulationRow& r) {
-                                             if (first_q.size() == 0) {
-                                               first_q = r.row.q;
-                                               first_u = r.u;
-                                             }
-                                           });
+  const auto result =
+      num::simulate(principles::speed_form(model), with_u0(options, {0.4, 0.3, 1.5}),
+                    [&](const num::SimulationRow& r) {
+                      if (first_q.size() == 0) {
+                        first_q = r.q;
+                        first_u = r.v;
+                      }
+                    });
   EXPECT_NEAR(first_q.norm(), 1.0, 1e-14);
   EXPECT_LT(std::abs(first_q[2] * first_q[3] - first_q[0] * first_q[1]), 1e-10);
   EXPECT_GT(result.initial_correction.position, 1e-3);

@@ -16,9 +16,9 @@
 #include "appell/io/model_reader.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/numeric/statics.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/minimal_form.hpp"
@@ -210,8 +210,7 @@ TEST(Values, EveryConsumerRejectsAnUnknownName) {
   expect_names([&] { codegen::generated_layout(eq, bad); }, "nosuch");
 
   const auto sleigh = io::read_model_file(examples + "/chaplygin_sleigh.yaml");
-  expect_names([&] { num::CompiledMinimalForm c(principles::minimal_form(sleigh), bad); },
-               "nosuch");
+  expect_names([&] { num::CompiledEquations c(principles::minimal_form(sleigh), bad); }, "nosuch");
 
   const auto blade = io::read_model_file(examples + "/fem/rotating_blade.yaml");
   expect_names([&] { fem::build_flexible_body(*blade, 0, bad); }, "nosuch");

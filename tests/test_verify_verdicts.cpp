@@ -126,7 +126,7 @@ TEST(VerifyVerdicts, EveryStateIsHeldToTheBoundOfItsConditioning) {
   const auto model = io::read_model_file(path);
   const auto lagrange = principles::derive(model, principles::Method::Lagrange);
   const auto minimal = principles::minimal_form(model);
-  const auto agreement = num::compare_minimal(lagrange, minimal, 400, /*symbolic=*/false);
+  const auto agreement = num::compare(lagrange, minimal, 400, /*symbolic=*/false);
   EXPECT_EQ(agreement.states, 400u);
   EXPECT_EQ(num::verdict(agreement), num::AgreementVerdict::AgreeNumerically);
   EXPECT_FALSE(agreement.witness.has_value());
@@ -155,9 +155,9 @@ constraints:
 independent: [x1, x2]
 )yaml");
   const auto model = io::read_model_file(path);
-  const auto agreement = num::compare_minimal(
-      principles::derive(model, principles::Method::Lagrange), principles::minimal_form(model), 20,
-      /*symbolic=*/false);
+  const auto agreement = num::compare(principles::derive(model, principles::Method::Lagrange),
+                                      principles::minimal_form(model), 20,
+                                      /*symbolic=*/false);
   EXPECT_EQ(agreement.ill_conditioned, 200u);
   EXPECT_EQ(agreement.states, 20u);
   EXPECT_NE(num::verdict(agreement), num::AgreementVerdict::Differ) << agreement.first_difference;
@@ -215,10 +215,10 @@ TEST(VerifyVerdicts, AWrongMinimalFormDiffersWithAWitness) {
   const auto model = io::read_model_file(examples + "/chaplygin_sleigh.yaml");
   const auto lagrange = principles::derive(model, principles::Method::Lagrange);
   auto minimal = principles::minimal_form(model);
-  EXPECT_EQ(num::verdict(num::compare_minimal(lagrange, minimal)), num::AgreementVerdict::Equal);
+  EXPECT_EQ(num::verdict(num::compare(lagrange, minimal)), num::AgreementVerdict::Equal);
   // A gyroscopic term too many in the first equation (ẋ θ̇ · 1e-3).
   minimal.forcing(0, 0) += 1e-3 * model->coordinate_symbol(0, 1) * model->coordinate_symbol(2, 1);
-  const auto agreement = num::compare_minimal(lagrange, minimal);
+  const auto agreement = num::compare(lagrange, minimal);
   EXPECT_EQ(num::verdict(agreement), num::AgreementVerdict::Differ);
   ASSERT_TRUE(agreement.witness.has_value());
   EXPECT_NE(agreement.witness->entry.find("of the minimal form"), std::string::npos);

@@ -5,10 +5,9 @@
 
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/reactions.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/numeric/split_evaluation.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/coriolis_split.hpp"
@@ -58,7 +57,7 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
     throw at_option(e, {{"speeds", "--qd"}});
   }
   const auto equations = principles::minimal_form(model);
-  const num::CompiledMinimalForm compiled(equations, parse_assignments(o.set));
+  const num::CompiledEquations compiled(equations, parse_assignments(o.set));
   const auto state = compiled.solve(o.t, q, u);
 
   if (o.json) {
@@ -115,7 +114,7 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
     u = num::speeds_from_velocities(m, values, o.t, q, qd);
   }
   const auto equations = principles::speed_form(model, method_option(o.method));
-  const num::CompiledSpeedForm compiled(equations, values);
+  const num::CompiledEquations compiled(equations, values);
   const auto state = compiled.solve(o.t, q, u);
   if (o.json) {
     std::cout << io::write_speed_state_json(m, o.t, q, u, state) << "\n";
@@ -129,7 +128,7 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
   }
   for (std::size_t i = 0; i < m.speeds.size(); ++i) {
     const auto k = static_cast<Eigen::Index>(i);
-    std::cout << "  " << m.speeds[i].name << " = " << u[k] << ", dot = " << state.udot[k]
+    std::cout << "  " << m.speeds[i].name << " = " << u[k] << ", dot = " << state.vdot[k]
               << ", f = " << state.forcing[k] << ", M row = [" << state.mass_matrix.row(k) << "]\n";
   }
   return 0;

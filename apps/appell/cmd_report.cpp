@@ -45,7 +45,7 @@ int run_report(const ReportCommandOptions& o) {
     if (!model->has_speeds())
       throw usage_error("--u0", "the model has no generalized speeds (speeds:, rot_quat)",
                         o.simulation.u0);
-    options.u0 = parse_list("--u0", o.simulation.u0);
+    options.simulation.u0 = parse_list("--u0", o.simulation.u0);
   }
   report::Report contents;
   try {

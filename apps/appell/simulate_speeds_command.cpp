@@ -6,7 +6,7 @@
 
 #include "appell/io/csv_writer.hpp"
 #include "appell/numeric/momenta.hpp"
-#include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/simulate.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
 #include "simulation_flags.hpp"
@@ -40,9 +40,8 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
   if (reactions)
     throw usage_error("--reactions", "not computed yet for a model with generalized speeds",
                       model->name);
-  const num::SimulationOptions options = simulation_options(*model, flags);
-  std::vector<double> u0;
-  if (!flags.u0.empty()) u0 = parse_list("--u0", flags.u0);
+  num::SimulationOptions options = simulation_options(*model, flags);
+  if (!flags.u0.empty()) options.u0 = parse_list("--u0", flags.u0);
 
   const auto equations = principles::speed_form(model);
   model::Values values = options.values;
@@ -59,12 +58,12 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
   // With --report, the rows kept for the page (at most 2000, evenly spaced).
   std::optional<report::SimulationRecording> recording;
   if (!report.empty()) recording.emplace(options);
-  auto on_row = [&](const num::SpeedSimulationRow& row) {
-    writing([&] { csv.row(row.row, row.u); });
-    if (recording) recording->add(row.row, row.u);
+  auto on_row = [&](const num::SimulationRow& row) {
+    writing([&] { csv.row(row, row.v); });
+    if (recording) recording->add(row, row.v);
   };
   try {
-    const auto result = num::simulate_speeds(equations, options, u0, on_row);
+    const auto result = num::simulate(equations, options, on_row);
     csv.close();
     print_summary(*model, options, result, out, true);
     if (recording) {

@@ -1,5 +1,5 @@
 // appell simulate for a model with generalized speeds (speeds:, rot_quat): the equations in the
-// speeds integrated by num::simulate_speeds, the CSV with the speeds' columns by their names.
+// speeds integrated by num::simulate, the CSV with the speeds' columns by their names.
 #pragma once
 
 #include <memory>

@@ -141,7 +141,7 @@ py::dict report(const Model& target, const std::string& out, const std::string& 
     if (!model.has_speeds())
       value_error("u0", "the model has no generalized speeds (speeds:, rot_quat): give qd0");
     const auto v = to_vector(u0, model.speeds.size(), "u0");
-    options.u0.assign(v.data(), v.data() + v.size());
+    options.simulation.u0.assign(v.data(), v.data() + v.size());
   }
   const auto kind = num::parse_integrator(integrator);
   if (!kind) value_error("integrator", "unknown integrator '" + integrator + "' (bdf, adams)");

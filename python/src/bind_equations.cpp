@@ -588,8 +588,6 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
                              [](const Equations& e) {
                                if (e.derivation.equations)
                                  return principles::method_name(e.derivation.equations->method);
-                               if (e.derivation.speeds)
-                                 return principles::method_name(e.derivation.speeds->method);
                                return std::string("gibbs-appell");
                              })
       .def_property_readonly("order",
@@ -597,13 +595,17 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
                                return e.derivation.equations ? e.derivation.equations->order : 1;
                              })
       .def_property_readonly(
-          "minimal", [](const Equations& e) { return e.derivation.minimal.has_value(); },
+          "minimal",
+          [](const Equations& e) {
+            return e.derivation.equations &&
+                   e.derivation.equations->form == principles::Form::Minimal;
+          },
           "the minimal form in the independent speeds")
       .def_property_readonly(
           "speeds",
           [](const Equations& e) {
             std::vector<std::string> names;
-            if (e.derivation.speeds)
+            if (e.derivation.equations && e.derivation.equations->form == principles::Form::Speeds)
               for (const auto& speed : e.model->speeds) names.push_back(speed.name);
             return names;
           },
@@ -621,15 +623,16 @@ json() print them as `appell derive` does; a notebook shows them typeset.)doc")
                              })
       .def_property_readonly("multipliers",
                              [](const Equations& e) {
-                               return e.derivation.equations ? e.derivation.equations->multipliers
-                                                             : std::vector<std::string>{};
+                               return e.derivation.equations && e.derivation.equations->form !=
+                                                                    principles::Form::Minimal
+                                          ? e.derivation.equations->multipliers
+                                          : std::vector<std::string>{};
                              })
       .def_property_readonly(
           "cost",
           [](const Equations& e) {
-            if (e.derivation.equations) return cost_dict(e.derivation.equations->cost);
-            if (e.derivation.speeds) return cost_dict(e.derivation.speeds->cost);
-            return cost_dict(e.derivation.minimal->cost);
+            return cost_dict(e.derivation.equations ? e.derivation.equations->cost
+                                                    : principles::DerivationCost{});
           },
           "what forming them cost: differentiations, derivative_nodes, size_before, size_after, "
           "seconds, simplify_seconds")

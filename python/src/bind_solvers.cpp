@@ -111,17 +111,21 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
   };
   if (in_speeds) {
     // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds (the tape).
-    const principles::SpeedEquations equations =
-        py::isinstance<Equations>(target) && target.cast<const Equations&>().derivation.speeds
-            ? *target.cast<const Equations&>().derivation.speeds
+    // Equations written through named intermediates are formed again (the names are no values).
+    const principles::Derivation* given =
+        py::isinstance<Equations>(target) ? &target.cast<const Equations&>().derivation : nullptr;
+    const principles::Equations equations =
+        given && given->equations && !given->named &&
+                given->equations->form == principles::Form::Speeds
+            ? *given->equations
             : interruptible([&] { return principles::speed_form(model, to_method(method)); });
+    options.u0 = speeds0;
     integrate([&] {
-      return num::simulate_speeds(
-          equations, options, speeds0, [&](const num::SpeedSimulationRow& r) {
-            collect(r.row);
-            rows.u.insert(rows.u.end(), r.u.data(), r.u.data() + r.u.size());
-            rows.udot.insert(rows.udot.end(), r.udot.data(), r.udot.data() + r.udot.size());
-          });
+      return num::simulate(equations, options, [&](const num::SimulationRow& r) {
+        collect(r);
+        rows.u.insert(rows.u.end(), r.v.data(), r.v.data() + r.v.size());
+        rows.udot.insert(rows.udot.end(), r.vdot.data(), r.vdot.data() + r.vdot.size());
+      });
     });
   } else {
     const auto equations = equations_of(target, method, "model");

@@ -20,11 +20,11 @@ void value_error(const std::string& argument, const std::string& message) {
 }
 
 const principles::Equations& Equations::equations(const char* what) const {
-  if (derivation.speeds)
+  if (derivation.equations && derivation.equations->form == principles::Form::Speeds)
     throw py::value_error(std::string(what) +
                           ": not available for equations in generalized speeds (M~ u' = f~; "
                           "text(), latex(), json() and appell.simulate take them)");
-  if (!derivation.equations)
+  if (!derivation.equations || derivation.equations->form == principles::Form::Minimal)
     throw py::value_error(std::string(what) +
                           ": not available for the minimal form (derive without minimal=True)");
   return evaluable ? *evaluable : *derivation.equations;

@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "appell/io/equation_writer.hpp"
-#include "appell/io/minimal_form_writer.hpp"
-#include "appell/io/speed_form_writer.hpp"
 
 namespace appell::io {
 
@@ -196,8 +194,6 @@ void split_json(nlohmann::ordered_json& json, const principles::Derivation& d,
 }
 
 std::string equations_text(const principles::Derivation& d, const WriteOptions& options) {
-  if (d.speeds) return write_text(*d.speeds, options);
-  if (d.minimal) return write_text(*d.minimal, options);
   if (d.equations) return write_text(*d.equations, options);
   throw std::invalid_argument("a derivation without equations");
 }
@@ -278,11 +274,7 @@ std::string write_latex(const principles::Derivation& d) {
     }
     out << "\\end{align}\n";
   }
-  if (d.speeds)
-    out << write_latex(*d.speeds);
-  else if (d.minimal)
-    out << write_latex(*d.minimal);
-  else if (d.equations)
+  if (d.equations)
     out << write_latex(*d.equations);
   else
     throw std::invalid_argument("a derivation without equations");
@@ -310,11 +302,7 @@ std::string write_json(const principles::Derivation& d, const WriteOptions& opti
   const model::Model& model = model_of(d);
   const auto context = readable_context(model);
   nlohmann::ordered_json json;
-  if (d.speeds)
-    json = nlohmann::ordered_json::parse(write_json(*d.speeds, options));
-  else if (d.minimal)
-    json = nlohmann::ordered_json::parse(write_json(*d.minimal, options));
-  else if (d.equations)
+  if (d.equations)
     json = nlohmann::ordered_json::parse(write_json(*d.equations, options));
   else
     throw std::invalid_argument("a derivation without equations");

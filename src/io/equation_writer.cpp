@@ -18,6 +18,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "cost_json.hpp"
+#include "form_writers.hpp"
 #include "matrix_listing.hpp"
 
 namespace appell::io {
@@ -708,6 +709,8 @@ std::string expression_latex(const GiNaC::ex& e, const sym::ReadableContext& con
 }
 
 std::string write_text(const principles::Equations& equations, const WriteOptions& options) {
+  if (equations.form == principles::Form::Speeds) return detail::speeds_text(equations, options);
+  if (equations.form == principles::Form::Minimal) return detail::minimal_text(equations, options);
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Text, kMaxChars);
   const unsigned n = static_cast<unsigned>(equations.dof());
@@ -743,6 +746,8 @@ std::string write_text(const principles::Equations& equations, const WriteOption
 }
 
 std::string write_latex(const principles::Equations& equations) {
+  if (equations.form == principles::Form::Speeds) return detail::speeds_latex(equations);
+  if (equations.form == principles::Form::Minimal) return detail::minimal_latex(equations);
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Latex, kMaxChars);
   const unsigned n = static_cast<unsigned>(equations.dof());
@@ -770,6 +775,8 @@ std::string write_latex(const principles::Equations& equations) {
 }
 
 std::string write_json(const principles::Equations& equations, const WriteOptions& options) {
+  if (equations.form == principles::Form::Speeds) return detail::speeds_json(equations, options);
+  if (equations.form == principles::Form::Minimal) return detail::minimal_json(equations, options);
   const model::Model& model = model_of(equations);
   Printer printer(readable_context(model), Notation::Text, kMaxChars);
 

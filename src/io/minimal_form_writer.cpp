@@ -1,10 +1,9 @@
-#include "appell/io/minimal_form_writer.hpp"
-
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "appell/io/equation_writer.hpp"
 #include "cost_json.hpp"
+#include "form_writers.hpp"
 #include "matrix_listing.hpp"
 
 namespace appell::io {
@@ -13,13 +12,13 @@ using GiNaC::ex;
 
 namespace {
 
-const model::Model& model_of(const principles::MinimalEquations& eq) {
+const model::Model& model_of(const principles::Equations& eq) {
   if (!eq.model) throw std::invalid_argument("minimal equations without a model");
   return *eq.model;
 }
 
 // Row k of M̃ u̇: Σ_l M̃_kl ddot(q_{i_l}).
-ex inertia_side(const principles::MinimalEquations& eq, unsigned k) {
+ex inertia_side(const principles::Equations& eq, unsigned k) {
   GiNaC::exvector terms;
   for (unsigned l = 0; l < eq.mass_matrix.cols(); ++l)
     terms.push_back(eq.mass_matrix(k, l) * eq.model->coordinate_symbol(eq.independent[l], 2));
@@ -27,7 +26,7 @@ ex inertia_side(const principles::MinimalEquations& eq, unsigned k) {
 }
 
 // (B u + β)_j and (B u̇ + γ)_j for a dependent coordinate j.
-ex dependent_rate(const principles::MinimalEquations& eq, std::size_t j, int order) {
+ex dependent_rate(const principles::Equations& eq, std::size_t j, int order) {
   const auto row = static_cast<unsigned>(j);
   ex rate = order == 1 ? eq.speed_offset(row, 0) : eq.acceleration_offset(row, 0);
   for (unsigned l = 0; l < eq.speed_matrix.cols(); ++l)
@@ -35,7 +34,7 @@ ex dependent_rate(const principles::MinimalEquations& eq, std::size_t j, int ord
   return rate;
 }
 
-std::string names(const principles::MinimalEquations& eq, const std::vector<std::size_t>& which) {
+std::string names(const principles::Equations& eq, const std::vector<std::size_t>& which) {
   std::string all;
   for (std::size_t k = 0; k < which.size(); ++k)
     all +=
@@ -45,7 +44,9 @@ std::string names(const principles::MinimalEquations& eq, const std::vector<std:
 
 }  // namespace
 
-std::string write_text(const principles::MinimalEquations& eq, const WriteOptions& options) {
+namespace detail {
+
+std::string minimal_text(const principles::Equations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -73,7 +74,7 @@ std::string write_text(const principles::MinimalEquations& eq, const WriteOption
   return out.str();
 }
 
-std::string write_latex(const principles::MinimalEquations& eq) {
+std::string minimal_latex(const principles::Equations& eq) {
   const model::Model& model = model_of(eq);
   const auto context = readable_context(model);
   auto print = [&](const ex& e) { return expression_latex(e, context); };
@@ -92,7 +93,7 @@ std::string write_latex(const principles::MinimalEquations& eq) {
   return out.str();
 }
 
-std::string write_json(const principles::MinimalEquations& eq, const WriteOptions& options) {
+std::string minimal_json(const principles::Equations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -122,5 +123,7 @@ std::string write_json(const principles::MinimalEquations& eq, const WriteOption
   json["cost"] = detail::cost_json(eq.cost, options);
   return json.dump(2);
 }
+
+}  // namespace detail
 
 }  // namespace appell::io

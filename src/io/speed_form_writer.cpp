@@ -1,11 +1,10 @@
-#include "appell/io/speed_form_writer.hpp"
-
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "appell/io/equation_writer.hpp"
 #include "appell/principles/derivation.hpp"
 #include "cost_json.hpp"
+#include "form_writers.hpp"
 #include "matrix_listing.hpp"
 
 namespace appell::io {
@@ -14,18 +13,18 @@ using GiNaC::ex;
 
 namespace {
 
-const model::Model& model_of(const principles::SpeedEquations& eq) {
+const model::Model& model_of(const principles::Equations& eq) {
   if (!eq.model) throw std::invalid_argument("equations in speeds without a model");
   return *eq.model;
 }
 
-std::string method_title(const principles::SpeedEquations& eq) {
+std::string method_title(const principles::Equations& eq) {
   return eq.method == principles::Method::Dalembert ? "kane (dalembert)"
                                                     : "gibbs-appell with quasi-accelerations";
 }
 
 // Row k of M̃ u̇: Σ_l M̃_kl dot(u_l).
-ex inertia_side(const principles::SpeedEquations& eq, unsigned k) {
+ex inertia_side(const principles::Equations& eq, unsigned k) {
   GiNaC::exvector terms;
   for (unsigned l = 0; l < eq.mass_matrix.cols(); ++l)
     terms.push_back(eq.mass_matrix(k, l) * eq.model->speed_symbol(l, 1));
@@ -33,15 +32,15 @@ ex inertia_side(const principles::SpeedEquations& eq, unsigned k) {
 }
 
 // (W u)_j: the rate of coordinate j.
-ex coordinate_rate(const principles::SpeedEquations& eq, unsigned j) {
+ex coordinate_rate(const principles::Equations& eq, unsigned j) {
   GiNaC::exvector terms;
-  for (unsigned l = 0; l < eq.kinematics.cols(); ++l)
-    terms.push_back(eq.kinematics(j, l) * eq.model->speed_symbol(l));
+  for (unsigned l = 0; l < eq.speed_matrix.cols(); ++l)
+    terms.push_back(eq.speed_matrix(j, l) * eq.model->speed_symbol(l));
   return GiNaC::add(terms);
 }
 
 // Row i of Ã u̇: Σ_l Ã_il dot(u_l).
-ex constraint_side(const principles::SpeedEquations& eq, unsigned i) {
+ex constraint_side(const principles::Equations& eq, unsigned i) {
   GiNaC::exvector terms;
   for (unsigned l = 0; l < eq.constraint_matrix.cols(); ++l)
     terms.push_back(eq.constraint_matrix(i, l) * eq.model->speed_symbol(l, 1));
@@ -50,7 +49,9 @@ ex constraint_side(const principles::SpeedEquations& eq, unsigned i) {
 
 }  // namespace
 
-std::string write_text(const principles::SpeedEquations& eq, const WriteOptions& options) {
+namespace detail {
+
+std::string speeds_text(const principles::Equations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = principles::readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -86,7 +87,7 @@ std::string write_text(const principles::SpeedEquations& eq, const WriteOptions&
   return out.str();
 }
 
-std::string write_latex(const principles::SpeedEquations& eq) {
+std::string speeds_latex(const principles::Equations& eq) {
   const model::Model& model = model_of(eq);
   const auto context = principles::readable_context(model);
   auto print = [&](const ex& e) { return expression_latex(e, context); };
@@ -110,7 +111,7 @@ std::string write_latex(const principles::SpeedEquations& eq) {
   return out.str();
 }
 
-std::string write_json(const principles::SpeedEquations& eq, const WriteOptions& options) {
+std::string speeds_json(const principles::Equations& eq, const WriteOptions& options) {
   const model::Model& model = model_of(eq);
   const auto context = principles::readable_context(model);
   auto print = [&](const ex& e) { return expression_text(e, context); };
@@ -133,5 +134,7 @@ std::string write_json(const principles::SpeedEquations& eq, const WriteOptions&
   json["cost"] = detail::cost_json(eq.cost, options);
   return json.dump(2);
 }
+
+}  // namespace detail
 
 }  // namespace appell::io

@@ -108,7 +108,7 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
 }
 
 std::string write_minimal_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
-                                     const num::CompiledMinimalForm::State& state) {
+                                     const num::CompiledEquations::State& state) {
   nlohmann::json j;
   describe_coordinates(model, j);
   j["t"] = number(t);
@@ -125,7 +125,7 @@ std::string write_minimal_state_json(const model::Model& model, double t, const 
 
 std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& u,
-                                   const num::CompiledSpeedForm::State& state) {
+                                   const num::CompiledEquations::State& state) {
   nlohmann::json j;
   describe_coordinates(model, j);
   j["t"] = number(t);
@@ -137,7 +137,7 @@ std::string write_speed_state_json(const model::Model& model, double t, const Ei
   j["qd"] = as_vector(state.qd);
   j["mass_matrix"] = rows_of(state.mass_matrix);
   j["forcing"] = as_vector(state.forcing);
-  j["udot"] = as_vector(state.udot);
+  j["udot"] = as_vector(state.vdot);
   j["qdd"] = as_vector(state.qdd);
   if (state.lambda.size() > 0) j["lambda"] = as_vector(state.lambda);
   return j.dump();

@@ -8,9 +8,9 @@
 
 #include "agreement_tally.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/sym/dag.hpp"
+#include "speed_agreement.hpp"
 
 namespace appell::num {
 
@@ -95,8 +95,10 @@ Agreement compare_numerically(const CompiledEquations& ca, const CompiledEquatio
   return result;
 }
 
-Agreement compare(const principles::Equations& a, const principles::Equations& b,
-                  std::size_t states, bool symbolic, double tolerance) {
+namespace {
+
+Agreement compare_coordinates(const principles::Equations& a, const principles::Equations& b,
+                              std::size_t states, bool symbolic, double tolerance) {
   const std::size_t n = a.dof();
   if (b.dof() != n || b.constraint_count() != a.constraint_count()) {
     Agreement result;
@@ -130,13 +132,13 @@ Agreement compare(const principles::Equations& a, const principles::Equations& b
 }
 
 Agreement compare_minimal(const principles::Equations& multipliers,
-                          const principles::MinimalEquations& minimal, std::size_t states,
-                          bool symbolic, double tolerance) {
+                          const principles::Equations& minimal, std::size_t states, bool symbolic,
+                          double tolerance) {
   Agreement result;
   const model::Model& m = *minimal.model;
   const std::size_t n = m.dof(), p = minimal.size();
   const CompiledEquations full(multipliers);
-  const CompiledMinimalForm reduced(minimal);
+  const CompiledEquations reduced(minimal);
   std::mt19937 rng(20240522u);
   std::uniform_real_distribution<double> u(-2.0, 2.0), time(0.0, 3.0);
   detail::Tally tally;
@@ -150,7 +152,7 @@ Agreement compare_minimal(const principles::Equations& multipliers,
     for (auto& x : speeds) x = u(rng);
     const double t = time(rng);
     Eigen::VectorXd qdd, lambda;
-    CompiledMinimalForm::State s;
+    CompiledEquations::State s;
     double condition = 1.0;
     try {
       s = reduced.solve(t, q, speeds);
@@ -193,7 +195,7 @@ Agreement compare_minimal(const principles::Equations& multipliers,
     const GiNaC::matrix forcing =
         Bt.mul(sym::substitute(multipliers.forcing, dependent_speeds)
                    .sub(multipliers.mass_matrix.mul(minimal.acceleration_offset)));
-    principles::MinimalEquations difference = minimal;
+    principles::Equations difference = minimal;
     difference.mass_matrix = mass.sub(minimal.mass_matrix);
     difference.forcing = forcing.sub(minimal.forcing);
     difference = principles::simplify(difference);
@@ -220,6 +222,31 @@ Agreement compare_minimal(const principles::Equations& multipliers,
     result.symbolic = result.symbolic_test == SymbolicTest::Zero;
   }
   return result;
+}
+
+}  // namespace
+
+Agreement compare(const principles::Equations& a, const principles::Equations& b,
+                  std::size_t states, bool symbolic, double tolerance) {
+  using principles::Form;
+  if (a.form == Form::Coordinates && b.form == Form::Coordinates)
+    return compare_coordinates(a, b, states, symbolic, tolerance);
+  if (a.form == Form::Coordinates && b.form == Form::Minimal)
+    return compare_minimal(a, b, states, symbolic, tolerance);
+  if (a.form == Form::Coordinates && b.form == Form::Speeds)
+    return detail::compare_with_speeds(a, b, states, symbolic, tolerance);
+  if (a.form == b.form && a.size() == b.size() && a.constraint_count() == b.constraint_count())
+    return detail::compare_in_speeds(a, b, states, symbolic, tolerance);
+  if (a.form == b.form) {
+    Agreement result;
+    result.first_difference = "number of speeds or constraints";
+    result.max_numeric_error = std::numeric_limits<double>::infinity();
+    return result;
+  }
+  throw std::invalid_argument("compare: equations in the " + principles::form_name(b.form) +
+                              " are compared with those in the coordinates (the reference) or in "
+                              "the same form, not with the " +
+                              principles::form_name(a.form));
 }
 
 }  // namespace appell::num

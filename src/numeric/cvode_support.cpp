@@ -151,6 +151,13 @@ void check_positive(double value, const char* option, const char* what) {
                             shortest(value));
 }
 
+void refuse_initial_speeds(const SimulationOptions& options) {
+  if (!options.u0.empty())
+    throw model::ModelError({"u0", 0, 0},
+                            "initial speeds are for equations in generalized speeds; give the "
+                            "coordinates' initial velocities (qd0)");
+}
+
 void check_span_and_tolerances(const SimulationOptions& options) {
   if (!(options.t_end > options.t_start) || !std::isfinite(options.t_end))
     throw model::ModelError({"t_end", 0, 0}, "must be a number greater than the start time",

@@ -117,6 +117,10 @@ double output_time(double t_start, double t_end, double output_step, long k, boo
 /// t_start, a positive step that asks for at most options.max_rows rows, positive tolerances.
 void check_span_and_tolerances(const SimulationOptions& options);
 
+/// model::ModelError at "u0" when options.u0 is given to an integration in the coordinates: the
+/// initial speeds are for equations in generalized speeds.
+void refuse_initial_speeds(const SimulationOptions& options);
+
 /// The steps taken and right-hand sides evaluated so far (with BDF also those of the Jacobian's
 /// finite differences) into result.steps and result.rhs_evaluations.
 void record_statistics(void* cvode, bool bdf, SimulationResult& result);

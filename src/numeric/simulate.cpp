@@ -32,10 +32,12 @@
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/speed_form.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "cvode_support.hpp"
+#include "simulate_speeds.hpp"
 
 namespace appell::num {
 
@@ -314,7 +316,7 @@ void integrate(const model::Model& m, RightHandSide& rhs, const EnergyFunction& 
     result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
     result.t_reached = t;
     ++result.rows;
-    on_row(SimulationRow{t, q, qd, kinetic, potential, total, rhs.qdd, rhs.lambda});
+    on_row(SimulationRow{t, q, qd, kinetic, potential, total, rhs.qdd, rhs.lambda, qd, rhs.qdd});
   };
 
   // CVODE.
@@ -349,6 +351,17 @@ void integrate(const model::Model& m, RightHandSide& rhs, const EnergyFunction& 
 
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row) {
+  if (equations.form == principles::Form::Minimal)
+    throw std::invalid_argument(
+        "simulate: the minimal form is not integrated; simulate the equations in the coordinates "
+        "(M q'' = f + A^T lambda), which keep the constraints' positions");
+  if (equations.form == principles::Form::Speeds) {
+    if (options.dynamics)
+      throw std::invalid_argument(
+          "simulate: SimulationOptions::dynamics is for equations in the coordinates");
+    return simulate_speeds(equations, options, on_row);
+  }
+  refuse_initial_speeds(options);
   const model::Model& m = *equations.model;
   const std::size_t n = m.dof();
 
@@ -479,6 +492,7 @@ class ParameterizedDynamics final : public DynamicsEvaluator {
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
                           const SimulationOptions& options, const RowCallback& on_row) {
   if (!model) throw std::invalid_argument("simulate: no model");
+  if (model->has_speeds()) return simulate(principles::speed_form(model), options, on_row);
   // What the recursions do not cover is integrated in its formed equations.
   if (!principles::recursions_do_not_cover(*model).empty())
     return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);
@@ -501,6 +515,7 @@ SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& p
   const model::Model& m = dynamics.model();
   const std::size_t n = m.dof();
   check_span_and_tolerances(options);
+  refuse_initial_speeds(options);
   Eigen::VectorXd q0 = initial_values(m, options.q0, "q0", false);
   Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
   const bool constrained = dynamics.constraint_count() > 0;

@@ -1,4 +1,4 @@
-#include "appell/numeric/simulate_speeds.hpp"
+#include "simulate_speeds.hpp"
 
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
@@ -20,9 +20,9 @@
 
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/interruption.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/sym/cancellation.hpp"
@@ -30,6 +30,7 @@
 #include "appell/sym/differentiator.hpp"
 #include "cvode_support.hpp"
 #include "rank_revealing.hpp"
+#include "speed_tape.hpp"
 
 namespace appell::num {
 
@@ -53,11 +54,11 @@ constexpr double kNormalizationRate = 1.0;
 
 // y = (q, u), ẏ = (W u, M̃⁻¹ f̃). Exceptions are kept, never unwound through CVODE's C frames.
 struct RightHandSide {
-  const CompiledSpeedForm& equations;
+  const CompiledEquations& equations;
   const std::vector<std::array<Eigen::Index, 4>>& quaternions;
   Eigen::Index n, p;
   Eigen::VectorXd q, u;
-  CompiledSpeedForm::State state;
+  CompiledEquations::State state;
   std::exception_ptr failure;
   // With constraints: the holonomic ones in q (positions), the rest through Ã u + ã0 = 0.
   const ConstraintManifold* manifold = nullptr;
@@ -87,7 +88,7 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
       for (Eigen::Index j : group) norm2 += rhs.q[j] * rhs.q[j];
       for (Eigen::Index j : group) rate[j] += kNormalizationRate * (1.0 - norm2) * rhs.q[j];
     }
-    for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.state.udot[k];
+    for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.state.vdot[k];
     return 0;
   } catch (...) {
     rhs.failure = std::current_exception();
@@ -149,9 +150,9 @@ int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
 
 }  // namespace
 
-SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
-                                 const SimulationOptions& options, const std::vector<double>& u0,
-                                 const SpeedRowCallback& on_row) {
+SimulationResult simulate_speeds(const principles::Equations& equations,
+                                 const SimulationOptions& options, const RowCallback& on_row) {
+  const std::vector<double>& u0 = options.u0;
   const model::Model& m = *equations.model;
   const auto n = static_cast<Eigen::Index>(m.dof());
   const auto p = static_cast<Eigen::Index>(m.speeds.size());
@@ -175,7 +176,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   model::Values values = options.values;
   for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
   const model::BoundValues bound = model::bind(m, values);
-  const CompiledSpeedForm compiled(equations, values);
+  const CompiledEquations compiled(equations, values);
   Eigen::VectorXd u(p);
   if (u0.empty()) {
     u = speeds_from_velocities(m, values, options.t_start, q, qd0);
@@ -240,7 +241,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
   }
   std::vector<double> energy_values;
   auto emit_row = [&](double t) {
-    CompiledSpeedForm::State s;
+    CompiledEquations::State s;
     try {
       s = compiled.solve(t, q, u, rhs.tolerances);
     } catch (const model::ComputationError&) {
@@ -252,7 +253,7 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
       } catch (const model::ComputationError&) {
         s.qd = s.qdd;
       }
-      s.udot = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
+      s.vdot = Eigen::VectorXd::Constant(p, std::numeric_limits<double>::quiet_NaN());
       s.lambda = Eigen::VectorXd::Constant(static_cast<Eigen::Index>(m.constraints.size()),
                                            std::numeric_limits<double>::quiet_NaN());
     }
@@ -267,8 +268,8 @@ SimulationResult simulate_speeds(const principles::SpeedEquations& equations,
     result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
     result.t_reached = t;
     ++result.rows;
-    const SimulationRow row{t, q, s.qd, energy_values[0], energy_values[1], total, s.qdd, s.lambda};
-    on_row(SpeedSimulationRow{row, u, s.udot});
+    on_row(SimulationRow{t, q, s.qd, energy_values[0], energy_values[1], total, s.qdd, s.lambda, u,
+                         s.vdot});
   };
 
   Eigen::VectorXd y0(n + p);

@@ -1,5 +1,8 @@
-// compare_speeds (agreement.hpp): the equations in a model's speeds against those in its
-// coordinates projected by W, or against another principle's in the same speeds.
+// num::compare (agreement.hpp) of equations in speeds: those in a model's speeds against those in
+// its coordinates projected by W, or two sets in the same speeds (two principles' in a model's
+// speeds, or two minimal forms).
+#include "speed_agreement.hpp"
+
 #include <functional>
 #include <limits>
 #include <random>
@@ -7,7 +10,7 @@
 #include "agreement_tally.hpp"
 #include "appell/numeric/agreement.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/principles/derive.hpp"
 #include "appell/sym/dag.hpp"
 
 namespace appell::num {
@@ -48,12 +51,12 @@ Eigen::VectorXd flattened(const Eigen::MatrixXd& mass, const Eigen::VectorXd& fo
 // other form's entries use u̇ = M̃⁻¹ f̃), states near a singular M̃ are drawn again and each state's
 // bound scales with κ(M̃); otherwise entries are compared as evaluated, up to `tolerance`.
 Agreement numeric(
-    const model::Model& m, const CompiledSpeedForm& reference, std::size_t states, double tolerance,
+    const model::Model& m, const CompiledEquations& reference, std::size_t states, double tolerance,
     bool solves,
     const std::function<Eigen::VectorXd(double, const Eigen::VectorXd&, const Eigen::VectorXd&,
-                                        const CompiledSpeedForm::State&)>& other) {
+                                        const CompiledEquations::State&)>& other) {
   Agreement result;
-  const std::size_t n = m.dof(), p = m.speeds.size();
+  const std::size_t n = m.dof(), p = reference.size();
   std::mt19937 rng(20240522u);
   std::uniform_real_distribution<double> any(-2.0, 2.0), time(0.0, 3.0);
   detail::Tally tally;
@@ -63,7 +66,7 @@ Agreement numeric(
     for (auto& x : u) x = any(rng);
     const double t = time(rng);
     Eigen::VectorXd a, b;
-    CompiledSpeedForm::State s;
+    CompiledEquations::State s;
     double bound = tolerance;
     try {
       s = reference.solve(t, q, u);
@@ -94,7 +97,7 @@ Agreement numeric(
 // Whether every difference simplifies to zero (over a common denominator, as W and the
 // quaternion's rotation make fractions, when small enough for normal(): it has no budget of its
 // own); the first that does not, else "".
-std::string first_nonzero(principles::SpeedEquations difference) {
+std::string first_nonzero(principles::Equations difference) {
   const std::size_t p = difference.size();
   const auto m = static_cast<unsigned>(difference.constraint_count());
   for (GiNaC::matrix* entries : {&difference.mass_matrix, &difference.forcing,
@@ -124,23 +127,25 @@ void record_symbolic(Agreement& result, const std::string& unresolved) {
 
 }  // namespace
 
-Agreement compare_speeds(const principles::Equations& coordinates,
-                         const principles::SpeedEquations& speeds, std::size_t states,
-                         bool symbolic, double tolerance) {
+namespace detail {
+
+Agreement compare_with_speeds(const principles::Equations& coordinates,
+                              const principles::Equations& speeds, std::size_t states,
+                              bool symbolic, double tolerance) {
   const model::Model& m = *speeds.model;
   const std::size_t p = speeds.size();
   const CompiledEquations full(coordinates);
-  const CompiledSpeedForm reduced(speeds);
+  const CompiledEquations reduced(speeds);
   Agreement result =
       numeric(m, reduced, states, tolerance, /*solves=*/true,
               [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd&,
-                  const CompiledSpeedForm::State& s) {
+                  const CompiledEquations::State& s) {
                 Eigen::MatrixXd M, A;
                 Eigen::VectorXd f, b;
                 full.evaluate(t, q, s.qd, M, f);
                 full.constraints(A, b);
-                const Eigen::MatrixXd& W = s.kinematics;
-                const Eigen::VectorXd gamma = s.qdd - W * s.udot;
+                const Eigen::MatrixXd& W = s.speed_matrix;
+                const Eigen::VectorXd& gamma = s.acceleration_offset;
                 // M̃ = WᵀMW, f̃ = Wᵀ(f − Mγ), Ã = AW, b̃ = b − Aγ.
                 return flattened(W.transpose() * M * W, W.transpose() * (f - M * gamma), A * W,
                                  b - A * gamma);
@@ -150,19 +155,19 @@ Agreement compare_speeds(const principles::Equations& coordinates,
     GiNaC::exmap rates;
     for (unsigned j = 0; j < m.dof(); ++j) {
       GiNaC::ex rate = 0;
-      for (unsigned k = 0; k < p; ++k) rate += speeds.kinematics(j, k) * m.speed_symbol(k);
+      for (unsigned k = 0; k < p; ++k) rate += speeds.speed_matrix(j, k) * m.speed_symbol(k);
       rates[m.coordinate_symbol(j, 1)] = rate;
     }
-    const GiNaC::matrix Wt = speeds.kinematics.transpose();
-    principles::SpeedEquations difference = speeds;
+    const GiNaC::matrix Wt = speeds.speed_matrix.transpose();
+    principles::Equations difference = speeds;
     difference.mass_matrix =
-        Wt.mul(coordinates.mass_matrix).mul(speeds.kinematics).sub(speeds.mass_matrix);
+        Wt.mul(coordinates.mass_matrix).mul(speeds.speed_matrix).sub(speeds.mass_matrix);
     difference.forcing = Wt.mul(sym::substitute(coordinates.forcing, rates)
                                     .sub(coordinates.mass_matrix.mul(speeds.acceleration_offset)))
                              .sub(speeds.forcing);
     if (speeds.constraint_count() > 0) {
       difference.constraint_matrix = sym::substitute(coordinates.constraint_matrix, rates)
-                                         .mul(speeds.kinematics)
+                                         .mul(speeds.speed_matrix)
                                          .sub(speeds.constraint_matrix);
       difference.constraint_rhs = sym::substitute(coordinates.constraint_rhs, rates)
                                       .sub(sym::substitute(coordinates.constraint_matrix, rates)
@@ -174,19 +179,19 @@ Agreement compare_speeds(const principles::Equations& coordinates,
   return result;
 }
 
-Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
-                         std::size_t states, bool symbolic, double tolerance) {
+Agreement compare_in_speeds(const principles::Equations& a, const principles::Equations& b,
+                            std::size_t states, bool symbolic, double tolerance) {
   const model::Model& m = *a.model;
-  const CompiledSpeedForm ca(a), cb(b);
+  const CompiledEquations ca(a), cb(b);
   Agreement result = numeric(m, ca, states, tolerance, /*solves=*/false,
                              [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
-                                 const CompiledSpeedForm::State&) {
+                                 const CompiledEquations::State&) {
                                const auto other = cb.solve(t, q, u);
                                return flattened(other.mass_matrix, other.forcing,
                                                 other.constraint_matrix, other.constraint_rhs);
                              });
   if (symbolic) {
-    principles::SpeedEquations difference = a;
+    principles::Equations difference = a;
     difference.mass_matrix = a.mass_matrix.sub(b.mass_matrix);
     difference.forcing = a.forcing.sub(b.forcing);
     if (a.constraint_count() > 0) {
@@ -197,5 +202,7 @@ Agreement compare_speeds(const principles::SpeedEquations& a, const principles::
   }
   return result;
 }
+
+}  // namespace detail
 
 }  // namespace appell::num

@@ -59,8 +59,8 @@ VerificationReport verify_in_speeds(std::shared_ptr<const model::Model> model,
     VerificationRow row;
     row.method = formed == &appell ? "speeds-appell" : "speeds-kane";
     record_cost(row, *formed, options.symbolic);
-    record_agreement(
-        row, compare_speeds(appell, *formed, options.states, options.symbolic, options.tolerance));
+    record_agreement(row,
+                     compare(appell, *formed, options.states, options.symbolic, options.tolerance));
     if (!row.agrees && report.first_disagreement.empty())
       report.first_disagreement =
           row.method + " differs from speeds-appell in " + row.first_difference;
@@ -126,8 +126,8 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
     VerificationRow row;
     row.method = "minimal";
     record_cost(row, minimal, options.symbolic);
-    record_agreement(row, compare_minimal(reference, minimal, options.states, options.symbolic,
-                                          options.tolerance));
+    record_agreement(
+        row, compare(reference, minimal, options.states, options.symbolic, options.tolerance));
     note_disagreement(row);
     report.rows.push_back(std::move(row));
     report.has_minimal = true;
@@ -138,8 +138,8 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
       VerificationRow row;
       row.method = method == principles::Method::GibbsAppell ? "speeds-appell" : "speeds-kane";
       record_cost(row, formed, options.symbolic);
-      record_agreement(row, compare_speeds(reference, formed, options.states, options.symbolic,
-                                           options.tolerance));
+      record_agreement(
+          row, compare(reference, formed, options.states, options.symbolic, options.tolerance));
       note_disagreement(row);
       report.rows.push_back(std::move(row));
     }

@@ -93,15 +93,14 @@ GiNaC::ex shown(const GiNaC::ex& e, const model::Model& model, const DerivationR
 
 // The equations as the request wants them shown: readable, as formed, or through named
 // intermediates (asked for, or chosen because they are too large to simplify whole).
-template <typename Formed>
-Formed presented(const Formed& formed, const DerivationRequest& request, Derivation& result) {
+Equations presented(const Equations& formed, const DerivationRequest& request, Derivation& result) {
   const bool automatic = request.readable && !request.intermediates &&
                          request.intermediates_above > 0 &&
                          formed.cost.size_before > request.intermediates_above;
   std::size_t over_budget = 0;
   if (!request.intermediates && !automatic) {
     if (!request.readable) return formed;
-    Formed simple = simplify(formed);
+    Equations simple = simplify(formed);
     // Entries too large to simplify within the budget read better through names than as trees.
     over_budget = simple.cost.kept_over_budget;
     if (over_budget == 0 || request.intermediates_above == 0) return simple;
@@ -110,7 +109,7 @@ Formed presented(const Formed& formed, const DerivationRequest& request, Derivat
   named.automatic = automatic || over_budget > 0;
   named.threshold = automatic ? request.intermediates_above : 0;
   named.over_budget = over_budget;
-  if constexpr (std::is_same_v<Formed, Equations>) {
+  if (formed.form == Form::Coordinates) {
     // A tree's equations read best through its own recursions, named after its frames.
     std::string why;
     const sym::ProgressStep step("writing the equations through the recursions");
@@ -121,7 +120,7 @@ Formed presented(const Formed& formed, const DerivationRequest& request, Derivat
     named.recursions_not_used = why;
   }
   const sym::ProgressStep step("naming the intermediates");
-  Formed shown = detail::through_intermediates(formed, named.intermediates, request.readable);
+  Equations shown = detail::through_intermediates(formed, named.intermediates, request.readable);
   result.named = std::move(named);
   return shown;
 }
@@ -274,10 +273,10 @@ Derivation derive(std::shared_ptr<const model::Model> model, const DerivationReq
   // The minimal form in the independent accelerations, or M q̈ = f (+ Aᵀλ).
   if (model->has_speeds()) {
     const auto formed = with_values(speed_form(model, request.method), request.values);
-    result.speeds = presented(formed, request, result);
+    result.equations = presented(formed, request, result);
   } else if (request.minimal) {
     const auto formed = with_values(minimal_form(model), request.values);
-    result.minimal = presented(formed, request, result);
+    result.equations = presented(formed, request, result);
   } else {
     const auto raw = request.order > 1 ? derive_gibbs_appell(model, request.order)
                                        : derive(model, request.method);
@@ -329,31 +328,16 @@ GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& val
   return numbers;
 }
 
-namespace {
+namespace {}  // namespace
 
-template <typename Formed>
-Formed substituted(const Formed& equations, const model::Values& values) {
+Equations with_values(const Equations& equations, const model::Values& values) {
   if (values.empty()) return equations;
   const GiNaC::exmap numbers = printed_numbers(*equations.model, values);
   GiNaC::exvector entries = equations.entries();
   for (auto& e : entries) e = sym::substitute(e, numbers);
-  Formed result = equations;
+  Equations result = equations;
   result.set_entries(entries);
   return result;
-}
-
-}  // namespace
-
-Equations with_values(const Equations& equations, const model::Values& values) {
-  return substituted(equations, values);
-}
-
-MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values) {
-  return substituted(equations, values);
-}
-
-SpeedEquations with_values(const SpeedEquations& equations, const model::Values& values) {
-  return substituted(equations, values);
 }
 
 }  // namespace appell::principles

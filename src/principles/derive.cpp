@@ -16,6 +16,18 @@
 
 namespace appell::principles {
 
+std::string form_name(Form form) {
+  switch (form) {
+    case Form::Coordinates:
+      return "coordinates";
+    case Form::Speeds:
+      return "speeds";
+    case Form::Minimal:
+      return "minimal";
+  }
+  return "coordinates";
+}
+
 std::string method_name(Method m) {
   switch (m) {
     case Method::Lagrange:

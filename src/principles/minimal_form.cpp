@@ -9,31 +9,13 @@
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/readable.hpp"
-#include "readable_step.hpp"
 
 namespace appell::principles {
 
 using GiNaC::ex;
 using GiNaC::matrix;
 
-using detail::append_entries;
-using detail::assign_entries;
-
-GiNaC::exvector MinimalEquations::entries() const {
-  GiNaC::exvector all;
-  for (const matrix* m :
-       {&mass_matrix, &forcing, &speed_matrix, &speed_offset, &acceleration_offset})
-    append_entries(all, *m);
-  return all;
-}
-
-void MinimalEquations::set_entries(const GiNaC::exvector& all) {
-  std::size_t k = 0;
-  for (matrix* m : {&mass_matrix, &forcing, &speed_matrix, &speed_offset, &acceleration_offset})
-    assign_entries(*m, all, k);
-}
-
-MinimalEquations minimal_form(std::shared_ptr<const model::Model> model) {
+Equations minimal_form(std::shared_ptr<const model::Model> model) {
   const model::Model& m = *model;
   const std::size_t n = m.dof(), c = m.constraints.size();
   if (m.independent.empty() || m.independent.size() + c != n)
@@ -45,8 +27,9 @@ MinimalEquations minimal_form(std::shared_ptr<const model::Model> model) {
   sym::Differentiator d(model->time_functions);
   kin::Kinematics kin(model, d);
 
-  MinimalEquations eq;
+  Equations eq;
   eq.model = model;
+  eq.form = Form::Minimal;
   eq.independent = m.independent;
   for (std::size_t j = 0; j < n; ++j)
     if (std::find(m.independent.begin(), m.independent.end(), j) == m.independent.end())
@@ -145,10 +128,6 @@ MinimalEquations minimal_form(std::shared_ptr<const model::Model> model) {
   eq.cost.size_before = sym::dag_size(eq.entries());
   eq.cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return eq;
-}
-
-MinimalEquations simplify(const MinimalEquations& equations) {
-  return detail::made_readable(equations);
 }
 
 }  // namespace appell::principles

@@ -7,36 +7,13 @@
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/sym/dag.hpp"
-#include "readable_step.hpp"
 
 namespace appell::principles {
 
 using GiNaC::ex;
 using GiNaC::matrix;
 
-using detail::append_entries;
-using detail::assign_entries;
-
-GiNaC::exvector SpeedEquations::entries() const {
-  GiNaC::exvector all;
-  for (const matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
-    append_entries(all, *m);
-  if (constraint_count() > 0)
-    for (const matrix* m : {&constraint_matrix, &constraint_rhs, &constraint_velocity_offset})
-      append_entries(all, *m);
-  return all;
-}
-
-void SpeedEquations::set_entries(const GiNaC::exvector& all) {
-  std::size_t k = 0;
-  for (matrix* m : {&mass_matrix, &forcing, &kinematics, &acceleration_offset})
-    assign_entries(*m, all, k);
-  if (constraint_count() > 0)
-    for (matrix* m : {&constraint_matrix, &constraint_rhs, &constraint_velocity_offset})
-      assign_entries(*m, all, k);
-}
-
-SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method method) {
+Equations speed_form(std::shared_ptr<const model::Model> model, Method method) {
   const model::Model& m = *model;
   if (!m.has_speeds())
     throw model::ModelError(model::SourceLocation{m.source, 0, 0},
@@ -54,10 +31,11 @@ SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method meth
   const std::size_t n = m.dof(), p = m.speeds.size();
   const auto N = static_cast<unsigned>(n), P = static_cast<unsigned>(p);
 
-  SpeedEquations eq;
+  Equations eq;
   eq.model = model;
+  eq.form = Form::Speeds;
   eq.method = method;
-  eq.kinematics = m.speed_kinematics;
+  eq.speed_matrix = m.speed_kinematics;
   std::vector<GiNaC::symbol> rates;
   for (std::size_t k = 0; k < p; ++k) rates.push_back(m.speed_symbol(k, 1));
 
@@ -134,10 +112,6 @@ SpeedEquations speed_form(std::shared_ptr<const model::Model> model, Method meth
   eq.cost.size_before = sym::dag_size(eq.entries());
   eq.cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return eq;
-}
-
-SpeedEquations simplify(const SpeedEquations& equations) {
-  return detail::made_readable(equations);
 }
 
 }  // namespace appell::principles

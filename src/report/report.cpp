@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "appell/numeric/simulate_speeds.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
@@ -72,12 +71,12 @@ Report make_report(std::shared_ptr<const model::Model> model, const ReportOption
     const principles::Derivation* shown = report.derivation ? &*report.derivation : nullptr;
     if (model->has_speeds()) {
       // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds.
-      const auto equations = shown && shown->speeds && !shown->named
-                                 ? *shown->speeds
+      const auto equations = shown && shown->equations && !shown->named
+                                 ? *shown->equations
                                  : principles::speed_form(model, options.method);
-      recording.finish(num::simulate_speeds(
-          equations, options.simulation, options.u0,
-          [&](const num::SpeedSimulationRow& row) { recording.add(row.row, row.u); }));
+      recording.finish(
+          num::simulate(equations, options.simulation,
+                        [&](const num::SimulationRow& row) { recording.add(row, row.v); }));
     } else if (principles::recursions_do_not_cover(*model).empty()) {
       // A tree: q̈ and the energies from the recursions (num::Dynamics), as `appell simulate`
       // integrates it; every principle gives these equations.

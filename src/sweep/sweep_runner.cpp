@@ -11,11 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "appell/numeric/compiled_speed_form.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/simulate.hpp"
-#include "appell/numeric/simulate_speeds.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
@@ -68,7 +67,7 @@ struct SweepRunner::State {
   mutable std::mutex symbolic;
   mutable std::map<std::string, std::shared_ptr<const Prepared>> prepared;  // by input cells
   std::optional<principles::Equations> equations;
-  std::optional<principles::SpeedEquations> speed_equations;  // a model with speeds
+  std::optional<principles::Equations> speed_equations;  // a model with speeds
 
   // The values of case `index`: the common ones, then the case's own columns.
   model::Values values_of(std::size_t index, bool parameters, bool inputs) const {
@@ -296,11 +295,11 @@ CaseResult SweepRunner::run(std::size_t index) const {
               if (m.speeds[k].name == s.table.columns[c].target) u0[k] = s.table.numbers[index][c];
         options.qd0.clear();  // the speeds say it
       }
-      record(num::simulate_speeds(*s.speed_equations, options, u0,
-                                  [&](const num::SpeedSimulationRow& row) {
-                                    u_row = &row.u;
-                                    on_row(row.row);
-                                  }));
+      options.u0 = u0;
+      record(num::simulate(*s.speed_equations, options, [&](const num::SimulationRow& row) {
+        u_row = &row.v;
+        on_row(row);
+      }));
     } else {
       std::lock_guard<std::mutex> lock(s.symbolic);
       options.values = s.values_of(index, true, true);

@@ -41,7 +41,7 @@ std::string simulation_csv_header(const model::Model& model);
 
 /// One row, t, q, q̇, T, V, E, λ, comma-separated, 17 significant digits, ending in '\n'.
 void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row);
-/// The same with `speeds` (a model with generalized speeds, num::simulate_speeds) in place of q̇:
+/// The same with `speeds` (a model with generalized speeds: SimulationRow::v) in place of q̇:
 /// t, q, u, T, V, E.
 void write_simulation_csv_row(std::ostream& out, const num::SimulationRow& row,
                               const Eigen::VectorXd& speeds);

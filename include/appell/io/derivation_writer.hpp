@@ -11,7 +11,7 @@
 
 namespace appell::io {
 
-/// The equations as write_text() of Equations or MinimalEquations prints them; then, when
+/// The equations as write_text() of Equations prints them (in their form); then, when
 /// formed, a blank line and "compulsion Z = EXPR"; then, when formed, a blank line,
 /// "inertial forces of the carrier C (relative motion in FORM form: LHS = RHS):" and one line
 /// "  NAME = EXPR" per term (InertialForceTerms order). Seconds only with options.timing.

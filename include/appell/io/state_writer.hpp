@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "appell/model/model.hpp"
-#include "appell/numeric/compiled_minimal_form.hpp"
-#include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/numeric/reactions.hpp"
 #include "appell/numeric/split_evaluation.hpp"
@@ -44,19 +43,20 @@ std::string write_split_state_json(const model::Model& model, const num::SplitEv
 /// independent coordinates, as listed],
 ///  "limits": as write_state_json, "mass_matrix": M̃, "q": q, "qd": q̇ = B u + β (every
 ///  coordinate), "qdd": q̈ = B u̇ + γ, "t": t}.
-/// `state` from num::CompiledMinimalForm::solve at (t, q). No trailing newline.
+/// `state` from num::CompiledEquations::solve of the minimal form at (t, q, u). No trailing
+/// newline.
 std::string write_minimal_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
-                                     const num::CompiledMinimalForm::State& state);
+                                     const num::CompiledEquations::State& state);
 
 /// The equations in the speeds at (t, q, u) of a model with generalized speeds:
 /// {"coordinates": [every coordinate's name], "forcing": f̃, "limits": as write_state_json,
 ///  "mass_matrix": M̃ (p×p), "q": q, "qd": q̇ = W u, "qdd": q̈ = W u̇ + γ, "speeds": [the speeds'
 ///  names], "t": t, "u": u, "udot": u̇}, with constraints also "lambda": the multipliers (as
-///  write_state_json). `state` from num::CompiledSpeedForm::solve. No trailing
-/// newline.
+///  write_state_json). `state` from num::CompiledEquations::solve of the equations in the speeds.
+/// No trailing newline.
 std::string write_speed_state_json(const model::Model& model, double t, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& u,
-                                   const num::CompiledSpeedForm::State& state);
+                                   const num::CompiledEquations::State& state);
 
 /// The derivatives of the dynamics at (t, q, q̇) (what `appell eval --derivatives --json`
 /// prints): {"coordinates", "limits" (as write_state_json), "t", "q", "qd", "qdd": q̈ of

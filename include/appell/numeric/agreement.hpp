@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "appell/principles/equations.hpp"
-#include "appell/principles/minimal_form.hpp"
-#include "appell/principles/speed_form.hpp"
 
 namespace appell::num {
 
@@ -98,15 +96,41 @@ double solve_bound(double tolerance, double condition);
 /// well-conditioned state.
 inline constexpr double kDefaultTolerance = 1e-12;
 
-/// Compares symbolically (the difference simplified by principles::simplify, within its budget,
-/// to zero) and numerically at `states` random states with q, q̇ in [−2, 2] and t in [0, 3]
-/// (fixed seed, so reruns agree), parameters at their defaults and inputs 0: every entry of M, f,
-/// A and b, each difference relative to max(1, the largest |entry| of `a` at that state), allowed
-/// up to `tolerance` (nothing is solved, so conditioning does not enter). Equations of a different
-/// size (n or m) are reported as different (first_difference "number of coordinates or
-/// constraints"), not thrown. Throws model::ComputationError, naming the entry and the state,
-/// when an entry is not a finite number at a random state (an overflow or a pole: no verdict is
-/// possible), and what CompiledEquations throws.
+/// Whether `b` is the same equations as `a` (the reference), whatever their forms
+/// (principles::Form):
+///
+/// - both in the coordinates: symbolically (the difference simplified by principles::simplify,
+///   within its budget, to zero) and numerically at `states` random states with q, q̇ in [−2, 2]
+///   and t in [0, 3] (fixed seed, so reruns agree), parameters at their defaults and inputs 0:
+///   every entry of M, f, A and b, each difference relative to max(1, the largest |entry| of `a`
+///   at that state), allowed up to `tolerance` (nothing is solved, so conditioning does not
+///   enter). Equations of a different size (n or m) are reported as different (first_difference
+///   "number of coordinates or constraints"), not thrown.
+/// - `a` in the coordinates with multipliers, `b` its minimal form: whether the minimal form
+///   gives the same motion. Symbolically, M̃ = BᵀMB and f̃ = Bᵀ(f − Mγ) with the dependent speeds
+///   of f replaced (the projection of M q̈ = f + Aᵀλ on the null space of A, which B spans);
+///   numerically, q̈ = B u̇ + γ against the multiplier form's q̈ at random states (q, u in [−2, 2];
+///   the dependent speeds from the constraints), relative to max(1, max |q̈|), allowed up to
+///   solve_bound(tolerance, κ) with κ the larger condition number of M̃ and M there (each
+///   equilibrated by its diagonal). A state where either form is singular, or (within the first
+///   10·states draws) κ > 1/kMinReciprocalCondition, is drawn again, up to 20·states draws in all
+///   (when none could be compared, first_difference is "no state where both forms are regular").
+///   first_difference names "ddot(x) of the minimal form".
+/// - `a` in the coordinates, `b` in the model's speeds: whether `b` is `a` projected (a model with
+///   declared speeds and no quaternion): M̃ = WᵀMW and f̃ = Wᵀ(f − Mγ) with q̇ = W u in f, with
+///   constraints Ã = AW and b̃ = b − Aγ; numerically the same at random states (q, u in [−2, 2]),
+///   every entry relative to max(1, the largest |entry| of M̃ and f̃ there), allowed up to
+///   solve_bound(tolerance, κ(M̃)), ill-conditioned states drawn again as above.
+///   first_difference names "M(k,l) in the speeds", "f(k) in the speeds", "A(i,l) in the speeds"
+///   or "b(i) in the speeds".
+/// - both in the same speeds (two principles' in a model's speeds, or two minimal forms): the
+///   differences of M̃ and f̃ (and Ã, b̃) simplified to zero, and entry by entry at random states
+///   (up to `tolerance`: nothing is solved). A different size is reported ("number of speeds or
+///   constraints").
+///
+/// Any other pair of forms throws std::invalid_argument. Throws model::ComputationError, naming
+/// the entry and the state, when an entry is not a finite number at a random state where nothing
+/// is solved (an overflow or a pole: no verdict is possible), and what CompiledEquations throws.
 Agreement compare(const principles::Equations& a, const principles::Equations& b,
                   std::size_t states = 20, bool symbolic = true,
                   double tolerance = kDefaultTolerance);
@@ -119,38 +143,5 @@ class CompiledEquations;
 /// finite.
 Agreement compare_numerically(const CompiledEquations& a, const CompiledEquations& b,
                               std::size_t states = 20, double tolerance = kDefaultTolerance);
-
-/// Whether the minimal form gives the motion of the multiplier form (`multipliers`, of the same
-/// model): symbolically, M̃ = BᵀMB and f̃ = Bᵀ(f − Mγ) with the dependent speeds of f replaced
-/// (the projection of M q̈ = f + Aᵀλ on the null space of A, which B spans); numerically, q̈ =
-/// B u̇ + γ against the multiplier form's q̈ at `states` random states (q, u in [−2, 2], t in
-/// [0, 3]; the dependent speeds from the constraints), relative to max(1, max |q̈|), allowed up to
-/// solve_bound(tolerance, κ) with κ the larger condition number of M̃ and M there (each
-/// equilibrated by its diagonal). A state where either form is singular, or (within the first
-/// 10·states draws) κ > 1/kMinReciprocalCondition, is drawn again, up to 20·states draws in all
-/// (when none could be compared, first_difference is "no state where both forms are regular").
-Agreement compare_minimal(const principles::Equations& multipliers,
-                          const principles::MinimalEquations& minimal, std::size_t states = 20,
-                          bool symbolic = true, double tolerance = kDefaultTolerance);
-
-/// Whether the equations in a model's speeds are those in its coordinates projected (a model
-/// with declared speeds and no quaternion): symbolically, M̃ = WᵀMW and f̃ = Wᵀ(f − Mγ) with
-/// q̇ = W u in f; numerically the same at `states` random states (q, u in [−2, 2], t in [0, 3]),
-/// every entry relative to max(1, the largest |entry| of M̃ and f̃ there), allowed up to
-/// solve_bound(tolerance, κ(M̃)) (γ comes from u̇ = M̃⁻¹ f̃). A state where either form is singular
-/// or not finite, or (as for compare_minimal) ill-conditioned, is drawn again, up to 20·states
-/// draws ("no state where both forms are regular" when none could be compared). With
-/// constraints, Ã = AW and b̃ = b − Aγ are compared as well. first_difference names "M(k,l) in
-/// the speeds", "f(k) in the speeds", "A(i,l) in the speeds" or "b(i) in the speeds".
-Agreement compare_speeds(const principles::Equations& coordinates,
-                         const principles::SpeedEquations& speeds, std::size_t states = 20,
-                         bool symbolic = true, double tolerance = kDefaultTolerance);
-
-/// Whether two sets of equations in the same model's speeds (Gibbs–Appell and Kane) are equal:
-/// the differences of M̃ and f̃ (and Ã, b̃) simplified to zero, and entry by entry at random states as
-/// above (allowed up to `tolerance`: nothing of theirs is solved to compare them).
-Agreement compare_speeds(const principles::SpeedEquations& a, const principles::SpeedEquations& b,
-                         std::size_t states = 20, bool symbolic = true,
-                         double tolerance = kDefaultTolerance);
 
 }  // namespace appell::num

@@ -45,6 +45,10 @@ struct SimulationOptions {
   double atol = 1e-8;         // CVODE's absolute tolerance (every component of q and q̇), > 0
   Integrator integrator = Integrator::Bdf;  // with constraints, Bdf only
   std::vector<double> q0, qd0;              // n values each; empty: the model's initial values
+  /// Equations in the speeds (principles::Form::Speeds) only: the initial speeds, one per speed in
+  /// the model's order; empty: those of the velocities qd0 (or the model's initial ones). Not
+  /// together with qd0 (model::ModelError at "u0").
+  std::vector<double> u0;
   /// As for CompiledEquations (model::bind): parameter overrides, constant values of inputs
   /// and unspecified prescribed functions (and of their derivatives, e.g. "dot(u)"), and those
   /// driven by an expression of t and parameters (Values::drive, see parse_time_function).
@@ -65,8 +69,10 @@ struct SimulationOptions {
 };
 
 /// One output row: the state, the energies, the accelerations and (with constraints) the
-/// Lagrange multipliers at time t. Vectors have n entries in coordinate order; they refer to the
-/// integrator's buffers and are valid only during the callback (copy what you keep).
+/// Lagrange multipliers at time t. q, qd and qdd have n entries in coordinate order; v and vdot
+/// are the velocities of the equations' form and their rates (q̇ and q̈ in the coordinates, the
+/// speeds u and u̇ in the speeds). They refer to the integrator's buffers and are valid only
+/// during the callback (copy what you keep).
 struct SimulationRow {
   double t = 0.0;
   const Eigen::VectorXd& q;
@@ -77,6 +83,8 @@ struct SimulationRow {
   /// q̈ at the row; NaN (with λ) at a row where M is singular, the last before SimulationError.
   const Eigen::VectorXd& qdd;
   const Eigen::VectorXd& lambda;  // one per constraint, in the model's order; empty without
+  const Eigen::VectorXd& v;       // the velocities the equations are in (u in the speeds)
+  const Eigen::VectorXd& vdot;    // their rates (NaN where qdd is)
 };
 /// Receives each row; what it throws propagates out of simulate().
 using RowCallback = std::function<void(const SimulationRow&)>;
@@ -154,6 +162,12 @@ GiNaC::ex parse_time_function(const model::Model& model, const std::string& text
 /// model::ComputationError before the first row. A failed integration throws SimulationError
 /// after the rows reached so far were delivered. M, f, the constraints and the energies all see
 /// the same values. Returns the statistics of the whole run.
+///
+/// Equations in the speeds (principles::Form::Speeds) are integrated in y = (q, u) with q̇ = W u,
+/// their quaternions kept of length 1 (simulate_speeds.cpp says how), the initial speeds from
+/// options.u0 or the velocities; options.dynamics must be null there. The minimal form is not
+/// integrated (std::invalid_argument): its dependent speeds need the constraints' positions, which
+/// the equations in the coordinates keep.
 SimulationResult simulate(const principles::Equations& equations, const SimulationOptions& options,
                           const RowCallback& on_row);
 

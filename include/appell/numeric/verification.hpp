@@ -6,7 +6,7 @@
 // Lagrange II, by num::compare: symbolically (the simplified difference of M and f is zero) and
 // numerically at random states. Agreement is an equivalence, so agreeing with one reference means
 // agreeing with each other. With `independent:` speeds the minimal form M̃ u̇ = f̃ (Gibbs–Appell
-// with quasi-accelerations) joins, compared by num::compare_minimal: M̃ = BᵀMB, f̃ = Bᵀ(f − Mγ)
+// with quasi-accelerations) joins, compared by num::compare: M̃ = BᵀMB, f̃ = Bᵀ(f − Mγ)
 // symbolically, and q̈ = B u̇ + γ against the reference's q̈ at consistent, well-conditioned random
 // states.
 //
@@ -93,7 +93,7 @@ struct VerificationReport {
   bool has_minimal = false;  // the last row is the minimal form's
   /// A model with generalized speeds: two more rows, "speeds-appell" and "speeds-kane", the
   /// equations in the speeds by Gibbs–Appell and Kane (principles::speed_form), each compared
-  /// with the reference projected (num::compare_speeds). With a quaternion frame there are no
+  /// with the reference projected (num::compare). With a quaternion frame there are no
   /// equations in the coordinates: then these are the only rows, speeds-appell the reference
   /// (speeds_only).
   bool has_speeds = false;
@@ -107,7 +107,7 @@ struct VerificationReport {
 
 /// Derives `model`'s equations by every principle (and its minimal form with independent
 /// speeds, its equations in its generalized speeds with speeds), simplifies each to measure its
-/// readable size, and compares each with the first (num::compare, num::compare_minimal; the first
+/// readable size, and compares each with the first (num::compare; the first
 /// row compares Lagrange II with itself), giving each row its verdict.
 /// Throws std::invalid_argument when options.states is 0 (no numbers, no verdict), and
 /// model::ModelError for a model a principle cannot handle (as principles::derive and

@@ -50,7 +50,7 @@ struct DerivationRequest {
   Method method = Method::GibbsAppell;
   /// m ≥ 1: Gibbs–Appell equations of order m (M q⁽ᵐ⁺¹⁾ = f); m > 1 only with GibbsAppell.
   int order = 1;
-  /// The minimal form in the model's independent speeds (MinimalEquations) instead of
+  /// The minimal form in the model's independent speeds (Form::Minimal) instead of
   /// M q̈ = f (+ Aᵀλ): only with GibbsAppell, order 1, and a model with `independent:` speeds.
   bool minimal = false;
   /// Made readable for people (simplify(), sym::readable) or left as formed.
@@ -125,14 +125,14 @@ struct InertialForceTerms {
   std::vector<std::pair<std::string, GiNaC::ex>> terms;
 };
 
-/// What derive(model, request) formed. Exactly one of `equations`, `minimal` and `speeds` is
-/// set: `speeds` for a model with generalized speeds (Model::has_speeds()).
+/// What derive(model, request) formed.
 struct Derivation {
   std::shared_ptr<const model::Model> model;
-  std::optional<Equations> equations;       // M q̈ = f (+ Aᵀλ), unless request.minimal
-  std::optional<MinimalEquations> minimal;  // M̃ u̇ = f̃, when request.minimal
-  std::optional<SpeedEquations> speeds;     // M̃ u̇ = f̃ in the model's speeds
-  std::optional<GiNaC::ex> compulsion;      // Z, when request.compulsion
+  /// The equations: in the model's speeds (Form::Speeds) for a model with generalized speeds
+  /// (Model::has_speeds()), the minimal form (Form::Minimal) when request.minimal, M q̈ = f
+  /// (+ Aᵀλ) in the coordinates otherwise. Always set by derive().
+  std::optional<Equations> equations;
+  std::optional<GiNaC::ex> compulsion;                // Z, when request.compulsion
   std::optional<InertialForceTerms> inertial_forces;  // when request.inertial_forces
   /// When request.split: formed from the equations as formed, the given numbers substituted,
   /// each entry readable when request.readable (sym::readable_within: an entry whose readable
@@ -189,13 +189,9 @@ sym::ReadableContext readable_context(const model::Model& model);
 /// model::bind throws.
 GiNaC::exmap printed_numbers(const model::Model& model, const model::Values& values);
 
-/// The equations with printed_numbers() substituted into every entry (M, f, and the constraint
-/// rows A, b alike); unchanged when `values` is empty (then nothing is bound). Throws what
-/// model::bind throws.
+/// The equations with printed_numbers() substituted into every entry (Equations::entries(): M, f,
+/// the speed map and the constraint rows alike); unchanged when `values` is empty (then nothing is
+/// bound). Throws what model::bind throws.
 Equations with_values(const Equations& equations, const model::Values& values);
-/// The same for the minimal form (M̃, f̃, B, β, γ).
-MinimalEquations with_values(const MinimalEquations& equations, const model::Values& values);
-/// The same for the equations in the speeds (M̃, f̃, W, γ).
-SpeedEquations with_values(const SpeedEquations& equations, const model::Values& values);
 
 }  // namespace appell::principles

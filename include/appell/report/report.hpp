@@ -35,12 +35,11 @@ struct ReportOptions {
   /// nodes by Gibbs–Appell), while the examples' models have at most 310. SIZE_MAX: always
   /// symbolic (as `appell verify`); 0: never.
   std::size_t symbolic_verify_limit = 500;
-  /// Simulated with these options (their values also bind the parameters shown and drawn).
+  /// Simulated with these options (their values also bind the parameters shown and drawn). A
+  /// model with generalized speeds (Model::has_speeds()) is integrated in them, from
+  /// simulation.u0 (empty: the speeds of the velocities).
   bool simulate = true;
   num::SimulationOptions simulation;
-  /// A model with generalized speeds (Model::has_speeds()) is integrated in them
-  /// (num::simulate_speeds): its initial speeds, one per speed; empty: from the velocities.
-  std::vector<double> u0;
   /// The most rows of the simulation kept for the plots and the animation.
   std::size_t max_rows = 2000;
 };

@@ -32,7 +32,7 @@ class SimulationRecording {
 
   /// A row as num::simulate delivers it (a RowCallback may forward to this).
   void add(const num::SimulationRow& row);
-  /// A row of num::simulate_speeds: the same, with the speeds u.
+  /// A row of equations in speeds: the same, with the speeds u (SimulationRow::v).
   void add(const num::SimulationRow& row, const Eigen::VectorXd& u);
   /// The run reached t_end: its statistics.
   void finish(const num::SimulationResult& result);

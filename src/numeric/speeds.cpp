@@ -1,11 +1,12 @@
-#include "appell/numeric/compiled_speed_form.hpp"
+#include "appell/numeric/speeds.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
-#include <sstream>
+#include <string>
 
 #include "appell/model/source_location.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
+#include "speed_tape.hpp"
 #include "tape_layout.hpp"
 
 namespace appell::num {
@@ -60,87 +61,6 @@ void SpeedTape::evaluate_velocities(double t, const Eigen::VectorXd& q, const Ei
   tape_.evaluate(variables_.data(), outputs.data(), workspace_);
 }
 
-CompiledSpeedForm::CompiledSpeedForm(const principles::SpeedEquations& eq,
-                                     const model::Values& values)
-    : n_(eq.model->dof()),
-      p_(eq.size()),
-      m_(eq.constraint_count()),
-      tape_(*eq.model, eq.entries(), values) {}
-
-CompiledSpeedForm::State CompiledSpeedForm::solve(double t, const Eigen::VectorXd& q,
-                                                  const Eigen::VectorXd& u,
-                                                  const ConstraintTolerances& tolerances) const {
-  tape_.evaluate(t, q, u, outputs_);
-  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_),
-             m = static_cast<Eigen::Index>(m_);
-  State s;
-  s.mass_matrix.resize(p, p);
-  s.forcing.resize(p);
-  s.kinematics.resize(n, p);
-  Eigen::VectorXd gamma(n);
-  std::size_t k = 0;
-  for (Eigen::Index i = 0; i < p; ++i)
-    for (Eigen::Index j = 0; j < p; ++j) s.mass_matrix(i, j) = outputs_[k++];
-  for (Eigen::Index i = 0; i < p; ++i) s.forcing[i] = outputs_[k++];
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < p; ++j) s.kinematics(i, j) = outputs_[k++];
-  for (Eigen::Index i = 0; i < n; ++i) gamma[i] = outputs_[k++];
-  s.constraint_matrix.resize(m, p);
-  s.constraint_rhs.resize(m);
-  Eigen::VectorXd velocity_offset(m);
-  for (Eigen::Index i = 0; i < m; ++i)
-    for (Eigen::Index j = 0; j < p; ++j) s.constraint_matrix(i, j) = outputs_[k++];
-  for (Eigen::Index i = 0; i < m; ++i) s.constraint_rhs[i] = outputs_[k++];
-  for (Eigen::Index i = 0; i < m; ++i) velocity_offset[i] = outputs_[k++];
-  if (!s.mass_matrix.allFinite() || !s.forcing.allFinite() || !s.kinematics.allFinite() ||
-      !gamma.allFinite())
-    throw model::ComputationError("the equations in the speeds are not finite at this state");
-  s.qd = s.kinematics * u;
-  s.velocity_residual = s.constraint_matrix * u + velocity_offset;
-  if (m == 0) {
-    s.udot =
-        factor_mass_matrix(s.mass_matrix, "singular mass matrix of the equations in the speeds")
-            .solve(s.forcing);
-  } else {
-    solve_constrained_accelerations(s.mass_matrix, s.forcing, s.constraint_matrix, s.constraint_rhs,
-                                    s.udot, s.lambda, tolerances);
-  }
-  s.qdd = s.kinematics * s.udot + gamma;
-  return s;
-}
-
-Eigen::VectorXd CompiledSpeedForm::velocities(double t, const Eigen::VectorXd& q,
-                                              const Eigen::VectorXd& u) const {
-  tape_.evaluate(t, q, u, outputs_);
-  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_);
-  // W follows M̃ and f̃ in the outputs.
-  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>
-      kinematics(outputs_.data() + p * p + p, n, p);
-  if (!kinematics.allFinite())
-    throw model::ComputationError("the kinematics of the speeds are not finite at this state");
-  return kinematics * u;
-}
-
-void CompiledSpeedForm::velocity_constraints(double t, const Eigen::VectorXd& q,
-                                             const Eigen::VectorXd& u, Eigen::MatrixXd& A,
-                                             Eigen::VectorXd& residual) const {
-  const auto n = static_cast<Eigen::Index>(n_), p = static_cast<Eigen::Index>(p_),
-             m = static_cast<Eigen::Index>(m_);
-  A.resize(m, p);
-  residual.resize(m);
-  if (m == 0) return;
-  tape_.evaluate(t, q, u, outputs_);
-  // Ã, b̃ and ã0 follow M̃, f̃, W and γ in the outputs.
-  std::size_t k = static_cast<std::size_t>(p * p + p + n * p + n);
-  for (Eigen::Index i = 0; i < m; ++i)
-    for (Eigen::Index j = 0; j < p; ++j) A(i, j) = outputs_[k++];
-  k += static_cast<std::size_t>(m);
-  for (Eigen::Index i = 0; i < m; ++i) residual[i] = outputs_[k++];
-  if (!A.allFinite() || !residual.allFinite())
-    throw model::ComputationError("the constraints in the speeds are not finite at this state");
-  residual += A * u;
-}
-
 Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::Values& values,
                                        double t, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& qd) {
@@ -177,6 +97,31 @@ void normalize_quaternions(const model::Model& model, Eigen::VectorXd& q,
     const double norm = std::sqrt(norm2);
     for (std::size_t j : quaternion.coordinates) q[static_cast<Eigen::Index>(j)] /= norm;
   }
+}
+
+Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds) {
+  const std::size_t n = model.dof(), p = model.independent.size();
+  if (!speeds.empty() && speeds.size() != n && speeds.size() != p) {
+    std::string written;
+    for (double v : speeds) {
+      char buffer[32];
+      const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+      written += (written.empty() ? "" : ",") + std::string(buffer, end);
+    }
+    throw model::ModelError(model::SourceLocation{"speeds", 0, 0},
+                            "expected " + std::to_string(p) + " independent speeds or " +
+                                std::to_string(n) + " speeds (one per coordinate), got " +
+                                std::to_string(speeds.size()),
+                            written);
+  }
+  Eigen::VectorXd u(static_cast<Eigen::Index>(p));
+  for (std::size_t k = 0; k < p; ++k) {
+    const std::size_t j = model.independent[k];
+    u[static_cast<Eigen::Index>(k)] = speeds.empty()       ? model.coordinates[j].velocity
+                                      : speeds.size() == p ? speeds[k]
+                                                           : speeds[j];
+  }
+  return u;
 }
 
 }  // namespace appell::num

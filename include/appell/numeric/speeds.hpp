@@ -1,0 +1,40 @@
+// The speeds of a state: a model's generalized speeds from its velocities, its quaternions kept
+// of length 1, and the independent speeds of the minimal form (what num::CompiledEquations
+// evaluates equations in speeds at: principles::Form::Speeds and Form::Minimal).
+#pragma once
+
+#include <Eigen/Dense>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "appell/model/model.hpp"
+#include "appell/model/values.hpp"
+
+namespace appell::num {
+
+/// The speeds u = Y(q, t) q̇ of the coordinates' velocities (each Speed's value: a declared
+/// speed's expression, 2 Eᵀ(e) ė / |e|² for a quaternion frame's, dot(q) for a coordinate's
+/// own), at t with the values bound as for CompiledEquations.
+Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::Values& values,
+                                       double t, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd);
+
+/// Each quaternion of `q` (the coordinates of every rot_quat, in frame order) divided by its
+/// length. Throws model::ModelError located at `option` naming the frame when one is zero.
+void normalize_quaternions(const model::Model& model, Eigen::VectorXd& q,
+                           const std::string& option = "q0");
+
+/// The coordinate indices of each quaternion (e0..e3), in frame order.
+std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Model& model);
+
+/// The independent speeds u of `model` (one per entry of Model::independent, in that order) out
+/// of `speeds`, which holds either u itself (p = independent.size() values) or every speed, one
+/// per coordinate (n = dof() values), of which those of the independent coordinates are taken
+/// (the dependent ones follow from the constraints and are not used). Empty `speeds`: the
+/// model's initial velocities of the independent coordinates. When p = n, `speeds` is u itself.
+/// Throws model::ModelError located at {"speeds", 0, 0} when `speeds` has neither p nor n values
+/// ("expected p independent speeds or n speeds (one per coordinate), got k", naming the values).
+Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds);
+
+}  // namespace appell::num
