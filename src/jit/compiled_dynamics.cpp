@@ -210,6 +210,12 @@ CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
     throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
   // The generated code has the tree's M, f and q̈ but no constraint rows (nor their solve with
   // multipliers): a constrained model runs interpreted, its rows in num::Dynamics.
+  // The generated code is written in q̇ and q̈: the recursions in generalized speeds run
+  // interpreted (num::Dynamics in u).
+  if (model->has_speeds())
+    return interpreted("generalized speeds",
+                       "the JIT compiles no model in generalized speeds: the recursions in the "
+                       "speeds run interpreted");
   if (!model->constraints.empty())
     return interpreted("constraints",
                        "the JIT compiles no constraint rows: the recursions and the "

@@ -19,16 +19,52 @@ namespace appell::num {
 
 using sym::Node;
 
-// The programs as tapes over one variable vector: t, q (n), q̇ (n), q̈ (n), extra forces (n), the
-// run-time parameters (k).
-struct Dynamics::Programs {
-  std::shared_ptr<const model::Model> model;
+namespace {
+
+// The programs' one variable vector: t, q (n), q̇ (n), q̈ (n), extra forces (n), the run-time
+// parameters (k); in generalized speeds t, q (n), u (p), u̇ (p), extra forces (p), the run-time
+// parameters.
+struct Layout {
   std::size_t n = 0;
+  std::size_t p = 0;    // the rates: p speeds, or n velocities without speeds
+  bool speeds = false;  // in generalized speeds
+  std::size_t parameter_count = 0;
+
+  std::size_t first_q() const { return 1; }
+  std::size_t first_qd() const { return 1 + n; }
+  std::size_t first_qdd() const { return 1 + n + p; }
+  std::size_t first_extra() const { return 1 + n + 2 * p; }
+  std::size_t first_parameter() const { return 1 + n + 3 * p; }
+  std::size_t variable_count() const { return first_parameter() + parameter_count; }
+
+  // q has n entries; velocities, accelerations and forces p (the speeds' in generalized speeds).
+  void check_q(const Eigen::VectorXd& v) const { check(v, n, "q", "coordinates"); }
+  void check_rates(const Eigen::VectorXd& v, const char* coordinates_name,
+                   const char* speeds_name) const {
+    if (speeds)
+      check(v, p, speeds_name, "speeds");
+    else
+      check(v, n, coordinates_name, "coordinates");
+  }
+  static void check(const Eigen::VectorXd& v, std::size_t size, const char* what, const char* of) {
+    if (static_cast<std::size_t>(v.size()) != size)
+      throw std::invalid_argument(std::string(what) + " has " + std::to_string(v.size()) +
+                                  " entries, the model " + std::to_string(size) + " " + of);
+  }
+};
+
+}  // namespace
+
+// The programs as tapes over the variable vector of Layout.
+struct Dynamics::Programs : Layout {
+  std::shared_ptr<const model::Model> model;
   std::vector<std::string> runtime_parameters;  // in the model's order
   std::vector<double> default_parameters;       // their numbers in the values built with
   std::optional<sym::Tape> inverse, bias, gravity, inertial;
   std::optional<sym::Tape> forward;   // q̈, then the pivots
   std::optional<sym::Tape> energies;  // T, V
+  // In generalized speeds: q̇ = W u (n), then q̈ = W u̇ + γ (n), then W row by row (n×p).
+  std::optional<sym::Tape> kinematics;
   // With constraints: A row by row, then b; their names; the values the manifold substitutes.
   std::optional<sym::Tape> constraints;
   std::vector<std::string> multipliers;
@@ -37,25 +73,11 @@ struct Dynamics::Programs {
   std::string not_conservative_because;
   std::string forward_method;
   std::size_t operations = 0;
-
-  std::size_t variable_count() const { return 1 + 4 * n + runtime_parameters.size(); }
 };
 
 namespace {
 
-std::size_t first_q() { return 1; }
-std::size_t first_qd(std::size_t n) { return 1 + n; }
-std::size_t first_qdd(std::size_t n) { return 1 + 2 * n; }
-std::size_t first_extra(std::size_t n) { return 1 + 3 * n; }
-std::size_t first_parameter(std::size_t n) { return 1 + 4 * n; }
-
 std::string symbol_name(const GiNaC::symbol& s) { return s.get_name(); }
-
-void check_size(const Eigen::VectorXd& v, std::size_t n, const char* what) {
-  if (static_cast<std::size_t>(v.size()) != n)
-    throw std::invalid_argument(std::string(what) + " has " + std::to_string(v.size()) +
-                                " entries, the model " + std::to_string(n) + " coordinates");
-}
 
 }  // namespace
 
@@ -73,6 +95,10 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   programs->model = model;
   const std::size_t n = m.dof();
   programs->n = n;
+  const std::size_t rates = m.has_speeds() ? m.speeds.size() : n;
+  programs->p = rates;
+  programs->speeds = m.has_speeds();
+  const Programs& at = *programs;
 
   // Run-time parameters: those named, and those whose default follows one of them (a default
   // `I = m*l^2/12` moves with m unless the values give I a number).
@@ -95,6 +121,27 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   // The local expressions first: they may add derivative symbols that binding must know; so may
   // the constraints' rows (a prescribed function's second derivative).
   principles::RecursionBuilder builder(m);
+  // In generalized speeds the kinematic equations q̇ = W u, q̈ = d/dt (W u) = W u̇ + γ (with
+  // q̇ = W u put into the derivative, as kin::Rates::Speeds), then W's entries.
+  GiNaC::exvector kinematic_equations;
+  if (m.has_speeds()) {
+    sym::Differentiator differentiator(m.time_functions);
+    GiNaC::exmap in_speeds;
+    GiNaC::exvector accelerations, entries;
+    for (unsigned j = 0; j < n; ++j) {
+      GiNaC::ex rate = 0;
+      for (unsigned k = 0; k < rates; ++k) rate += m.speed_kinematics(j, k) * m.speed_symbol(k);
+      kinematic_equations.push_back(rate);
+      if (!rate.is_equal(m.coordinate_symbol(j, 1))) in_speeds[m.coordinate_symbol(j, 1)] = rate;
+      for (unsigned k = 0; k < rates; ++k) entries.push_back(m.speed_kinematics(j, k));
+    }
+    for (unsigned j = 0; j < n; ++j)
+      accelerations.push_back(
+          sym::substitute(differentiator.time_derivative(kinematic_equations[j]), in_speeds));
+    kinematic_equations.insert(kinematic_equations.end(), accelerations.begin(),
+                               accelerations.end());
+    kinematic_equations.insert(kinematic_equations.end(), entries.begin(), entries.end());
+  }
   principles::ConstraintRows rows;
   if (!m.constraints.empty()) {
     sym::Differentiator differentiator(m.time_functions);
@@ -111,18 +158,20 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   std::map<GiNaC::ex, Node, GiNaC::ex_is_less> nodes;
   const GiNaC::symbol t = m.time_functions->time();
   nodes.emplace(t, p.variable(0));
-  for (std::size_t j = 0; j < n; ++j) {
-    nodes.emplace(m.coordinate_symbol(j, 0), p.variable(static_cast<std::uint32_t>(first_q() + j)));
-    nodes.emplace(m.coordinate_symbol(j, 1),
-                  p.variable(static_cast<std::uint32_t>(first_qd(n) + j)));
-  }
+  for (std::size_t j = 0; j < n; ++j)
+    nodes.emplace(m.coordinate_symbol(j, 0),
+                  p.variable(static_cast<std::uint32_t>(at.first_q() + j)));
+  // The rates: q̇, or the speeds u (a coordinate's own rate dot(q) among them).
+  for (std::size_t k = 0; k < rates; ++k)
+    nodes.emplace(m.has_speeds() ? m.speed_symbol(k) : m.coordinate_symbol(k, 1),
+                  p.variable(static_cast<std::uint32_t>(at.first_qd() + k)));
   // Values fold: parameters and the functions given numbers are constants of the program, but
   // for the run-time parameters, variables after the state's.
   std::vector<GiNaC::symbol> runtime_order;
   for (std::size_t k = 0; k < programs->runtime_parameters.size(); ++k) {
     const GiNaC::symbol& s = m.find_parameter(programs->runtime_parameters[k])->symbol;
     runtime_order.push_back(s);
-    nodes.emplace(s, p.variable(static_cast<std::uint32_t>(first_parameter(n) + k)));
+    nodes.emplace(s, p.variable(static_cast<std::uint32_t>(at.first_parameter() + k)));
   }
   for (const auto& [symbol, value] : bound.numbers)
     nodes.emplace(symbol, p.constant(GiNaC::ex_to<GiNaC::numeric>(value).to_double()));
@@ -154,9 +203,9 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     inputs.symbols.push_back(s);
     inputs.nodes.push_back(it->second);
   }
-  for (std::size_t j = 0; j < n; ++j) {
-    inputs.qdd.push_back(p.variable(static_cast<std::uint32_t>(first_qdd(n) + j)));
-    inputs.extra.push_back(p.variable(static_cast<std::uint32_t>(first_extra(n) + j)));
+  for (std::size_t k = 0; k < rates; ++k) {
+    inputs.qdd.push_back(p.variable(static_cast<std::uint32_t>(at.first_qdd() + k)));
+    inputs.extra.push_back(p.variable(static_cast<std::uint32_t>(at.first_extra() + k)));
   }
   principles::RecursionOptions options;
   options.mass_matrix = false;  // M by columns of the inertial pass: O(n) nodes, not O(n²)
@@ -180,14 +229,11 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   programs->not_conservative_because =
       detail::non_conservative_reason(m, symbols, bound.substitution());
 
+  programs->parameter_count = programs->runtime_parameters.size();
   const std::size_t count = programs->variable_count();
-  if (!m.constraints.empty()) {
-    // A and b read the same nodes as the recursions (the values folded alike): a tape of their
-    // expressions over the symbols they hold, appended to the program.
-    GiNaC::exvector expressions;
-    for (unsigned i = 0; i < rows.matrix.rows(); ++i)
-      for (unsigned j = 0; j < rows.matrix.cols(); ++j) expressions.push_back(rows.matrix(i, j));
-    for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(rows.rhs(i, 0));
+  // A tape of expressions of the model appended to the program, reading the same nodes as the
+  // recursions (the values folded alike).
+  auto import = [&](const GiNaC::exvector& expressions, const char* where) {
     std::vector<GiNaC::symbol> arguments;
     std::vector<Node> argument_nodes;
     for (const auto& s : sym::symbols_in(expressions)) {
@@ -195,12 +241,26 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
       const auto it = nodes.find(symbol);
       if (it == nodes.end())
         throw std::invalid_argument("num::Dynamics: no value for the symbol " +
-                                    symbol_name(symbol) + " in the constraints");
+                                    symbol_name(symbol) + where);
       arguments.push_back(symbol);
       argument_nodes.push_back(it->second);
     }
-    const std::vector<Node> outputs = p.import(sym::Tape(expressions, arguments), argument_nodes);
-    programs->constraints.emplace(p.tape(outputs, count));
+    return p.import(sym::Tape(expressions, arguments), argument_nodes);
+  };
+  if (m.has_speeds()) {
+    // u̇ read as the accelerations' variables.
+    for (std::size_t k = 0; k < rates; ++k) nodes.emplace(m.speed_symbol(k, 1), inputs.qdd[k]);
+    programs->kinematics.emplace(
+        p.tape(import(kinematic_equations, " in the kinematic equations"), count));
+  }
+  if (!m.constraints.empty()) {
+    // A and b read the same nodes as the recursions (the values folded alike): a tape of their
+    // expressions over the symbols they hold, appended to the program.
+    GiNaC::exvector expressions;
+    for (unsigned i = 0; i < rows.matrix.rows(); ++i)
+      for (unsigned j = 0; j < rows.matrix.cols(); ++j) expressions.push_back(rows.matrix(i, j));
+    for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(rows.rhs(i, 0));
+    programs->constraints.emplace(p.tape(import(expressions, " in the constraints"), count));
     programs->operations += programs->constraints->operations();
     programs->multipliers = std::move(rows.multipliers);
     programs->substitution = bound.substitution();
@@ -228,6 +288,7 @@ Dynamics::~Dynamics() = default;
 
 const model::Model& Dynamics::model() const { return *programs_->model; }
 std::size_t Dynamics::dof() const { return programs_->n; }
+std::size_t Dynamics::speed_count() const { return programs_->p; }
 const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
 std::size_t Dynamics::operations() const { return programs_->operations; }
 std::size_t Dynamics::constraint_count() const { return programs_->multipliers.size(); }
@@ -248,18 +309,18 @@ const std::string& Dynamics::energy_not_conserved_because() const {
 
 namespace {
 
-// The variable vector of a call: t, q, q̇ (zeros when not given), q̈ and the extra forces zero,
-// the run-time parameters from the workspace (or those the Dynamics was built with).
-void load_state(const std::vector<double>& defaults, DynamicsWorkspace& work, std::size_t n,
+// The variable vector of a call: t, q, the rates (zeros when not given), the accelerations and
+// the extra forces zero, the run-time parameters from the workspace (or those the Dynamics was
+// built with).
+void load_state(const Layout& at, const std::vector<double>& defaults, DynamicsWorkspace& work,
                 double t, const Eigen::VectorXd& q, const Eigen::VectorXd* qd) {
   std::vector<double>& v = work.variables;
-  v.assign(1 + 4 * n + defaults.size(), 0.0);
+  v.assign(at.first_parameter() + defaults.size(), 0.0);
   v[0] = t;
-  for (std::size_t j = 0; j < n; ++j) {
-    const auto k = static_cast<Eigen::Index>(j);
-    v[first_q() + j] = q[k];
-    if (qd) v[first_qd(n) + j] = (*qd)[k];
-  }
+  for (std::size_t j = 0; j < at.n; ++j) v[at.first_q() + j] = q[static_cast<Eigen::Index>(j)];
+  if (qd)
+    for (std::size_t k = 0; k < at.p; ++k)
+      v[at.first_qd() + k] = (*qd)[static_cast<Eigen::Index>(k)];
   if (defaults.empty()) return;
   const std::vector<double>& given = work.parameters.empty() ? defaults : work.parameters;
   if (given.size() != defaults.size())
@@ -267,7 +328,7 @@ void load_state(const std::vector<double>& defaults, DynamicsWorkspace& work, st
                                 std::to_string(given.size()) + " values, the Dynamics " +
                                 std::to_string(defaults.size()) + " run-time parameters");
   std::copy(given.begin(), given.end(),
-            v.begin() + static_cast<std::ptrdiff_t>(first_parameter(n)));
+            v.begin() + static_cast<std::ptrdiff_t>(at.first_parameter()));
 }
 
 void run(const sym::Tape& tape, DynamicsWorkspace& work) {
@@ -279,16 +340,17 @@ void run(const sym::Tape& tape, DynamicsWorkspace& work) {
 
 void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
                            DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  load_state(programs_->default_parameters, work, n, t, q, nullptr);
-  const auto size = static_cast<Eigen::Index>(n);
+  const Programs& at = *programs_;
+  at.check_q(q);
+  load_state(at, at.default_parameters, work, t, q, nullptr);
+  const std::size_t p = at.p;
+  const auto size = static_cast<Eigen::Index>(p);
   M.resize(size, size);
-  for (std::size_t j = 0; j < n; ++j) {
-    work.variables[first_qdd(n) + j] = 1.0;
-    run(*programs_->inertial, work);
-    work.variables[first_qdd(n) + j] = 0.0;
-    for (std::size_t i = j; i < n; ++i)  // the lower triangle; mirrored below
+  for (std::size_t j = 0; j < p; ++j) {
+    work.variables[at.first_qdd() + j] = 1.0;
+    run(*at.inertial, work);
+    work.variables[at.first_qdd() + j] = 0.0;
+    for (std::size_t i = j; i < p; ++i)  // the lower triangle; mirrored below
       M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = work.outputs[i];
   }
   for (Eigen::Index i = 0; i < size; ++i)
@@ -297,11 +359,11 @@ void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& 
 
 void Dynamics::energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                         double& kinetic, double& potential, DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
-  load_state(programs_->default_parameters, work, n, t, q, &qd);
-  run(*programs_->energies, work);
+  const Programs& at = *programs_;
+  at.check_q(q);
+  at.check_rates(qd, "qd", "u");
+  load_state(at, at.default_parameters, work, t, q, &qd);
+  run(*at.energies, work);
   kinetic = work.outputs[0];
   potential = work.outputs[1];
 }
@@ -321,58 +383,59 @@ void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
 
 void Dynamics::nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  Eigen::VectorXd& h, DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
-  load_state(programs_->default_parameters, work, n, t, q, &qd);
-  run(*programs_->bias, work);
-  h = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+  const Programs& at = *programs_;
+  at.check_q(q);
+  at.check_rates(qd, "qd", "u");
+  load_state(at, at.default_parameters, work, t, q, &qd);
+  run(*at.bias, work);
+  h = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.p));
 }
 
 void Dynamics::gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
                        DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  load_state(programs_->default_parameters, work, n, t, q, nullptr);
-  run(*programs_->gravity, work);
-  g = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+  const Programs& at = *programs_;
+  at.check_q(q);
+  load_state(at, at.default_parameters, work, t, q, nullptr);
+  run(*at.gravity, work);
+  g = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.p));
 }
 
 void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,
                                 DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
-  check_size(qdd, n, "qdd");
-  load_state(programs_->default_parameters, work, n, t, q, &qd);
-  for (std::size_t j = 0; j < n; ++j)
-    work.variables[first_qdd(n) + j] = qdd[static_cast<Eigen::Index>(j)];
-  run(*programs_->inverse, work);
-  tau = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(n));
+  const Programs& at = *programs_;
+  at.check_q(q);
+  at.check_rates(qd, "qd", "u");
+  at.check_rates(qdd, "qdd", "udot");
+  load_state(at, at.default_parameters, work, t, q, &qd);
+  for (std::size_t k = 0; k < at.p; ++k)
+    work.variables[at.first_qdd() + k] = qdd[static_cast<Eigen::Index>(k)];
+  run(*at.inverse, work);
+  tau = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.p));
 }
 
 void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                              Eigen::VectorXd& qdd, DynamicsWorkspace& work,
                              const Eigen::VectorXd& Q) const {
-  const std::size_t n = programs_->n;
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
-  if (Q.size() != 0) check_size(Q, n, "Q");
-  const auto size = static_cast<Eigen::Index>(n);
-  if (programs_->constraints) {
+  const Programs& at = *programs_;
+  at.check_q(q);
+  at.check_rates(qd, "qd", "u");
+  if (Q.size() != 0) at.check_rates(Q, "Q", "Q");
+  const std::size_t p = at.p;
+  const auto size = static_cast<Eigen::Index>(p);
+  if (at.constraints) {
     accelerations(t, q, qd, qdd, work.lambda, work, ConstraintTolerances{}, Q);
     return;
   }
-  if (programs_->forward) {
-    load_state(programs_->default_parameters, work, n, t, q, &qd);
+  if (at.forward) {
+    load_state(at, at.default_parameters, work, t, q, &qd);
     for (Eigen::Index j = 0; j < Q.size(); ++j)
-      work.variables[first_extra(n) + static_cast<std::size_t>(j)] = Q[j];
-    run(*programs_->forward, work);
+      work.variables[at.first_extra() + static_cast<std::size_t>(j)] = Q[j];
+    run(*at.forward, work);
     bool solved = true;
-    for (std::size_t j = 0; j < n && solved; ++j)
-      solved = std::isfinite(work.outputs[j]) && work.outputs[n + j] > 0.0 &&
-               std::isfinite(work.outputs[n + j]);
+    for (std::size_t j = 0; j < p && solved; ++j)
+      solved = std::isfinite(work.outputs[j]) && work.outputs[p + j] > 0.0 &&
+               std::isfinite(work.outputs[p + j]);
     if (solved) {
       qdd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), size);
       return;
@@ -386,15 +449,16 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
 
 void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                            Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const {
-  const std::size_t n = programs_->n, m = programs_->multipliers.size();
-  check_size(q, n, "q");
-  check_size(qd, n, "qd");
+  const Programs& at = *programs_;
+  const std::size_t n = at.n, m = at.multipliers.size();
+  at.check_q(q);
+  at.check_rates(qd, "qd", "u");
   const auto rows = static_cast<Eigen::Index>(m), columns = static_cast<Eigen::Index>(n);
   A.resize(rows, columns);
   b.resize(rows);
-  if (!programs_->constraints) return;
-  load_state(programs_->default_parameters, work, n, t, q, &qd);
-  run(*programs_->constraints, work);
+  if (!at.constraints) return;
+  load_state(at, at.default_parameters, work, t, q, &qd);
+  run(*at.constraints, work);
   for (Eigen::Index i = 0; i < rows; ++i) {
     for (Eigen::Index j = 0; j < columns; ++j)
       A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
@@ -411,12 +475,65 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
     lambda.resize(0);
     return;
   }
-  if (Q.size() != 0) check_size(Q, programs_->n, "Q");
+  if (Q.size() != 0) programs_->check_rates(Q, "Q", "Q");
   // M from the inertial passes, not the articulated bodies: the multipliers need M itself.
   mass_matrix_and_forcing(t, q, qd, work.M, work.f, work);
   if (Q.size() != 0) work.f += Q;
   constraints(t, q, qd, work.A, work.b, work);
   solve_constrained_accelerations(work.M, work.f, work.A, work.b, qdd, lambda, tolerances);
+}
+
+void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                     Eigen::VectorXd& qd, DynamicsWorkspace& work) const {
+  const Programs& at = *programs_;
+  at.check_q(q);
+  if (!at.kinematics) {  // in the coordinates the rates are the velocities
+    at.check_rates(u, "qd", "u");
+    qd = u;
+    return;
+  }
+  at.check_rates(u, "qd", "u");
+  load_state(at, at.default_parameters, work, t, q, &u);
+  run(*at.kinematics, work);
+  qd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.n));
+}
+
+void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& u, const Eigen::VectorXd& udot,
+                                        Eigen::VectorXd& qdd, DynamicsWorkspace& work) const {
+  const Programs& at = *programs_;
+  at.check_q(q);
+  if (!at.kinematics) {
+    at.check_rates(u, "qd", "u");
+    at.check_rates(udot, "qdd", "udot");
+    qdd = udot;
+    return;
+  }
+  at.check_rates(u, "qd", "u");
+  at.check_rates(udot, "qdd", "udot");
+  load_state(at, at.default_parameters, work, t, q, &u);
+  for (std::size_t k = 0; k < at.p; ++k)
+    work.variables[at.first_qdd() + k] = udot[static_cast<Eigen::Index>(k)];
+  run(*at.kinematics, work);
+  qdd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data() + at.n,
+                                          static_cast<Eigen::Index>(at.n));
+}
+
+void Dynamics::speed_kinematics(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& W,
+                                DynamicsWorkspace& work) const {
+  const Programs& at = *programs_;
+  at.check_q(q);
+  const auto n = static_cast<Eigen::Index>(at.n), p = static_cast<Eigen::Index>(at.p);
+  if (!at.kinematics) {
+    W = Eigen::MatrixXd::Identity(n, n);
+    return;
+  }
+  load_state(at, at.default_parameters, work, t, q, nullptr);
+  run(*at.kinematics, work);
+  W.resize(n, p);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index k = 0; k < p; ++k)
+      W(j, k) = work.outputs[static_cast<std::size_t>(2 * n + j * p + k)];
 }
 
 ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& parameters,

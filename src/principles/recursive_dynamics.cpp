@@ -32,7 +32,7 @@ using Index9 = std::array<std::size_t, 9>;
 class Expressions {
  public:
   std::size_t add(const ex& e) {
-    list.push_back(e);
+    list.push_back(in_rates.empty() ? e : sym::substitute(e, in_rates));
     return list.size() - 1;
   }
   Index3 add(const matrix& v) { return {add(v(0, 0)), add(v(1, 0)), add(v(2, 0))}; }
@@ -43,6 +43,8 @@ class Expressions {
     return r;
   }
   GiNaC::exvector list;
+  // In generalized speeds, q̇ = W u put into every expression (empty: in the coordinates).
+  GiNaC::exmap in_rates;
 };
 
 // One frame's placement in its parent and its local motion, as expressions.
@@ -51,9 +53,11 @@ struct LocalFrame {
   Index9 rotation;                                        // R_PF
   Index3 translation, translation_dot, translation_ddot;  // t_PF and its time derivatives, P
   Index3 omega, omega_dot;  // ω of F relative to P and its time derivative, F components
-  std::vector<std::size_t> coordinates;     // the coordinates R_PF or t_PF depend on
-  std::vector<Index3> omega_partial;        // ∂ω/∂q̇_j, F components
-  std::vector<Index3> translation_partial;  // ∂t/∂q_j, P components
+  // The rates the frame's motion depends on: the coordinates R_PF or t_PF depend on, or in
+  // generalized speeds the speeds ω and ṫ depend on.
+  std::vector<std::size_t> coordinates;
+  std::vector<Index3> omega_partial;        // ∂ω/∂q̇_j (∂ω/∂u_k), F components
+  std::vector<Index3> translation_partial;  // ∂t/∂q_j = ∂ṫ/∂q̇_j (∂ṫ/∂u_k), P components
 };
 
 struct LocalMass {
@@ -139,8 +143,7 @@ class RecursionBuilder::Impl {
 
   std::vector<GiNaC::symbol> symbols() const {
     sym::SymbolSet accelerations;
-    for (std::size_t j = 0; j < model_.dof(); ++j)
-      accelerations.insert(model_.coordinate_symbol(j, 2));
+    for (std::size_t j = 0; j < rate_count(); ++j) accelerations.insert(acceleration_symbol(j));
     std::vector<GiNaC::symbol> out;
     for (const auto& s : sym::symbols_in(expressions_.list))
       if (!accelerations.count(s)) out.push_back(GiNaC::ex_to<GiNaC::symbol>(s));
@@ -150,7 +153,7 @@ class RecursionBuilder::Impl {
   void build(RecursiveDynamics& out, const RecursionInputs& inputs,
              const RecursionOptions& options) {
     out_ = &out;
-    out.n = model_.dof();
+    out.n = rate_count();
     // About 2,500 nodes a frame for everything built below (measured on spatial chains).
     prepare(out.program, inputs, 2500);
     out.inverse = newton_euler(Pass::Full);
@@ -201,7 +204,7 @@ class RecursionBuilder::Impl {
   // columns of every mass on the frame.
   std::vector<Node> regressor(sym::ScalarProgram& p, const RecursionInputs& inputs) {
     prepare(p, inputs, 1500);
-    const std::size_t n = model_.dof();
+    const std::size_t n = rate_count();
     const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
     // The masses on each frame, by their place among the columns.
     std::vector<std::vector<std::size_t>> masses_on(frames.size());
@@ -258,14 +261,14 @@ class RecursionBuilder::Impl {
   void prepare(sym::ScalarProgram& p, const RecursionInputs& inputs, std::size_t nodes_per_frame) {
     p_ = &p;
     inputs_ = &inputs;
-    const std::size_t n = model_.dof();
+    const std::size_t n = rate_count();
     if (inputs.symbols.size() != inputs.nodes.size() || inputs.qdd.size() != n ||
         inputs.extra.size() != n)
       throw std::invalid_argument("recursions: inputs of the wrong size");
     std::vector<GiNaC::symbol> symbols = inputs.symbols;
     std::vector<Node> variables = inputs.nodes;
     for (std::size_t j = 0; j < n; ++j) {
-      symbols.push_back(model_.coordinate_symbol(j, 2));
+      symbols.push_back(acceleration_symbol(j));
       variables.push_back(inputs.qdd[j]);
     }
     program().reserve(program().instructions().size() + nodes_per_frame * frames_.size());
@@ -285,9 +288,38 @@ class RecursionBuilder::Impl {
 
   int frame_index(const std::string& name) const { return *model_.frame_index(name); }
 
+  // The rates the recursions run in: the velocities q̇ (n), or the model's generalized speeds u
+  // (p, MODEL_FORMAT.md "Speeds"), whose rates u̇ take the place of q̈.
+  std::size_t rate_count() const {
+    return model_.has_speeds() ? model_.speeds.size() : model_.dof();
+  }
+  GiNaC::symbol acceleration_symbol(std::size_t k) const {
+    return model_.has_speeds() ? model_.speed_symbol(k, 1) : model_.coordinate_symbol(k, 2);
+  }
+
   void collect() {
     sym::Differentiator d(model_.time_functions);
     const std::size_t n = model_.dof();
+    // In generalized speeds every d/dt is followed by q̇ = W u (as kin::Rates::Speeds forms the
+    // kinematics), so that the local motion is an expression of q, u and u̇, never of q̇ or q̈.
+    const bool speeds = model_.has_speeds();
+    if (speeds)
+      for (unsigned j = 0; j < n; ++j) {
+        const GiNaC::symbol qd = model_.coordinate_symbol(j, 1);
+        ex rate = 0;
+        for (unsigned k = 0; k < model_.speeds.size(); ++k)
+          rate += model_.speed_kinematics(j, k) * model_.speed_symbol(k);
+        if (!rate.is_equal(qd)) expressions_.in_rates[qd] = rate;  // an own rate stays dot(q)
+      }
+    const GiNaC::exmap& in_rates = expressions_.in_rates;
+    auto rate = [&](const ex& e) {
+      return in_rates.empty() ? d.time_derivative(e)
+                              : sym::substitute(d.time_derivative(e), in_rates);
+    };
+    auto rates = [&](const matrix& m) {
+      return in_rates.empty() ? d.time_derivative(m)
+                              : sym::substitute(d.time_derivative(m), in_rates);
+    };
     for (const auto& f : model_.frames) {
       LocalFrame local;
       local.parent = frame_index(f.parent);
@@ -298,23 +330,40 @@ class RecursionBuilder::Impl {
       for (auto it = f.rotation.rbegin(); it != f.rotation.rend(); ++it) {
         matrix own(3, 1);
         if (it->kind == model::RotationFactor::Kind::Axis) {
-          own = kin::column(it->axis).mul_scalar(d.time_derivative(it->angle));
+          own = kin::column(it->axis).mul_scalar(rate(it->angle));
+        } else if (speeds && it == f.rotation.rbegin() && model_.quaternion_of(f.name)) {
+          // A quaternion's angular velocity in the frame's axes is the frame's speeds w.
+          for (std::size_t k = 0; k < model_.speeds.size(); ++k)
+            if (model_.speeds[k].kind == model::Speed::Kind::Frame &&
+                model_.speeds[k].frame == f.name)
+              own(static_cast<unsigned>(model_.speeds[k].axis), 0) = model_.speed_symbol(k);
         } else {
-          const matrix w = it->matrix.transpose().mul(d.time_derivative(it->matrix));
+          const matrix w = it->matrix.transpose().mul(rates(it->matrix));
           own = matrix(3, 1, GiNaC::lst{w(2, 1), w(0, 2), w(1, 0)});
         }
         omega = omega.add(tail.transpose().mul(own));
         tail = kin::rotation_matrix(*it).mul(tail);
       }
       const matrix t = kin::column(f.translation);
-      const matrix t_dot = d.time_derivative(t);
+      const matrix t_dot = rates(t);
       local.rotation = expressions_.add9(tail);
       local.translation = expressions_.add(t);
       local.translation_dot = expressions_.add(t_dot);
-      local.translation_ddot = expressions_.add(d.time_derivative(t_dot));
+      local.translation_ddot = expressions_.add(rates(t_dot));
       local.omega = expressions_.add(omega);
-      local.omega_dot = expressions_.add(d.time_derivative(omega));
-      for (std::size_t j = 0; j < n; ++j) {
+      local.omega_dot = expressions_.add(rates(omega));
+      // In the speeds: the speeds ω and ṫ depend on (both linear in u), and ∂ω/∂u_k, ∂ṫ/∂u_k.
+      for (std::size_t k = 0; speeds && k < model_.speeds.size(); ++k) {
+        const GiNaC::symbol u = model_.speed_symbol(k);
+        bool depends = false;
+        for (unsigned i = 0; i < 3 && !depends; ++i)
+          depends = omega(i, 0).has(u) || t_dot(i, 0).has(u);
+        if (!depends) continue;
+        local.coordinates.push_back(k);
+        local.omega_partial.push_back(expressions_.add(d.partial(omega, u)));
+        local.translation_partial.push_back(expressions_.add(d.partial(t_dot, u)));
+      }
+      for (std::size_t j = 0; !speeds && j < n; ++j) {
         const GiNaC::symbol q = model_.coordinate_symbol(j, 0);
         bool depends = false;
         for (unsigned k = 0; k < 9 && !depends; ++k) depends = tail(k / 3, k % 3).has(q);
@@ -339,7 +388,18 @@ class RecursionBuilder::Impl {
       masses_.push_back({k, expressions_.add(p.mass), expressions_.add(p.position), std::nullopt});
     }
     if (model_.gravity) gravity_ = expressions_.add(*model_.gravity);
-    generalized_.assign(n, {});
+    generalized_.assign(rate_count(), {});
+    // A coordinate's force Q_j: in the speeds its virtual work Q_j δq_j = Σ_k W_jk Q_j δu_k.
+    auto add_generalized = [&](std::size_t j, const ex& force, double sign) {
+      if (!speeds) {
+        generalized_[j].push_back({expressions_.add(force), sign});
+        return;
+      }
+      for (unsigned k = 0; k < model_.speeds.size(); ++k) {
+        const ex w = model_.speed_kinematics(static_cast<unsigned>(j), k);
+        if (!w.is_zero()) generalized_[k].push_back({expressions_.add(w * force), sign});
+      }
+    };
     for (const auto& load : model_.loads) {
       std::visit(
           [&](const auto& l) {
@@ -375,11 +435,10 @@ class RecursionBuilder::Impl {
               }
               loads_.push_back(local);
             } else if constexpr (std::is_same_v<T, model::GeneralizedLoad>) {
-              generalized_[l.coordinate].push_back({expressions_.add(l.value), -1.0});
+              add_generalized(l.coordinate, l.value, -1.0);
             } else if constexpr (std::is_same_v<T, model::PotentialLoad>) {
               for (std::size_t j = 0; j < n; ++j)
-                generalized_[j].push_back(
-                    {expressions_.add(d.partial(l.potential, model_.coordinate_symbol(j))), 1.0});
+                add_generalized(j, d.partial(l.potential, model_.coordinate_symbol(j)), 1.0);
             }
           },
           load.kind);
@@ -558,7 +617,7 @@ class RecursionBuilder::Impl {
     const std::vector<FrameNodes> frames = frame_nodes(frames_, nodes);
     const std::vector<Motion> motion = motions(pass, frames);
     std::vector<Wrench> wrench = body_wrenches(motion, nodes);
-    const std::size_t n = model_.dof();
+    const std::size_t n = rate_count();
     std::vector<Node> tau(n, program().constant(0.0));
     if (pass == Pass::Full || pass == Pass::Bias) {
       apply_loads(frames, motion, nodes, wrench);
@@ -746,7 +805,7 @@ class RecursionBuilder::Impl {
   // gives q̈ and the pivots D (empty otherwise).
   std::pair<std::vector<Node>, std::vector<Node>> articulated_body() {
     const std::vector<FrameNodes> frames = frame_nodes(frames_, no_qdd_);
-    const std::size_t count = frames.size(), n = model_.dof();
+    const std::size_t count = frames.size(), n = rate_count();
     std::vector<int> owner(n, -1);
     for (std::size_t k = 0; k < count; ++k) {
       if (frames[k].coordinates.size() > 1) return {};
@@ -886,7 +945,7 @@ class RecursionBuilder::Impl {
 
   std::vector<Node> composite_inertia() {
     const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);
-    const std::size_t count = frames.size(), n = model_.dof();
+    const std::size_t count = frames.size(), n = rate_count();
     // Mass, first moment and rotational inertia about the frame's origin, frame components.
     std::vector<Node> m(count, program().constant(0.0));
     std::vector<Vec3> h(count, zero3(program()));
@@ -1029,7 +1088,9 @@ bool moves(const model::Vector3& v, const sym::SymbolSet& parameters) {
 std::string recursions_do_not_cover(const model::Model& model) {
   if (model.relative_to) return "relative motion in a carrier frame";
   if (!model.flexible.empty()) return "flexible bodies";
-  if (model.has_speeds()) return "generalized speeds";
+  // In generalized speeds the recursions run in u (num::Dynamics); their constraint rows are
+  // still formed in the speeds (principles::speed_form).
+  if (model.has_speeds() && !model.constraints.empty()) return "constraints in generalized speeds";
   // The recursions carry masses and points rigidly with their frames: a mass, a centre of mass,
   // an inertia or a point of a load that moves in its frame needs the formed equations.
   sym::SymbolSet parameters;
@@ -1061,6 +1122,8 @@ std::string recursions_do_not_cover(const model::Model& model) {
 }
 
 std::string recursions_alone_do_not_cover(const model::Model& model) {
+  // Codegen, the JIT, the derivatives and the regressor are written in q̇ and q̈ (n of each).
+  if (model.has_speeds()) return "generalized speeds";
   std::string reason = recursions_do_not_cover(model);
   if (reason.empty() && !model.constraints.empty()) reason = "constraints";
   return reason;

@@ -56,7 +56,8 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
 /// The evaluator of a model the recursions cover (principles::recursions_do_not_cover() empty),
 /// without forming its equations: the generated code of the recursions compiled, or else
 /// num::Dynamics (kind "recursions", the same recursions interpreted; `note` or `reason` says
-/// why: always for a model with constraints, whose rows the generated code does not have). Either
+/// why: always for a model with constraints, whose rows the generated code does not have, and for
+/// one with generalized speeds, whose recursions run in u while the code is written in q̇). Either
 /// may be used from several threads at once. The compiled code is cached under a key of what
 /// determines it (jit/dynamics_key.hpp): found there, it is loaded without generating the code or
 /// building num::Dynamics (milliseconds); otherwise generated, compiled and stored. Throws

@@ -20,11 +20,20 @@
 // them. accelerations() then solves M q̈ = f + Aᵀλ, A q̈ = b (solve_constrained_accelerations:
 // redundant rows, tolerances and errors as CompiledEquations).
 //
+// Generalized speeds (MODEL_FORMAT.md "Speeds": declared speeds, quaternion frames, URDF floating
+// bases) run in the speeds: the recursions are formed in u (principles/recursive_dynamics.hpp),
+// so that M̃(q, t) u̇ = f̃(q, u, t), the numbers principles::speed_form's equations give, with the
+// kinematic equations q̇ = W(q, t) u (coordinate_velocities) and q̈ = W u̇ + γ
+// (coordinate_accelerations) compiled beside them. Then dof() stays n, the coordinates, and
+// speed_count() is p, the speeds: q has n entries; every vector of rates (the argument named qd,
+// which is u), accelerations (qdd: u̇), forces (f, τ, g, Q) has p, and M is p×p. Without speeds
+// p = n and the rates are q̇.
+//
 // It covers what the recursions cover: frames with bodies and particles, springs, dampers,
-// forces, torques, generalized loads, potentials, inputs, prescribed motion and constraints.
-// Models with generalized speeds, a carrier frame or flexible bodies are refused
-// (std::invalid_argument naming why; principles::recursions_do_not_cover() says it beforehand):
-// their numbers come from the formed equations (CompiledEquations and its kin).
+// forces, torques, generalized loads, potentials, inputs, prescribed motion, constraints and
+// generalized speeds. Constraints in generalized speeds, a carrier frame or flexible bodies are
+// refused (std::invalid_argument naming why; principles::recursions_do_not_cover() says it
+// beforehand): their numbers come from the formed equations (CompiledEquations and its kin).
 #pragma once
 
 #include <Eigen/Dense>
@@ -79,7 +88,11 @@ class Dynamics final : public DynamicsEvaluator {
   ~Dynamics() override;
 
   const model::Model& model() const;
+  /// n, the number of coordinates (q's entries).
   std::size_t dof() const override;
+  /// p, the number of rates: the model's generalized speeds, or n without speeds. Velocities
+  /// (u), accelerations (u̇), forces and M's rows and columns have p entries.
+  std::size_t speed_count() const;
   const char* kind() const override { return "recursions"; }
   /// "articulated bodies" (Featherstone's recursion) or "Cholesky of M" (a frame moved by two
   /// coordinates, or a coordinate moving two frames).
@@ -96,8 +109,8 @@ class Dynamics final : public DynamicsEvaluator {
   /// what DynamicsWorkspace::parameters takes.
   std::vector<double> runtime_parameter_values(const model::BoundValues& bound) const;
 
-  /// M(q, t), n×n. Vectors in coordinate order with n entries (other sizes throw
-  /// std::invalid_argument).
+  /// M(q, t), n×n (M̃, p×p, in generalized speeds). q in coordinate order with n entries, the
+  /// rates with speed_count() (other sizes throw std::invalid_argument).
   void mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
                    DynamicsWorkspace& work) const;
   /// f(q, q̇, t) of M q̈ = f.
@@ -139,6 +152,17 @@ class Dynamics final : public DynamicsEvaluator {
   /// ConstraintManifold's constructor.
   ConstraintManifold constraint_manifold(const std::vector<double>& parameters,
                                          double rank_tolerance) const;
+  /// In generalized speeds, the kinematic equations q̇ = W(q, t) u (n entries): what an
+  /// integrator of (q, u) needs besides accelerations(). Without speeds q̇ = u.
+  void coordinate_velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                             Eigen::VectorXd& qd, DynamicsWorkspace& work) const;
+  /// q̈ = d/dt (W u) = W u̇ + γ(q, u, t) (n entries). Without speeds q̈ = u̇.
+  void coordinate_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                const Eigen::VectorXd& udot, Eigen::VectorXd& qdd,
+                                DynamicsWorkspace& work) const;
+  /// W(q, t), n×p (Model::speed_kinematics); the identity without speeds.
+  void speed_kinematics(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& W,
+                        DynamicsWorkspace& work) const;
   /// τ = M q̈ − f: the generalized forces the motion needs.
   void inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                         const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,

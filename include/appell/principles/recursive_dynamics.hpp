@@ -1,11 +1,10 @@
 // The dynamics of a tree of frames by the recursions over it, as a straight-line program: never
 // through the formed equations M and f.
 //
-// For a model of frames, bodies, particles and loads (no carrier frame, no flexible body, no
-// generalized speeds; constraints are left out: the tree's own dynamics) each frame's own motion in
-// its parent (rotation, translation, their rates, ∂ω/∂q̇ and ∂t/∂q) is formed once in GiNaC, small
-// and local, and everything else is built over sym::ScalarProgram nodes (DESIGN.md, "Generated
-// code"):
+// For a model of frames, bodies, particles and loads (no carrier frame, no flexible body;
+// constraints are left out: the tree's own dynamics) each frame's own motion in its parent
+// (rotation, translation, their rates, ∂ω/∂q̇ and ∂t/∂q) is formed once in GiNaC, small and local,
+// and everything else is built over sym::ScalarProgram nodes (DESIGN.md, "Generated code"):
 //   inverse     Newton–Euler: τ_j = ∂P/∂u_j of the virtual power
 //               P = Σ (m a − F)·v(u) + (Iε + ω×Iω − M)·ω(u), the backward force sweep (O(n));
 //   bias        the same at q̈ = 0: C(q, q̇) q̇ + g(q) − Q_loads = −f;
@@ -19,6 +18,14 @@
 //               moves one frame and no frame more than one coordinate; M = Lᵀ D L otherwise.
 // Constants fold as the nodes are built, so the zeros and ones of a model vanish; the program is
 // the same every run (node indices in construction order).
+//
+// A model with generalized speeds u (q̇ = W(q, t) u, MODEL_FORMAT.md "Speeds") runs in u instead:
+// each local motion is formed with every d/dt followed by q̇ = W u (a quaternion frame's ω is its
+// speeds w, as kin::Rates::Speeds forms it), its partials are ∂ω/∂u_k and ∂ṫ/∂u_k, a
+// coordinate's generalized force Q_j acts as W_jk Q_j on speed k, and u̇ takes q̈'s place: n is
+// then p, the number of speeds, and the outputs are M̃ u̇ − f̃, −f̃, M̃ ... of
+// principles::speed_form's equations. The articulated bodies need each speed to move one frame and
+// no frame to move by more than one (a quaternion's three do not: M̃ = Lᵀ D L there).
 #pragma once
 
 #include <ginac/ginac.h>
@@ -33,14 +40,16 @@
 namespace appell::principles {
 
 /// Why the recursions do not cover `model` ("relative motion in a carrier frame", "flexible
-/// bodies", "generalized speeds", a body or load that moves in its frame); empty when they do.
-/// Constraints are covered: the recursions give the tree's M and f, and num::Dynamics adds the
-/// constraints' rows (principles/constraint_rows.hpp) beside them.
+/// bodies", "constraints in generalized speeds", a body or load that moves in its frame); empty
+/// when they do. Constraints are covered: the recursions give the tree's M and f, and
+/// num::Dynamics adds the constraints' rows (principles/constraint_rows.hpp) beside them; so are
+/// generalized speeds without constraints (the recursions in u).
 std::string recursions_do_not_cover(const model::Model& model);
 
 /// The same for what the tree's programs alone must cover (codegen, the JIT, the derivatives of
-/// the dynamics, the regressor, inverse dynamics by Newton–Euler): recursions_do_not_cover(), or
-/// "constraints", which those programs have no rows for.
+/// the dynamics, the regressor, inverse dynamics by Newton–Euler): "generalized speeds" (those are
+/// written in q̇ and q̈), recursions_do_not_cover(), or "constraints", which those programs have
+/// no rows for.
 std::string recursions_alone_do_not_cover(const model::Model& model);
 
 /// What the recursions build, and from what.
