@@ -113,9 +113,15 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
     read_coordinate_values(m, "--qd", o.qd, qd);
     u = num::speeds_from_velocities(m, values, o.t, q, qd);
   }
-  const auto equations = principles::speed_form(model, method_option(o.method));
-  const num::CompiledEquations compiled(equations, values);
-  const auto state = compiled.solve(o.t, q, u);
+  // Covered by the recursions (no constraints): the numbers in the speeds without forming the
+  // equations (num::Dynamics in u); --method asks for the equations of one principle.
+  const auto state = [&] {
+    if (o.method_given || !principles::recursions_do_not_cover(m).empty()) {
+      const auto equations = principles::speed_form(model, method_option(o.method));
+      return num::CompiledEquations(equations, values).solve(o.t, q, u);
+    }
+    return num::solve_in_speeds(num::Dynamics(model, values), o.t, q, u);
+  }();
   if (o.json) {
     std::cout << io::write_speed_state_json(m, o.t, q, u, state) << "\n";
     return 0;

@@ -43,7 +43,6 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
   num::SimulationOptions options = simulation_options(*model, flags);
   if (!flags.u0.empty()) options.u0 = parse_list("--u0", flags.u0);
 
-  const auto equations = principles::speed_form(model);
   model::Values values = options.values;
   for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
   io::SimulationCsvFile csv(
@@ -63,7 +62,8 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
     if (recording) recording->add(row, row.v);
   };
   try {
-    const auto result = num::simulate(equations, options, on_row);
+    // The recursions in the speeds where they cover the model, its equations otherwise.
+    const auto result = num::simulate(model, options, on_row);
     csv.close();
     print_summary(*model, options, result, out, true);
     if (recording) {

@@ -492,7 +492,8 @@ class ParameterizedDynamics final : public DynamicsEvaluator {
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
                           const SimulationOptions& options, const RowCallback& on_row) {
   if (!model) throw std::invalid_argument("simulate: no model");
-  if (model->has_speeds()) return simulate(principles::speed_form(model), options, on_row);
+  // In the speeds: the recursions in them where they cover the model, its equations otherwise.
+  if (model->has_speeds()) return simulate_speeds(model, options, on_row);
   // What the recursions do not cover is integrated in its formed equations.
   if (!principles::recursions_do_not_cover(*model).empty())
     return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);

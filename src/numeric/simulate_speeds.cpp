@@ -20,11 +20,13 @@
 
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/constraint_manifold.hpp"
-#include "appell/numeric/interruption.hpp"
 #include "appell/numeric/speeds.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
+#include "appell/numeric/dynamics.hpp"
+#include "appell/numeric/interruption.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/cancellation.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
@@ -52,9 +54,104 @@ Eigen::VectorXd given_or(const std::vector<double>& given, const Eigen::VectorXd
 // The rate (1/s) at which a quaternion's length returns to 1 (see right_hand_side).
 constexpr double kNormalizationRate = 1.0;
 
+// What the integration evaluates at (t, q, u): the formed equations, or the recursions in the
+// speeds. One per simulation, used from its thread only.
+class SpeedEvaluator {
+ public:
+  virtual ~SpeedEvaluator() = default;
+  // q̇, u̇, q̈ (and with constraints λ), as CompiledSpeedForm::solve.
+  virtual CompiledEquations::State solve(double t, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& u,
+                                         const ConstraintTolerances& tolerances) const = 0;
+  virtual Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q,
+                                     const Eigen::VectorXd& u) const = 0;
+  virtual void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                    Eigen::MatrixXd& A, Eigen::VectorXd& residual) const = 0;
+  // T and V.
+  virtual void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                        double& kinetic, double& potential) const = 0;
+};
+
+// The equations in the speeds, formed (principles::speed_form) and compiled, with T and V from
+// the kinematics in the speeds.
+class FormedSpeedEquations final : public SpeedEvaluator {
+ public:
+  // `energies`: T and V (energies_of).
+  FormedSpeedEquations(const principles::Equations& equations, const GiNaC::exvector& energies,
+                       const model::Values& values)
+      : compiled_(equations, values), energy_tape_(*equations.model, energies, values) {}
+  CompiledEquations::State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                 const ConstraintTolerances& tolerances) const override {
+    return compiled_.solve(t, q, u, tolerances);
+  }
+  Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& u) const override {
+    return compiled_.velocities(t, q, u);
+  }
+  void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                            Eigen::MatrixXd& A, Eigen::VectorXd& residual) const override {
+    compiled_.velocity_constraints(t, q, u, A, residual);
+  }
+  void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u, double& kinetic,
+                double& potential) const override {
+    energy_tape_.evaluate(t, q, u, values_);
+    kinetic = values_[0];
+    potential = values_[1];
+  }
+  // T(q, u) and V(q) from the kinematics in the speeds.
+  static GiNaC::exvector energies_of(const principles::Equations& equations) {
+    sym::Differentiator differentiator(equations.model->time_functions);
+    kin::Kinematics kinematics(equations.model, differentiator, kin::Rates::Speeds);
+    return {principles::kinetic_energy(kinematics), principles::potential_energy(kinematics)};
+  }
+
+ private:
+  CompiledEquations compiled_;
+  SpeedTape energy_tape_;
+  mutable std::vector<double> values_;
+};
+
+// The recursions in the speeds (num::Dynamics): no equations formed. Models without constraints
+// (principles::recursions_do_not_cover).
+class RecursionsInSpeeds final : public SpeedEvaluator {
+ public:
+  explicit RecursionsInSpeeds(const Dynamics& dynamics) : dynamics_(dynamics) {}
+  CompiledEquations::State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                 const ConstraintTolerances& /*tolerances*/) const override {
+    CompiledEquations::State s;
+    dynamics_.accelerations(t, q, u, s.vdot, work_);
+    dynamics_.coordinate_velocities(t, q, u, s.qd, work_);
+    dynamics_.coordinate_accelerations(t, q, u, s.vdot, s.qdd, work_);
+    if (!s.qd.allFinite() || !s.qdd.allFinite())
+      throw model::ComputationError("the kinematic equations are not finite at this state");
+    return s;
+  }
+  Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& u) const override {
+    Eigen::VectorXd qd;
+    dynamics_.coordinate_velocities(t, q, u, qd, work_);
+    if (!qd.allFinite())
+      throw model::ComputationError("the kinematic equations are not finite at this state");
+    return qd;
+  }
+  void velocity_constraints(double /*t*/, const Eigen::VectorXd& /*q*/, const Eigen::VectorXd& u,
+                            Eigen::MatrixXd& A, Eigen::VectorXd& residual) const override {
+    A.resize(0, u.size());
+    residual.resize(0);
+  }
+  void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u, double& kinetic,
+                double& potential) const override {
+    dynamics_.energies(t, q, u, kinetic, potential, work_);
+  }
+
+ private:
+  const Dynamics& dynamics_;
+  mutable DynamicsWorkspace work_;
+};
+
 // y = (q, u), ẏ = (W u, M̃⁻¹ f̃). Exceptions are kept, never unwound through CVODE's C frames.
 struct RightHandSide {
-  const CompiledEquations& equations;
+  const SpeedEvaluator& equations;
   const std::vector<std::array<Eigen::Index, 4>>& quaternions;
   Eigen::Index n, p;
   Eigen::VectorXd q, u;
@@ -148,12 +245,12 @@ int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
   }
 }
 
-}  // namespace
-
-SimulationResult simulate_speeds(const principles::Equations& equations,
-                                 const SimulationOptions& options, const RowCallback& on_row) {
+// Integrates (q, u) by `compiled` (built with `values`: options' values with the inputs driven);
+// `not_conservative_because` as SimulationResult's.
+SimulationResult integrate(const model::Model& m, const SpeedEvaluator& compiled,
+                           const model::Values& values, std::string not_conservative_because,
+                           const SimulationOptions& options, const RowCallback& on_row) {
   const std::vector<double>& u0 = options.u0;
-  const model::Model& m = *equations.model;
   const auto n = static_cast<Eigen::Index>(m.dof());
   const auto p = static_cast<Eigen::Index>(m.speeds.size());
 
@@ -173,10 +270,7 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
   const Eigen::VectorXd qd0 = given_or(options.qd0, model_qd, "qd0", "values (one per coordinate)");
   normalize_quaternions(m, q, "q0");
 
-  model::Values values = options.values;
-  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
   const model::BoundValues bound = model::bind(m, values);
-  const CompiledEquations compiled(equations, values);
   Eigen::VectorXd u(p);
   if (u0.empty()) {
     u = speeds_from_velocities(m, values, options.t_start, q, qd0);
@@ -185,25 +279,8 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
                  "speeds (one per speed, in the model's order)");
   }
 
-  // T(q, u) and V(q) from the kinematics in the speeds.
-  sym::Differentiator differentiator(m.time_functions);
-  kin::Kinematics kinematics(equations.model, differentiator, kin::Rates::Speeds);
-  const GiNaC::exvector energies{principles::kinetic_energy(kinematics),
-                                 principles::potential_energy(kinematics)};
-  const SpeedTape energy_tape(m, energies, values);
-
   SimulationResult result;
-  {
-    GiNaC::exvector everything = energies;
-    for (const auto& e : equations.entries()) everything.push_back(e);
-    {
-      GiNaC::exvector bound_expressions;
-      for (const auto& e : everything)
-        bound_expressions.push_back(sym::substitute(e, bound.substitution()));
-      result.not_conservative_because =
-          non_conservative_reason(m, sym::symbols_in(bound_expressions), bound.substitution());
-    }
-  }
+  result.not_conservative_because = std::move(not_conservative_because);
   result.conservative = result.not_conservative_because.empty();
 
   RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, nullptr, nullptr, 0.0, {}};
@@ -239,7 +316,7 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
     rhs.q = q;
     rhs.u = u;
   }
-  std::vector<double> energy_values;
+  double energy_values[2] = {0.0, 0.0};
   auto emit_row = [&](double t) {
     CompiledEquations::State s;
     try {
@@ -262,7 +339,7 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
       result.max_violation.position = std::max(result.max_violation.position, v.position);
       result.max_violation.velocity = std::max(result.max_violation.velocity, v.velocity);
     }
-    energy_tape.evaluate(t, q, u, energy_values);
+    compiled.energies(t, q, u, energy_values[0], energy_values[1]);
     const double total = energy_values[0] + energy_values[1];
     if (result.rows == 0) result.initial_energy = total;
     result.energy_drift = std::max(result.energy_drift, std::abs(total - result.initial_energy));
@@ -299,6 +376,47 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
     emit_row(reached);
   });
   return result;
+}
+
+model::Values values_with_inputs(const SimulationOptions& options) {
+  model::Values values = options.values;
+  for (const auto& [name, expression] : options.inputs) values.drive(name, expression);
+  return values;
+}
+
+}  // namespace
+
+SimulationResult simulate_speeds(const principles::Equations& equations,
+                                 const SimulationOptions& options, const RowCallback& on_row) {
+  const model::Model& m = *equations.model;
+  check_span_and_tolerances(options);
+  const model::Values values = values_with_inputs(options);
+  const model::BoundValues bound = model::bind(m, values);
+  const GiNaC::exvector energies = FormedSpeedEquations::energies_of(equations);
+  const FormedSpeedEquations compiled(equations, energies, values);
+  // Whether E = T + V may change: from what the equations and the energies hold once bound.
+  GiNaC::exvector everything = energies;
+  for (const auto& e : equations.entries()) everything.push_back(e);
+  GiNaC::exvector bound_expressions;
+  for (const auto& e : everything)
+    bound_expressions.push_back(sym::substitute(e, bound.substitution()));
+  return integrate(
+      m, compiled, values,
+      non_conservative_reason(m, sym::symbols_in(bound_expressions), bound.substitution()), options,
+      on_row);
+}
+
+SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
+                                 const SimulationOptions& options, const RowCallback& on_row) {
+  if (!model) throw std::invalid_argument("simulate_speeds: no model");
+  if (!principles::recursions_do_not_cover(*model).empty())
+    return simulate_speeds(principles::speed_form(model), options, on_row);
+  check_span_and_tolerances(options);
+  const model::Values values = values_with_inputs(options);
+  const Dynamics dynamics(model, values);
+  const RecursionsInSpeeds recursions(dynamics);
+  return integrate(*model, recursions, values, dynamics.energy_not_conserved_because(), options,
+                   on_row);
 }
 
 }  // namespace appell::num

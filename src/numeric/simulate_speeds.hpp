@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "appell/numeric/simulate.hpp"
-#include "appell/principles/speed_form.hpp"
+#include "appell/principles/equations.hpp"
 
 namespace appell::num {
 
@@ -37,6 +37,15 @@ namespace appell::num {
 /// |Δq| and max |Δu|). The rows carry the multipliers λ, the same as the coordinates' (see
 /// principles::Equations).
 SimulationResult simulate_speeds(const principles::Equations& equations,
+                                 const SimulationOptions& options, const RowCallback& on_row);
+
+/// The same for a model with generalized speeds, choosing how: where the recursions cover it
+/// (principles::recursions_do_not_cover() empty: no constraints) through num::Dynamics in the
+/// speeds, no equations formed (u̇ by the recursions, q̇ = W u and q̈ = W u̇ + γ compiled beside
+/// them, T and V from the recursions); otherwise in its Gibbs–Appell equations in the speeds
+/// (principles::speed_form). The two agree to rounding. Throws std::invalid_argument for a null
+/// model, and as above.
+SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
                                  const SimulationOptions& options, const RowCallback& on_row);
 
 }  // namespace appell::num

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/dynamics_evaluator.hpp"
 #include "speed_tape.hpp"
 #include "tape_layout.hpp"
 
@@ -122,6 +123,23 @@ Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<
                                                            : speeds[j];
   }
   return u;
+}
+
+CompiledEquations::State solve_in_speeds(const Dynamics& dynamics, double t,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& u) {
+  DynamicsWorkspace work;
+  CompiledEquations::State s;
+  dynamics.mass_matrix_and_forcing(t, q, u, s.mass_matrix, s.forcing, work);
+  dynamics.speed_kinematics(t, q, s.speed_matrix, work);
+  dynamics.coordinate_velocities(t, q, u, s.qd, work);
+  if (!s.speed_matrix.allFinite() || !s.qd.allFinite())
+    throw model::ComputationError("the kinematics of the speeds are not finite at this state");
+  s.vdot = solve_accelerations(s.mass_matrix, s.forcing);
+  dynamics.coordinate_accelerations(t, q, u, s.vdot, s.qdd, work);
+  if (!s.qdd.allFinite())
+    throw model::ComputationError("the equations in the speeds are not finite at this state");
+  s.acceleration_offset = s.qdd - s.speed_matrix * s.vdot;
+  return s;
 }
 
 }  // namespace appell::num

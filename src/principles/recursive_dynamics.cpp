@@ -203,6 +203,11 @@ class RecursionBuilder::Impl {
   // down the tree to frame k once per (coordinate, frame): O(n·depth) nodes, shared by the ten
   // columns of every mass on the frame.
   std::vector<Node> regressor(sym::ScalarProgram& p, const RecursionInputs& inputs) {
+    // Y's rows are the coordinates' (τ = Y π in q̈); in the speeds they would be the speeds'.
+    if (model_.has_speeds())
+      throw std::invalid_argument(
+          "the recursions do not cover generalized speeds: the regressor is written in the "
+          "coordinates' rates");
     prepare(p, inputs, 1500);
     const std::size_t n = rate_count();
     const std::vector<FrameNodes> frames = frame_nodes(frames_, full_);

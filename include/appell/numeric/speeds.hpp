@@ -10,6 +10,8 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/dynamics.hpp"
 
 namespace appell::num {
 
@@ -36,5 +38,12 @@ std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Mod
 /// Throws model::ModelError located at {"speeds", 0, 0} when `speeds` has neither p nor n values
 /// ("expected p independent speeds or n speeds (one per coordinate), got k", naming the values).
 Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds);
+
+/// Everything at (t, q, u) of a model in generalized speeds by its recursions (`dynamics` built
+/// for a model with speeds and no constraints), as CompiledEquations::solve gives it for the
+/// formed equations in the speeds: M̃, f̃, W, γ, q̇ = W u, u̇ and q̈ = W u̇ + γ. Throws
+/// model::ComputationError when M̃ is singular or not positive definite, or an entry is not finite.
+CompiledEquations::State solve_in_speeds(const Dynamics& dynamics, double t,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& u);
 
 }  // namespace appell::num

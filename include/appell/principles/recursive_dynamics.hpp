@@ -101,7 +101,9 @@ void solve_by_ldlt(RecursiveDynamics& d, const std::vector<sym::Node>& extra);
 /// time-function table, so construct it before model::bind when the values must know them.
 class RecursionBuilder {
  public:
-  /// Throws std::invalid_argument for a model recursions_do_not_cover().
+  /// Throws std::invalid_argument for a model recursions_do_not_cover(). A model with generalized
+  /// speeds is built in them: RecursionInputs::qdd and extra then have p entries (u̇), and the
+  /// symbols hold the speeds and not q̇ (but a coordinate's own rate, which is its speed).
   explicit RecursionBuilder(const model::Model& model);
   ~RecursionBuilder();
   RecursionBuilder(const RecursionBuilder&) = delete;
@@ -120,7 +122,8 @@ class RecursionBuilder {
   /// The inertial-parameter regressor Y (principles/regressor.hpp) over `program`'s nodes, which
   /// `inputs` names (their `extra` unused): n rows of 10 columns per body, then per particle, in
   /// the model's order (m, m·cx, m·cy, m·cz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz about the frame's
-  /// origin), row-major. Gravity is in Y; the loads are not. Throws as build().
+  /// origin), row-major. Gravity is in Y; the loads are not. Throws as build(), and
+  /// std::invalid_argument naming generalized speeds for a model with speeds.
   std::vector<sym::Node> regressor(sym::ScalarProgram& program, const RecursionInputs& inputs);
 
  private:
