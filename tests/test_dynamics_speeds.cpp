@@ -20,15 +20,15 @@
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/speeds.hpp"
-#include "appell/sym/dag.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/lagrange.hpp"
 #include "appell/principles/potential_energy.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/regressor.hpp"
 #include "appell/principles/speed_form.hpp"
+#include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "support/run_cli.hpp"
 
@@ -108,7 +108,8 @@ double value_at(const model::Model& m, const GiNaC::ex& e, double t, const Eigen
                 const Eigen::VectorXd& u) {
   GiNaC::exmap at = model::bind(m, {}).substitution();
   at[m.time_functions->time()] = t;
-  for (std::size_t j = 0; j < m.dof(); ++j) at[m.coordinate_symbol(j)] = q[static_cast<Eigen::Index>(j)];
+  for (std::size_t j = 0; j < m.dof(); ++j)
+    at[m.coordinate_symbol(j)] = q[static_cast<Eigen::Index>(j)];
   for (std::size_t k = 0; k < m.speeds.size(); ++k)
     at[m.speed_symbol(k)] = u[static_cast<Eigen::Index>(k)];
   const GiNaC::ex value = GiNaC::evalf(sym::substitute(sym::substitute(e, at), at));
@@ -310,8 +311,7 @@ TEST(DynamicsSpeeds, SimulationKeepsTheEnergyOfAFreeBodyAndFollowsTheFormedEquat
   EXPECT_TRUE(result.conservative) << result.not_conservative_because;
   EXPECT_GT(result.initial_energy, 0.0);
   EXPECT_LE(result.energy_drift, 1e-7 * result.initial_energy);
-  const auto reference =
-      num::simulate(principles::speed_form(model), options, keep(formed));
+  const auto reference = num::simulate(principles::speed_form(model), options, keep(formed));
   EXPECT_NEAR(reference.initial_energy, result.initial_energy, 1e-12);
   ASSERT_EQ(recursions.size(), formed.size());
   // It does flip: w2 changes sign on the way.
