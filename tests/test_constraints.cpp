@@ -100,7 +100,9 @@ TEST(ConstraintsCli, EvalPrintsTheMultipliersAndOtherCommandsRefuse) {
   const auto derive = test_support::run_cli("derive " + sleigh + " --format json");
   EXPECT_NE(derive.out.find("\"constraint_matrix\""), std::string::npos) << derive.out;
   EXPECT_EQ(test_support::run_cli("verify " + examples + "/slider_crank.yaml").code, 0);
-  const auto refused = test_support::run_cli("codegen " + sleigh + " --out /tmp/sleigh.hpp");
+  const auto refused = test_support::run_cli("inverse " + sleigh +
+                                             " --trajectory \"x=t; y=0; theta=0\" --t-end 1 "
+                                             "--output-step 0.5 --out /tmp/sleigh_tau.csv");
   EXPECT_EQ(refused.code, 2) << refused.out;
   EXPECT_NE(refused.out.find("not supported"), std::string::npos) << refused.out;
 }

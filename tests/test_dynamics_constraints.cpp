@@ -334,16 +334,22 @@ TEST(DynamicsConstraints, ThreadsGiveTheBitsOfOne) {
   EXPECT_GT(solved, 0u);
 }
 
-// The JIT has no constraint rows: a constrained model's simulation is refused an evaluator that
-// would drop them.
+// A constrained model's simulation is refused an evaluator without its rows (one of another
+// model with as many coordinates): it would drop the constraint forces. Its own rows (the
+// Dynamics itself, or the JIT's) are taken.
 TEST(DynamicsConstraints, SimulationRefusesAnEvaluatorWithoutTheRows) {
   const auto model = io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml");
   auto dynamics = std::make_shared<const num::Dynamics>(model);
   num::SimulationOptions options;
   options.t_end = 0.1;
-  options.dynamics = dynamics;
+  options.dynamics = std::make_shared<const num::Dynamics>(
+      io::read_model_file(std::string(APPELL_EXAMPLES_DIR) + "/three_link_arm.yaml"));
+  ASSERT_EQ(options.dynamics->dof(), dynamics->dof());
   EXPECT_THROW(num::simulate(*dynamics, {}, options, [](const num::SimulationRow&) {}),
                std::invalid_argument);
+  options.dynamics = dynamics;
+  EXPECT_EQ(num::simulate(*dynamics, {}, options, [](const num::SimulationRow&) {}).constraints,
+            2u);
   options.dynamics = nullptr;
   options.integrator = num::Integrator::Adams;
   EXPECT_THROW(num::simulate(*dynamics, {}, options, [](const num::SimulationRow&) {}),

@@ -110,10 +110,11 @@ void warn_coordinates_moving_no_mass(const model::Model& model) {
 
 void reject_constraints(const model::Model& model, const std::string& command) {
   if (model.constraints.empty()) return;
-  throw model::ModelError(model.constraints.front().where,
-                          "constraints are not supported by '" + command +
-                              "' yet (use derive, verify, eval, simulate or statics)",
-                          model.constraints.front().name);
+  throw model::ModelError(
+      model.constraints.front().where,
+      "constraints are not supported by '" + command +
+          "' yet (use derive, verify, eval, simulate, sweep, statics or codegen)",
+      model.constraints.front().name);
 }
 
 void add_urdf_options(CLI::App& command, UrdfFlags& flags) {

@@ -35,7 +35,6 @@ int run_codegen(const CodegenCommandOptions& o) {
   const auto values = parse_assignments(o.set);
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
-  reject_constraints(*model, "codegen");
   if (o.derivatives) {
     // Before any derivation: the derivatives differentiate the recursions.
     const std::string reason = principles::recursions_alone_do_not_cover(*model);
@@ -59,8 +58,10 @@ int run_codegen(const CodegenCommandOptions& o) {
   // A tree the recursions cover is written straight from the model (no equations formed, time
   // about linear in the bodies); --method asks for the equations of one principle.
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
+  // Constraints add constraints() and constraint_manifold() (A, b and the projection's levels)
+  // either way.
   const bool from_model =
-      !o.split && !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
+      !o.split && !o.method_given && principles::recursions_do_not_cover(*model).empty();
   const std::string header = [&] {
     try {
       return from_model ? codegen::generate_code(*model, options)
@@ -86,7 +87,8 @@ void add_codegen_command(CLI::App& app, Commands& commands) {
   auto o = std::make_shared<CodegenCommandOptions>();
   auto* c = app.add_subcommand("codegen",
                                "a self-contained C++17 (or C99) header: M, f, forward and inverse "
-                               "dynamics, nonlinear effects, gravity");
+                               "dynamics, nonlinear effects, gravity (with constraints also A, b "
+                               "and their position and velocity levels)");
   c->add_option("MODEL", o->model, "model file (YAML or URDF)")->required();
   add_urdf_options(*c, o->urdf);
   c->add_option("--out", o->out, "header to write (FILE.hpp, or FILE.h with --language c)")

@@ -158,12 +158,9 @@ int run_simulate(const SimulateOptions& o) {
               << std::defaultfloat;
   };
   try {
-    if (by_recursions && !model->constraints.empty()) {
-      // The constraints' rows and multipliers are num::Dynamics' own: interpreted (the
-      // generated code has no constraint rows).
-      evaluator = "recursions";
-    } else if (by_recursions) {
-      // q̈ by the compiled generated code of the recursions (or the recursions interpreted).
+    if (by_recursions) {
+      // q̈ by the compiled generated code of the recursions (or the recursions interpreted);
+      // with constraints their rows, λ and projection by the same code.
       options.dynamics = compiled_dynamics(model, values, o.no_jit, "simulate").evaluator;
       evaluator = options.dynamics->kind();
     } else if (model->constraints.empty()) {

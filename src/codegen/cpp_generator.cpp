@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "appell/codegen/comment_text.hpp"
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/principles/coriolis_split.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/regressor.hpp"
@@ -304,6 +305,53 @@ void write_derivatives(std::ostream& h, const Names& names, const Body& inverse,
 
 bool is_valid_namespace_part(const std::string& part) { return detail::is_free_identifier(part); }
 
+// The constraints' rows A (row by row), b and levels (principles::ConstraintLevels::outputs())
+// as expressions: formed before the plan, so that the derivatives of inputs they read exist
+// among its variables (as members of the inputs struct).
+struct ConstraintExpressions {
+  std::size_t count = 0, holonomic = 0;
+  std::vector<std::string> names;
+  GiNaC::exvector rows, levels;
+};
+
+ConstraintExpressions constraint_expressions(const model::Model& m) {
+  ConstraintExpressions out;
+  if (m.constraints.empty()) return out;
+  sym::Differentiator d(m.time_functions);
+  const principles::ConstraintRows rows = principles::constraint_rows(m, d);
+  const principles::ConstraintLevels levels = principles::constraint_levels(m, d);
+  out.count = m.constraints.size();
+  out.holonomic = levels.holonomic;
+  for (const auto& c : m.constraints) out.names.push_back(c.name);
+  for (unsigned i = 0; i < rows.matrix.rows(); ++i)
+    for (unsigned j = 0; j < rows.matrix.cols(); ++j) out.rows.push_back(rows.matrix(i, j));
+  for (unsigned i = 0; i < rows.rhs.rows(); ++i) out.rows.push_back(rows.rhs(i, 0));
+  out.levels = levels.outputs();
+  return out;
+}
+
+// Expressions of the plan's variables as nodes of `program` (the driven functions' expressions
+// substituted, as the tape of M and f has them).
+std::vector<sym::Node> nodes_of(GiNaC::exvector expressions, const Plan& plan,
+                                DynamicsProgram& program) {
+  if (!plan.bound.driven.empty())
+    for (auto& e : expressions) e = sym::substitute(e, plan.bound.driven);
+  std::vector<GiNaC::symbol> symbols;
+  std::vector<sym::Node> variables;
+  for (std::size_t i = 0; i < plan.variables.size(); ++i) {
+    symbols.push_back(plan.variables[i].symbol);
+    variables.push_back(program.program.variable(static_cast<std::uint32_t>(i)));
+  }
+  return program.program.import(sym::Tape(expressions, symbols), variables);
+}
+
+// Targets "name[k]" for nodes[first, first + count).
+void add_targets(std::vector<detail::Target>& targets, const char* name,
+                 const std::vector<sym::Node>& nodes, std::size_t first, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k)
+    targets.push_back({std::string(name) + "[" + std::to_string(k) + "]", nodes[first + k]});
+}
+
 // C(q, qd) of the split (principles::coriolis_split), its tape imported into the program so
 // that it reads the plan's variables like every other body.
 Body coriolis_body(const principles::Equations& eq, const Plan& plan, DynamicsProgram& program,
@@ -386,10 +434,6 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   const std::string ns =
       options.namespace_name.empty() ? default_namespace(m.name) : options.namespace_name;
   if (!is_valid_namespace(ns)) throw std::invalid_argument("not a valid C++ namespace name: " + ns);
-  // M q̈ = f alone would silently drop the constraint forces Aᵀλ.
-  if (eq ? eq->constraint_count() > 0 : !m.constraints.empty())
-    throw std::invalid_argument("code generation for constrained systems is not implemented");
-
   Plan plan;
   std::vector<GeneratedField> inputs;
   DynamicsProgram program;
@@ -397,18 +441,37 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   if (options.regressor && !principles::regressor_not_covered(m).empty())
     throw std::invalid_argument("the regressor needs a model the recursions cover, not " +
                                 principles::regressor_not_covered(m));
+  // With constraints, their rows and levels besides M and f: the same expressions the formed
+  // equations and num::Dynamics have (principles::constraint_rows, constraint_levels).
+  ConstraintExpressions constraints;
+  std::vector<Node> constraint_rows, constraint_levels;
   if (eq) {
+    constraints = constraint_expressions(m);
     plan = detail::make_plan(*eq, options.values);
-    inputs = detail::claim_input_fields(plan);
     program = detail::build_dynamics(*eq, plan);
+    if (constraints.count > 0) {
+      constraint_rows = nodes_of(constraints.rows, plan, program);
+      constraint_levels = nodes_of(constraints.levels, plan, program);
+    }
+    // The members: what M and f read, and what the constraints read besides.
+    std::vector<Node> rows_and_levels = constraint_rows;
+    rows_and_levels.insert(rows_and_levels.end(), constraint_levels.begin(),
+                           constraint_levels.end());
+    std::vector<bool> read =
+        detail::variables_read(program.program, rows_and_levels, plan.variables.size());
+    for (const auto& instruction : plan.tape->instructions())
+      if (instruction.op == sym::Op::Variable && instruction.a < read.size())
+        read[instruction.a] = true;
+    inputs = detail::claim_input_fields(plan, read);
   } else {
     // Straight from the model: its local expressions first (the derivatives they create are
     // members of the structs), then the recursions; no M or f is ever formed.
-    const std::string reason = principles::recursions_alone_do_not_cover(m);
+    const std::string reason = principles::recursions_do_not_cover(m);
     if (!reason.empty())
       throw std::invalid_argument("the recursions do not cover " + reason +
                                   ": generate from the equations");
     builder = std::make_unique<principles::RecursionBuilder>(m);
+    constraints = constraint_expressions(m);
     plan = detail::make_plan(m, options.values);
     program = detail::build_recursive_dynamics(plan, *builder);
     std::vector<Node> everything;
@@ -417,6 +480,12 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
                           GeneratedFunction::ForwardDynamics, GeneratedFunction::InverseDynamics})
       for (const auto& target : detail::function_targets(program, function))
         everything.push_back(target.node);
+    if (constraints.count > 0) {
+      constraint_rows = nodes_of(constraints.rows, plan, program);
+      constraint_levels = nodes_of(constraints.levels, plan, program);
+      everything.insert(everything.end(), constraint_rows.begin(), constraint_rows.end());
+      everything.insert(everything.end(), constraint_levels.begin(), constraint_levels.end());
+    }
     inputs = detail::claim_input_fields(
         plan, detail::variables_read(program.program, everything, plan.variables.size()));
   }
@@ -427,8 +496,9 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   while (prefix.find("__") != std::string::npos) prefix.replace(prefix.find("__"), 2, "_");
   const Names names{language, prefix + "_"};
   if (facts)
-    *facts = detail::HeaderFacts{n,      program.recursive, program.fallback_reason,
-                                 prefix, plan.parameters,   inputs};
+    *facts = detail::HeaderFacts{
+        n,      program.recursive, program.fallback_reason, prefix, plan.parameters,
+        inputs, constraints.count, constraints.holonomic};
 
   std::vector<Body> bodies;
   for (const auto& spec : function_specs())
@@ -461,6 +531,21 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     if (!builder) builder = std::make_unique<principles::RecursionBuilder>(m);
     regressor = regressor_body(*builder, plan, program, language);
   }
+  // A, b and the levels: constraints() and constraint_manifold().
+  const std::size_t m_count = constraints.count, h_count = constraints.holonomic;
+  std::optional<Body> rows_body, levels_body;
+  if (m_count > 0) {
+    std::vector<detail::Target> targets;
+    add_targets(targets, "A", constraint_rows, 0, m_count * n);
+    add_targets(targets, "b", constraint_rows, m_count * n, m_count);
+    rows_body = detail::write_body(program, plan, targets, language);
+    targets.clear();
+    add_targets(targets, "phi", constraint_levels, 0, h_count);
+    add_targets(targets, "phi_q", constraint_levels, h_count, h_count * n);
+    add_targets(targets, "g", constraint_levels, h_count * (1 + n), m_count);
+    add_targets(targets, "g_qd", constraint_levels, h_count * (1 + n) + m_count, m_count * n);
+    levels_body = detail::write_body(program, plan, targets, language);
+  }
   std::optional<Body> coriolis;
   if (options.coriolis_matrix) {
     if (!eq)
@@ -481,8 +566,17 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     << (eq ? principles::method_name(eq->method) : "the recursions (no equations formed)") << "\n"
     << line << "Coordinates (the order of q, qd, qdd, f and of M's rows and columns):";
   for (std::size_t j = 0; j < n; ++j) h << (j ? ", " : " ") << comment_text(m.coordinates[j].name);
-  h << "\n"
-    << line
+  h << "\n";
+  if (m_count > 0) {
+    h << line << "Constraints (the order of the rows of A, b and of lambda):";
+    for (std::size_t i = 0; i < m_count; ++i)
+      h << (i ? ", " : " ") << comment_text(constraints.names[i]);
+    h << "\n"
+      << line << "  M qdd = f + A^T lambda with A(q, t) qdd = b(q, qd, t): constraints() gives A\n"
+      << line << "  and b, constraint_manifold() what a projection onto them needs;\n"
+      << line << "  forward_dynamics() solves M qdd = f + Q of the tree alone, without them.\n";
+  }
+  h << line
     << (c ? "Self-contained C99: needs only <math.h> (link with -lm). M is row-major dof x dof.\n"
           : "Self-contained C++17: needs only the standard library. M is row-major dof x dof.\n")
     << blank;
@@ -506,6 +600,9 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << line << "  " << label << counts_text(bodies[i].counts) << "\n";
   }
   h << line << "  forward_dynamics:        " << counts_text(forward.counts) << "\n";
+  if (rows_body)
+    h << line << "  constraints:             " << counts_text(rows_body->counts) << "\n"
+      << line << "  constraint_manifold:     " << counts_text(levels_body->counts) << "\n";
   if (coriolis) h << line << "  coriolis_matrix:         " << counts_text(coriolis->counts) << "\n";
   if (inverse_derivatives)
     h << line << "  inverse_dynamics_derivatives: " << counts_text(inverse_derivatives->counts)
@@ -521,7 +618,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     guard += "_GENERATED_H";
     h << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <math.h>\n"
       << (regressor ? "#include <string.h>\n" : "") << "\n"
-      << "enum { " << names.dof() << " = " << n << " };\n\n"
+      << "enum { " << names.dof() << " = " << n;
+    if (m_count > 0)
+      h << ", " << prefix << "_constraint_count = " << m_count << ", " << prefix
+        << "_holonomic_count = " << h_count;
+    h << " };\n\n"
       << "/* The model's parameters; " << prefix << "_default_parameters() gives the defaults. */\n"
       << "typedef struct " << prefix << "_parameters {\n";
     for (std::size_t i = 0; i < plan.parameters.size(); ++i) {
@@ -565,7 +666,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << "#pragma once\n\n#include <cmath>\n"
       << (regressor ? "#include <cstring>\n" : "") << "#include <limits>\n\n"
       << "namespace " << ns << " {\n\n"
-      << "constexpr int dof = " << n << ";\n\n"
+      << "constexpr int dof = " << n << ";\n";
+    if (m_count > 0)
+      h << "constexpr int constraint_count = " << m_count << ";\n"
+        << "constexpr int holonomic_count = " << h_count << ";\n";
+    h << "\n"
       << "/// The model's parameters, defaults as the model (and the values bound) gave them.\n"
       << "struct Parameters {\n";
     for (std::size_t i = 0; i < plan.parameters.size(); ++i) {
@@ -591,6 +696,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   }
 
   bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty()) ||
+               (rows_body && (!rows_body->parts.empty() || !levels_body->parts.empty())) ||
                (regressor && !regressor->parts.empty());
   for (const auto* body : {&inverse_derivatives, &forward_derivatives})
     split = split || (*body && !(*body)->parts.empty());
@@ -603,6 +709,37 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << (c ? "/* " : "/// ") << spec.comment << (c ? " */\n" : "\n")
       << signature(names.function(spec.name), taken)
       << discard_unread(bodies[i], spec.state, language) << code << "}\n\n";
+  }
+  if (rows_body) {
+    const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
+                                         Argument::Parameters, Argument::Inputs};
+    const std::string doc = c ? "/* " : "/// ", more = c ? "   " : "/// ", end = c ? " */\n" : "\n";
+    const std::string count = c ? prefix + "_constraint_count" : "constraint_count";
+    const std::string holonomic = c ? prefix + "_holonomic_count" : "holonomic_count";
+    std::vector<std::string> taken = arguments(names, state, {"double* A", "double* b"});
+    std::string code = body_text(h, names, "constraints", taken, *rows_body);
+    h << doc << "The constraints at acceleration level, A qdd = b: A row-major " << count << " x "
+      << names.dof() << ",\n"
+      << more << "b " << count << " (holonomic ones differentiated twice in t, nonholonomic once)."
+      << end << signature(names.function("constraints"), taken)
+      << discard_unread(*rows_body, state, language) << code << "}\n\n";
+    taken = arguments(names, state, {"double* phi", "double* phi_q", "double* g", "double* g_qd"});
+    code = body_text(h, names, "constraint_manifold", taken, *levels_body);
+    // Without holonomic constraints phi and phi_q have no entries to write.
+    std::string unwritten;
+    if (h_count == 0)
+      for (const char* name : {"phi", "phi_q"})
+        unwritten += c ? std::string("  (void)") + name + ";\n"
+                       : std::string("  static_cast<void>(") + name + ");\n";
+    h << doc << "The constraints at position and velocity level (a projection onto them): phi\n"
+      << more << "(" << holonomic << ") the holonomic ones' residuals phi(q, t), phi_q their\n"
+      << more << "Jacobian d phi/dq row-major " << holonomic << " x " << names.dof() << ", g ("
+      << count << ") every constraint's\n"
+      << more
+      << "velocity-level residual (d phi/dt, or the nonholonomic g), g_qd its coefficients\n"
+      << more << "of qd row-major " << count << " x " << names.dof() << " (g is linear in qd)."
+      << end << signature(names.function("constraint_manifold"), taken)
+      << discard_unread(*levels_body, state, language) << unwritten << code << "}\n\n";
   }
   if (coriolis) {
     const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
@@ -687,6 +824,15 @@ std::string default_namespace(const std::string& model_name) {
 
 GeneratedLayout generated_layout(const principles::Equations& equations,
                                  const model::Values& values) {
+  if (equations.constraint_count() > 0) {
+    // The constraints' levels may read inputs M, f, A and b do not (dot(u) of φ = x − u): the
+    // members the header itself declares.
+    CodegenOptions options;
+    options.values = values;
+    detail::HeaderFacts facts;
+    detail::generate_header({*equations.model, &equations}, options, Language::Cpp, &facts);
+    return GeneratedLayout{facts.parameters, facts.inputs};
+  }
   Plan plan = detail::make_plan(equations, values);
   return GeneratedLayout{plan.parameters, detail::claim_input_fields(plan)};
 }

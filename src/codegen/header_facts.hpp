@@ -15,6 +15,8 @@ struct HeaderFacts {
   std::string fallback_reason;
   std::string prefix;  // C: the names' prefix without its '_' ("gen" for gen_mass_matrix)
   std::vector<GeneratedField> parameters, inputs;  // the structs' members, in order
+  // With constraints: m, and h of them holonomic (constraints() and constraint_manifold()).
+  std::size_t constraint_count = 0, holonomic_count = 0;
 };
 
 /// What the code is generated from: the model, and its formed equations or none (then by the

@@ -118,7 +118,34 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
     << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
     << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
     << "  " << p << "inverse_dynamics(t, q, qd, qdd, &P, &I, Q);\n}\n";
+  if (facts.constraint_count > 0) {
+    const std::size_t n = facts.dof, m = facts.constraint_count, h = facts.holonomic_count;
+    s << "\nint " << kLoadableConstraintCount << "(void);\n"
+      << "int " << kLoadableConstraintCount << "(void) { return " << m << "; }\n\n"
+      << "int " << kLoadableHolonomicCount << "(void);\n"
+      << "int " << kLoadableHolonomicCount << "(void) { return " << h << "; }\n\n"
+      << "void " << kLoadableConstraints
+      << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+      << "    double* A, double* b);\n"
+      << "void " << kLoadableConstraints
+      << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+      << "    double* A, double* b) {\n"
+      << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+      << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+      << "  " << p << "constraints(t, q, qd, &P, &I, A, b);\n}\n\n"
+      << "void " << kLoadableConstraintManifold
+      << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+      << "    double* out);\n"
+      << "void " << kLoadableConstraintManifold
+      << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
+      << "    double* out) {\n"
+      << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+      << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+      << "  " << p << "constraint_manifold(t, q, qd, &P, &I, out, out + " << h << ", out + "
+      << h * (1 + n) << ", out + " << h * (1 + n) + m << ");\n}\n";
+  }
   out.code = s.str();
+  out.constraint_count = facts.constraint_count;
   out.dof = facts.dof;
   out.recursive = facts.recursive;
   out.fallback_reason = facts.fallback_reason;

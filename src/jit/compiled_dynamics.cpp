@@ -19,6 +19,10 @@ using ForwardDynamics = int (*)(double, const double*, const double*, const doub
                                 double*);
 using InverseDynamics = void (*)(double, const double*, const double*, const double*, const double*,
                                  const double*, double*);
+using Constraints = void (*)(double, const double*, const double*, const double*, const double*,
+                             double*, double*);
+using ConstraintLevels = void (*)(double, const double*, const double*, const double*,
+                                  const double*, double*);
 
 // The highest derivative order of an input or an unspecified prescribed function that an
 // object's members are looked for at (the recursions read up to ddot).
@@ -75,6 +79,18 @@ class JitDynamics : public num::DynamicsEvaluator {
     const auto dof = function_of<int (*)()>(library_, codegen::kLoadableDof);
     if (dof() != static_cast<int>(n_))
       throw num::NativeCompileError(library_.path().string() + " is not for this model");
+    if (!model.constraints.empty()) {
+      // The rows and levels of the constraints, as many as the model has.
+      const auto count = function_of<int (*)()>(library_, codegen::kLoadableConstraintCount);
+      const auto holonomic = function_of<int (*)()>(library_, codegen::kLoadableHolonomicCount);
+      if (count() != static_cast<int>(model.constraints.size()) || holonomic() < 0 ||
+          holonomic() > count())
+        throw num::NativeCompileError(library_.path().string() + " is not for this model");
+      m_ = model.constraints.size();
+      h_ = static_cast<std::size_t>(holonomic());
+      constraints_ = function_of<Constraints>(library_, codegen::kLoadableConstraints);
+      levels_ = function_of<ConstraintLevels>(library_, codegen::kLoadableConstraintManifold);
+    }
     parameter_names_ = names_in(library_, codegen::kLoadableParameterNames);
     input_names_ = names_in(library_, codegen::kLoadableInputNames);
     make_derivatives(model, input_names_);
@@ -121,6 +137,34 @@ class JitDynamics : public num::DynamicsEvaluator {
     inverse_(t, q.data(), qd.data(), qdd.data(), parameters_.data(), inputs_.data(), Q.data());
   }
 
+  std::size_t constraint_count() const override { return m_; }
+
+  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override {
+    const auto n = static_cast<Eigen::Index>(n_), m = static_cast<Eigen::Index>(m_);
+    b.resize(m);
+    if (m_ == 0) {
+      A.resize(0, n);
+      return;
+    }
+    // The generated A is row-major: read as Aᵀ (n×m, column-major), then transposed.
+    A.resize(n, m);
+    constraints_(t, q.data(), qd.data(), parameters_.data(), inputs_.data(), A.data(), b.data());
+    A.transposeInPlace();
+  }
+
+  // (constrained_accelerations: DynamicsEvaluator's, from M, f, A and b above.)
+
+  num::ConstraintManifold constraint_manifold(double rank_tolerance) const override {
+    if (m_ == 0) return DynamicsEvaluator::constraint_manifold(rank_tolerance);
+    // The evaluation holds what it calls: the library (shared) and the values (copied).
+    auto evaluation = [library = library_, levels = levels_, p = parameters_, in = inputs_](
+                          double t, const double* q, const double* qd, double* outputs) {
+      levels(t, q, qd, p.data(), in.data(), outputs);
+    };
+    return num::ConstraintManifold(n_, m_, h_, std::move(evaluation), rank_tolerance);
+  }
+
  private:
   // p and in from `values` (model::ModelError for bad values).
   void bind(const model::Model& model, const model::Values& values) {
@@ -143,6 +187,9 @@ class JitDynamics : public num::DynamicsEvaluator {
 
   num::NativeLibrary library_;
   std::size_t n_;
+  std::size_t m_ = 0, h_ = 0;  // constraints, holonomic ones
+  Constraints constraints_ = nullptr;
+  ConstraintLevels levels_ = nullptr;
   std::vector<double> parameters_, inputs_;
   std::vector<std::string> parameter_names_, input_names_;
   MassMatrixAndForcing mass_and_forcing_;
@@ -208,18 +255,13 @@ CompiledDynamics compile_dynamics(std::shared_ptr<const model::Model> model,
   const std::string reason = principles::recursions_do_not_cover(*model);
   if (!reason.empty())
     throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
-  // The generated code has the tree's M, f and q̈ but no constraint rows (nor their solve with
-  // multipliers): a constrained model runs interpreted, its rows in num::Dynamics.
   // The generated code is written in q̇ and q̈: the recursions in generalized speeds run
-  // interpreted (num::Dynamics in u).
+  // interpreted (num::Dynamics in u). Constraints are compiled with the rest (their rows and
+  // levels beside M and f).
   if (model->has_speeds())
     return interpreted("generalized speeds",
                        "the JIT compiles no model in generalized speeds: the recursions in the "
                        "speeds run interpreted");
-  if (!model->constraints.empty())
-    return interpreted("constraints",
-                       "the JIT compiles no constraint rows: the recursions and the "
-                       "constraints run interpreted");
   model::bind(*model, values);
   try {
     num::NativeLibrary library = num::load_native_library(

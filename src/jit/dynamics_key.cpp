@@ -195,12 +195,12 @@ void write_load(Content& c, const model::Load& load) {
 }  // namespace
 
 std::string dynamics_content(const model::Model& m, const model::Values& values) {
-  const std::string reason = principles::recursions_alone_do_not_cover(m);
+  const std::string reason = principles::recursions_do_not_cover(m);
   if (!reason.empty())
     throw std::invalid_argument("jit::dynamics_content: the recursions do not cover " + reason);
   Content c;
-  // Version 1 of this layout; its number changes with the layout.
-  c.mark("appell jit dynamics content 1\n");
+  // Version 2 of this layout (2: the constraints); its number changes with the layout.
+  c.mark("appell jit dynamics content 2\n");
   c.name(generator_identity());
   c.mark("\nparameters");
   c.count(m.parameters.size());
@@ -258,6 +258,13 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
   c.mark("\nloads");
   c.count(m.loads.size());
   for (const auto& load : m.loads) write_load(c, load);
+  // Their rows and levels are code (constraints(), constraint_manifold()); their names are not.
+  c.mark("\nconstraints");
+  c.count(m.constraints.size());
+  for (const auto& constraint : m.constraints) {
+    c.mark(constraint.kind == model::Constraint::Kind::Holonomic ? "h" : "g");
+    c.expression(constraint.expression);
+  }
   // Readable forms only, but cheap to say.
   c.mark("\npositive");
   c.count(m.positive.size());

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "appell/sym/dag.hpp"
+#include "appell/numeric/tape.hpp"
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "rank_revealing.hpp"
 
@@ -15,40 +16,15 @@ ConstraintManifold::ConstraintManifold(const model::Model& model, const GiNaC::e
                                        double rank_tolerance)
     : n_(model.dof()), count_(model.constraints.size()), rank_tolerance_(rank_tolerance) {
   sym::Differentiator d(model.time_functions);
-  std::vector<GiNaC::symbol> positions, speeds;
-  for (std::size_t j = 0; j < n_; ++j) {
-    positions.push_back(model.coordinate_symbol(j, 0));
-    speeds.push_back(model.coordinate_symbol(j, 1));
-  }
-  // Outputs: φ and Φ_q row by row (holonomic only), then every constraint's velocity-level
-  // residual (φ̇, or the nonholonomic g itself) and its coefficients of q̇.
-  GiNaC::exvector phi, phi_q, rates;
-  for (const auto& c : model.constraints) {
-    const ex expression = sym::substitute(c.expression, values);
-    if (c.kind == model::Constraint::Kind::Holonomic) {
-      ++holonomic_;
-      phi.push_back(expression);
-      for (const auto& s : positions) phi_q.push_back(d.partial(expression, s));
-      rates.push_back(d.time_derivative(expression));
-    } else {
-      rates.push_back(expression);
-    }
-  }
-  GiNaC::matrix rate_coefficients;
-  GiNaC::exvector rate_rest;
-  if (count_ > 0) d.split_linear(rates, speeds, rate_coefficients, rate_rest);
-
-  GiNaC::exvector outputs = phi;
-  outputs.insert(outputs.end(), phi_q.begin(), phi_q.end());
-  outputs.insert(outputs.end(), rates.begin(), rates.end());
-  for (std::size_t i = 0; i < rate_coefficients.nops(); ++i)
-    outputs.push_back(rate_coefficients.op(i));
-
+  // The values first, then the derivatives: a driven input's expression is differentiated in t.
+  const principles::ConstraintLevels levels = principles::constraint_levels(model, d, values);
+  holonomic_ = levels.holonomic;
   std::vector<GiNaC::symbol> variables{model.time_functions->time()};
-  variables.insert(variables.end(), positions.begin(), positions.end());
-  variables.insert(variables.end(), speeds.begin(), speeds.end());
+  for (int order = 0; order <= 1; ++order)
+    for (std::size_t j = 0; j < n_; ++j) variables.push_back(model.coordinate_symbol(j, order));
+  std::shared_ptr<const Tape> tape;
   try {
-    tape_ = std::make_unique<Tape>(outputs, variables);
+    tape = std::make_shared<const Tape>(levels.outputs(), variables);
   } catch (const std::invalid_argument& e) {
     const auto& first = model.constraints.front();
     throw model::ModelError(first.where,
@@ -56,11 +32,33 @@ ConstraintManifold::ConstraintManifold(const model::Model& model, const GiNaC::e
                                 e.what() + " (give it a value or an expression of t)",
                             first.name);
   }
+  // The tape reads t, q, q̇ as one vector: copied there at each call (the function's own buffers).
+  evaluation_ = [tape, n = n_, state = std::vector<double>(1 + 2 * n_),
+                 work = std::vector<double>()](double t, const double* q, const double* qd,
+                                               double* outputs) mutable {
+    state[0] = t;
+    std::copy(q, q + n, state.begin() + 1);
+    std::copy(qd, qd + n, state.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+    tape->evaluate(state.data(), outputs, work);
+  };
+  allocate();
+}
 
+ConstraintManifold::ConstraintManifold(std::size_t n, std::size_t m, std::size_t h,
+                                       ConstraintEvaluation evaluation, double rank_tolerance)
+    : n_(n),
+      count_(m),
+      holonomic_(h),
+      rank_tolerance_(rank_tolerance),
+      evaluation_(std::move(evaluation)) {
+  if (h > m) throw std::invalid_argument("ConstraintManifold: more holonomic constraints than all");
+  allocate();
+}
+
+void ConstraintManifold::allocate() {
   const auto n = static_cast<Eigen::Index>(n_);
   const auto h = static_cast<Eigen::Index>(holonomic_), m = static_cast<Eigen::Index>(count_);
-  variables_.assign(1 + 2 * n_, 0.0);
-  outputs_.assign(outputs.size(), 0.0);
+  outputs_.assign(holonomic_ * (1 + n_) + count_ * (1 + n_), 0.0);
   phi_.resize(h);
   phi_q_.resize(h, n);
   rate_.resize(m);
@@ -69,12 +67,7 @@ ConstraintManifold::ConstraintManifold(const model::Model& model, const GiNaC::e
 
 void ConstraintManifold::evaluate(double t, const Eigen::VectorXd& q,
                                   const Eigen::VectorXd& qd) const {
-  variables_[0] = t;
-  for (std::size_t j = 0; j < n_; ++j) {
-    variables_[1 + j] = q[static_cast<Eigen::Index>(j)];
-    variables_[1 + n_ + j] = qd[static_cast<Eigen::Index>(j)];
-  }
-  tape_->evaluate(variables_.data(), outputs_.data(), workspace_);
+  evaluation_(t, q.data(), qd.data(), outputs_.data());
   std::size_t k = 0;
   for (Eigen::Index i = 0; i < phi_.size(); ++i) phi_[i] = outputs_[k++];
   for (Eigen::Index i = 0; i < phi_q_.rows(); ++i)

@@ -65,11 +65,11 @@ struct Dynamics::Programs : Layout {
   std::optional<sym::Tape> energies;  // T, V
   // In generalized speeds: q̇ = W u (n), then q̈ = W u̇ + γ (n), then W row by row (n×p).
   std::optional<sym::Tape> kinematics;
-  // With constraints: A row by row, then b; their names; the values the manifold substitutes.
-  std::optional<sym::Tape> constraints;
+  // With constraints: A row by row, then b; their names; their levels for the projection
+  // (principles::ConstraintLevels::outputs()), h of them holonomic.
+  std::optional<sym::Tape> constraints, manifold;
   std::vector<std::string> multipliers;
-  GiNaC::exmap substitution;
-  std::vector<GiNaC::symbol> runtime_symbols;  // of runtime_parameters, in that order
+  std::size_t holonomic = 0;
   std::string not_conservative_because;
   std::string forward_method;
   std::size_t operations = 0;
@@ -143,14 +143,15 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     kinematic_equations.insert(kinematic_equations.end(), entries.begin(), entries.end());
   }
   principles::ConstraintRows rows;
+  principles::ConstraintLevels levels;
   if (!m.constraints.empty()) {
     sym::Differentiator differentiator(m.time_functions);
     rows = principles::constraint_rows(m, differentiator);
+    levels = principles::constraint_levels(m, differentiator);
   }
   const model::BoundValues bound = model::bind(m, values, runtime_names);
   for (const auto& name : programs->runtime_parameters) {
     programs->default_parameters.push_back(bound.parameters.at(name));
-    programs->runtime_symbols.push_back(m.find_parameter(name)->symbol);
   }
 
   principles::RecursiveDynamics d;
@@ -232,7 +233,7 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   programs->parameter_count = programs->runtime_parameters.size();
   const std::size_t count = programs->variable_count();
   // A tape of expressions of the model appended to the program, reading the same nodes as the
-  // recursions (the values folded alike).
+  // recursions (the values folded alike, the run-time parameters variables).
   auto import = [&](const GiNaC::exvector& expressions, const char* where) {
     std::vector<GiNaC::symbol> arguments;
     std::vector<Node> argument_nodes;
@@ -253,17 +254,19 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     programs->kinematics.emplace(
         p.tape(import(kinematic_equations, " in the kinematic equations"), count));
   }
+  std::size_t constraint_operations = 0;
   if (!m.constraints.empty()) {
-    // A and b read the same nodes as the recursions (the values folded alike): a tape of their
-    // expressions over the symbols they hold, appended to the program.
+    // A and b, and the levels the projection reads (ConstraintManifold: compiled here once, so
+    // that a case of a sweep sets up its projection without GiNaC).
     GiNaC::exvector expressions;
     for (unsigned i = 0; i < rows.matrix.rows(); ++i)
       for (unsigned j = 0; j < rows.matrix.cols(); ++j) expressions.push_back(rows.matrix(i, j));
     for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(rows.rhs(i, 0));
     programs->constraints.emplace(p.tape(import(expressions, " in the constraints"), count));
-    programs->operations += programs->constraints->operations();
+    programs->manifold.emplace(p.tape(import(levels.outputs(), " in the constraints"), count));
+    programs->holonomic = levels.holonomic;
     programs->multipliers = std::move(rows.multipliers);
-    programs->substitution = bound.substitution();
+    constraint_operations = programs->constraints->operations();
   }
   programs->inverse.emplace(p.tape(d.inverse, count));
   programs->bias.emplace(p.tape(d.bias, count));
@@ -271,7 +274,8 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   programs->inertial.emplace(p.tape(d.inertial, count));
   programs->energies.emplace(p.tape({d.kinetic, d.potential}, count));
   programs->operations = programs->inverse->operations() + programs->bias->operations() +
-                         programs->gravity->operations() + programs->inertial->operations();
+                         programs->gravity->operations() + programs->inertial->operations() +
+                         constraint_operations;
   if (!d.forward.empty()) {
     std::vector<Node> outputs = d.forward;
     outputs.insert(outputs.end(), d.pivots.begin(), d.pivots.end());
@@ -291,7 +295,6 @@ std::size_t Dynamics::dof() const { return programs_->n; }
 std::size_t Dynamics::speed_count() const { return programs_->p; }
 const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
 std::size_t Dynamics::operations() const { return programs_->operations; }
-std::size_t Dynamics::constraint_count() const { return programs_->multipliers.size(); }
 const std::vector<std::string>& Dynamics::multipliers() const { return programs_->multipliers; }
 const std::vector<std::string>& Dynamics::runtime_parameters() const {
   return programs_->runtime_parameters;
@@ -538,23 +541,48 @@ void Dynamics::speed_kinematics(double t, const Eigen::VectorXd& q, Eigen::Matri
 
 ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& parameters,
                                                  double rank_tolerance) const {
-  const Programs& p = *programs_;
-  const std::vector<double>& given = parameters.empty() ? p.default_parameters : parameters;
-  if (given.size() != p.default_parameters.size())
-    throw std::invalid_argument("Dynamics::constraint_manifold: " + std::to_string(given.size()) +
-                                " values for " + std::to_string(p.default_parameters.size()) +
-                                " run-time parameters");
-  // The run-time parameters are still symbols in the bound values (driven expressions may hold
-  // them): their numbers go into those values too.
-  GiNaC::exmap runtime;
-  for (std::size_t k = 0; k < given.size(); ++k)
-    runtime[p.runtime_symbols[k]] = GiNaC::numeric(given[k]);
-  GiNaC::exmap values;
-  for (const auto& [symbol, value] : p.substitution)
-    values[symbol] = runtime.empty() ? value : value.subs(runtime);
-  // Over their numbers the bound values may hold (the defaults the Dynamics was built with).
-  for (const auto& [symbol, number] : runtime) values[symbol] = number;
-  return ConstraintManifold(*p.model, values, rank_tolerance);
+  const std::shared_ptr<const Programs> p = programs_;
+  if (!parameters.empty() && parameters.size() != p->default_parameters.size())
+    throw std::invalid_argument(
+        "Dynamics::constraint_manifold: " + std::to_string(parameters.size()) + " values for " +
+        std::to_string(p->default_parameters.size()) + " run-time parameters");
+  if (!p->manifold) return ConstraintManifold(p->n, 0, 0, nullptr, rank_tolerance);
+  // The program compiled with the Dynamics, the case's numbers as its variables: no GiNaC here,
+  // so that the cases of a sweep set up their projections on any thread.
+  std::vector<double> variables(p->variable_count(), 0.0), slots;
+  const std::vector<double>& given = parameters.empty() ? p->default_parameters : parameters;
+  std::copy(given.begin(), given.end(),
+            variables.begin() + static_cast<std::ptrdiff_t>(p->first_parameter()));
+  // (A constrained model has no generalized speeds: q̇ has n entries.)
+  auto evaluation = [p, variables, slots](double t, const double* q, const double* qd,
+                                          double* outputs) mutable {
+    variables[0] = t;
+    std::copy(q, q + p->n, variables.begin() + static_cast<std::ptrdiff_t>(p->first_q()));
+    std::copy(qd, qd + p->n, variables.begin() + static_cast<std::ptrdiff_t>(p->first_qd()));
+    p->manifold->evaluate(variables.data(), outputs, slots);
+  };
+  return ConstraintManifold(p->n, p->multipliers.size(), p->holonomic, std::move(evaluation),
+                            rank_tolerance);
+}
+
+std::size_t Dynamics::constraint_count() const { return programs_->multipliers.size(); }
+
+void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                           Eigen::MatrixXd& A, Eigen::VectorXd& b) const {
+  DynamicsWorkspace work;
+  constraints(t, q, qd, A, b, work);
+}
+
+void Dynamics::constrained_accelerations(double t, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
+                                         Eigen::VectorXd& lambda,
+                                         const ConstraintTolerances& tolerances) const {
+  DynamicsWorkspace work;
+  accelerations(t, q, qd, qdd, lambda, work, tolerances);
+}
+
+ConstraintManifold Dynamics::constraint_manifold(double rank_tolerance) const {
+  return constraint_manifold({}, rank_tolerance);
 }
 
 void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,

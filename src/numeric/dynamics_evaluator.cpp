@@ -36,6 +36,33 @@ Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::Vecto
   return factor_mass_matrix(M, "singular mass matrix: M is not positive definite").solve(f);
 }
 
+void DynamicsEvaluator::constraints(double, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                    Eigen::MatrixXd& A, Eigen::VectorXd& b) const {
+  A.resize(0, static_cast<Eigen::Index>(dof()));
+  b.resize(0);
+}
+
+void DynamicsEvaluator::constrained_accelerations(double t, const Eigen::VectorXd& q,
+                                                  const Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
+                                                  Eigen::VectorXd& lambda,
+                                                  const ConstraintTolerances& tolerances) const {
+  if (constraint_count() == 0) {
+    accelerations(t, q, qd, qdd);
+    lambda.resize(0);
+    return;
+  }
+  Eigen::MatrixXd M, A;
+  Eigen::VectorXd f, b;
+  mass_matrix_and_forcing(t, q, qd, M, f);
+  constraints(t, q, qd, A, b);
+  solve_constrained_accelerations(M, f, A, b, qdd, lambda, tolerances);
+}
+
+ConstraintManifold DynamicsEvaluator::constraint_manifold(double) const {
+  throw std::logic_error(std::string("DynamicsEvaluator::constraint_manifold: the ") + kind() +
+                         " evaluator has no constraint rows");
+}
+
 TapeDynamics::TapeDynamics(const principles::Equations& equations, const model::Values& values)
     : compiled_(equations, values) {}
 

@@ -102,11 +102,9 @@ namespace {
 // returned.
 struct RightHandSide {
   const CompiledEquations* equations;  // null when `dynamics` evaluates
-  const DynamicsEvaluator* dynamics;   // null: the tape of `equations`
-  // A constrained model's Dynamics (q̈ and λ with `tolerances`) and its workspace; null
-  // otherwise.
-  const Dynamics* constrained = nullptr;
-  DynamicsWorkspace* work = nullptr;
+  // Null: the tape of `equations`. With constraints it has their rows (q̈ and λ with
+  // `tolerances`: DynamicsEvaluator::constrained_accelerations).
+  const DynamicsEvaluator* dynamics;
   const ConstraintManifold* manifold;  // null without constraints
   double projection_tolerance;
   ConstraintTolerances tolerances;  // of redundant constraints, scaled to rtol and atol
@@ -124,8 +122,8 @@ struct RightHandSide {
   }
   // q̈ (and λ) at (t, q, q̇).
   void accelerations(double t) {
-    if (constrained) {
-      constrained->accelerations(t, q, qd, qdd, lambda, *work, tolerances);
+    if (dynamics && manifold) {
+      dynamics->constrained_accelerations(t, q, qd, qdd, lambda, tolerances);
       return;
     }
     if (dynamics) {
@@ -232,8 +230,6 @@ RightHandSide right_hand_side_of(const CompiledEquations* equations,
   const Eigen::Index size = q0.size();
   return RightHandSide{equations,
                        dynamics,
-                       nullptr,
-                       nullptr,
                        manifold,
                        projection_tolerance,
                        tolerances,
@@ -480,7 +476,19 @@ class ParameterizedDynamics final : public DynamicsEvaluator {
                       const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override {
     dynamics_.inverse_dynamics(t, q, qd, qdd, Q, work_);
   }
-  DynamicsWorkspace& workspace() const { return work_; }
+  std::size_t constraint_count() const override { return dynamics_.constraint_count(); }
+  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override {
+    dynamics_.constraints(t, q, qd, A, b, work_);
+  }
+  void constrained_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
+                                 const ConstraintTolerances& tolerances) const override {
+    dynamics_.accelerations(t, q, qd, qdd, lambda, work_, tolerances);
+  }
+  ConstraintManifold constraint_manifold(double rank_tolerance) const override {
+    return dynamics_.constraint_manifold(work_.parameters, rank_tolerance);
+  }
 
  private:
   const Dynamics& dynamics_;
@@ -521,12 +529,16 @@ SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& p
   Eigen::VectorXd qd0 = initial_values(m, options.qd0, "qd0", true);
   const bool constrained = dynamics.constraint_count() > 0;
   refuse_adams_with_constraints(m, options);
-  if (options.dynamics && (constrained || options.dynamics->dof() != n))
+  if (options.dynamics && (options.dynamics->dof() != n ||
+                           options.dynamics->constraint_count() != dynamics.constraint_count()))
     throw std::invalid_argument(
-        constrained ? "simulate: SimulationOptions::dynamics is for models without constraints "
-                      "(the Dynamics' own rows give the multipliers)"
-                    : "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
+        options.dynamics->dof() != n
+            ? "simulate: SimulationOptions::dynamics has the wrong number of coordinates"
+            : "simulate: SimulationOptions::dynamics has not the Dynamics' constraint rows");
   const ParameterizedDynamics own(dynamics, parameters);
+  // q̈ (and with constraints A, b, λ and the projection) from the evaluator given (the JIT's) or
+  // from the Dynamics itself; T and V from the Dynamics.
+  const DynamicsEvaluator& evaluator = options.dynamics ? *options.dynamics : own;
   SimulationResult result;
   result.not_conservative_because = dynamics.energy_not_conserved_because();
   result.conservative = result.not_conservative_because.empty();
@@ -539,24 +551,19 @@ SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& p
   const double projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
   std::optional<ConstraintManifold> manifold;
   if (constrained) {
-    manifold.emplace(dynamics.constraint_manifold(parameters, tolerances.rank));
+    manifold.emplace(evaluator.constraint_manifold(tolerances.rank));
     make_consistent(
         m, *manifold, options, projection_tolerance, tolerances.rank,
         [&](const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
           Eigen::MatrixXd A0;
           Eigen::VectorXd b0;
-          dynamics.constraints(options.t_start, q, qd, A0, b0, work);
+          evaluator.constraints(options.t_start, q, qd, A0, b0);
           return A0;
         },
         q0, qd0, result);
   }
-  RightHandSide rhs = right_hand_side_of(nullptr, options.dynamics ? options.dynamics.get() : &own,
-                                         manifold ? &*manifold : nullptr, projection_tolerance,
-                                         tolerances, q0, qd0);
-  if (constrained) {
-    rhs.constrained = &dynamics;
-    rhs.work = &own.workspace();
-  }
+  RightHandSide rhs = right_hand_side_of(nullptr, &evaluator, manifold ? &*manifold : nullptr,
+                                         projection_tolerance, tolerances, q0, qd0);
   const EnergyFunction energy = [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                     double& kinetic, double& potential) {
     dynamics.energies(t, q, qd, kinetic, potential, work);

@@ -147,8 +147,9 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   // The common values alone, checked once (a bad --set is bad input, not a failure per case).
   model::bind(*s.model, s.options.common);
 
-  s.by_recursions =
-      !s.model->has_speeds() && principles::recursions_alone_do_not_cover(*s.model).empty();
+  // Constrained models too: their rows and projection are compiled with the Dynamics (and the
+  // JIT's code), and a case's run-time parameters reach them without GiNaC.
+  s.by_recursions = !s.model->has_speeds() && principles::recursions_do_not_cover(*s.model).empty();
   if (s.by_recursions) {
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
@@ -168,10 +169,7 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   } else {
     s.equations = principles::derive(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
-    // With constraints the projection is set up in GiNaC for each case: the formed equations.
-    const std::string reason = principles::recursions_do_not_cover(*s.model);
-    s.note = (reason.empty() ? std::string("a model with constraints is swept")
-                             : "the recursions do not cover " + reason) +
+    s.note = "the recursions do not cover " + principles::recursions_do_not_cover(*s.model) +
              ": cases are integrated in the formed equations, one at a time";
   }
 }

@@ -85,9 +85,15 @@ std::string default_namespace(const std::string& model_name);
 /// mass_matrix (M row-major dof×dof), forcing (f), mass_matrix_and_forcing, nonlinear_effects
 /// (h = −f), gravity (g(q), of t, q, p, in), forward_dynamics (solves M qdd = f + Q by
 /// M = Lᵀ D L, false when M is not positive definite) and inverse_dynamics (Q = M qdd − f, by
-/// Newton–Euler). Throws std::invalid_argument for an invalid namespace,
-/// equations with constraints (not implemented) or a symbol the generated code has no value for
-/// (as generated_layout), model::ModelError for bad options.values (model::bind).
+/// Newton–Euler). With constraints (m of them, h holonomic; principles/constraint_rows.hpp) also
+/// `constraint_count` = m, `holonomic_count` = h and
+///   constraints(t, q, qd, p, in, A, b): A qdd = b, A row-major m×dof, b m (the rows of the formed
+///     equations: M qdd = f + Aᵀλ; forward_dynamics solves the tree without them);
+///   constraint_manifold(t, q, qd, p, in, phi, phi_q, g, g_qd): the holonomic φ(q, t) (h), Φ_q
+///     (h×dof), every constraint's velocity-level residual (φ̇ or g; m) and its coefficients of
+///     qd (m×dof): what a projection onto the constraints needs.
+/// Throws std::invalid_argument for an invalid namespace or a symbol the generated code has no
+/// value for (as generated_layout), model::ModelError for bad options.values (model::bind).
 /// Deterministic: the same equations give the same text.
 std::string generate_cpp_header(const principles::Equations& equations,
                                 const CodegenOptions& options = {});
@@ -104,7 +110,7 @@ std::string generate_c_header(const principles::Equations& equations,
 std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
 /// The same functions straight from a model the recursions cover
-/// (principles::recursions_alone_do_not_cover() empty), without forming its equations: time and
+/// (principles::recursions_do_not_cover() empty), without forming its equations: time and
 /// memory about linear in the bodies (the mass matrix's composite inertias aside). The header
 /// says "Method: the recursions (no equations formed)". Throws std::invalid_argument for a model
 /// the recursions do not cover, and as generate_code() otherwise.

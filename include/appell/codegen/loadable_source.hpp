@@ -17,6 +17,18 @@
 //   void appell_jit_inverse_dynamics(double t, const double* q, const double* qd,
 //                                    const double* qdd, const double* p, const double* in,
 //                                    double* Q);
+//
+// and with constraints (m of them, h holonomic; generate_c_header's constraints() and
+// constraint_manifold()):
+//
+//   int  appell_jit_constraint_count(void);   (m)
+//   int  appell_jit_holonomic_count(void);    (h)
+//   void appell_jit_constraints(double t, const double* q, const double* qd, const double* p,
+//                               const double* in, double* A, double* b);
+//   void appell_jit_constraint_manifold(double t, const double* q, const double* qd,
+//                                       const double* p, const double* in, double* out);
+//        (out: φ, Φ_q, the velocity-level residuals and their q̇-coefficients, one after the
+//        other: principles::ConstraintLevels::outputs(), what num::ConstraintEvaluation writes)
 #pragma once
 
 #include <cstddef>
@@ -35,11 +47,16 @@ inline constexpr const char* kLoadableInputNames = "appell_jit_input_names";
 inline constexpr const char* kLoadableMassMatrixAndForcing = "appell_jit_mass_matrix_and_forcing";
 inline constexpr const char* kLoadableForwardDynamics = "appell_jit_forward_dynamics";
 inline constexpr const char* kLoadableInverseDynamics = "appell_jit_inverse_dynamics";
+inline constexpr const char* kLoadableConstraintCount = "appell_jit_constraint_count";
+inline constexpr const char* kLoadableHolonomicCount = "appell_jit_holonomic_count";
+inline constexpr const char* kLoadableConstraints = "appell_jit_constraints";
+inline constexpr const char* kLoadableConstraintManifold = "appell_jit_constraint_manifold";
 
 /// A loadable C unit and what the caller passes to it.
 struct LoadableSource {
   std::string code;  // C99: the header, then the entry points
   std::size_t dof = 0;
+  std::size_t constraint_count = 0;  // with constraints: their entry points are defined
   /// True when the functions are the recursions (Newton–Euler, composite rigid bodies,
   /// articulated bodies or Lᵀ D L); false when written from the tape of M and f (relative motion
   /// in a carrier frame, Gibbs–Appell of higher order), fallback_reason says why.
@@ -52,8 +69,7 @@ struct LoadableSource {
 };
 
 /// The generated C of `equations` with `values` bound, made loadable (deterministic: the same
-/// equations and values give the same text). Throws as generate_c_header() (constraints are
-/// std::invalid_argument).
+/// equations and values give the same text). Throws as generate_c_header().
 LoadableSource loadable_c_source(const principles::Equations& equations,
                                  const model::Values& values = {});
 /// The same straight from a model the recursions cover (generate_code(model, ...)): no

@@ -13,7 +13,8 @@
 // would be the tape of M and f written out, so nothing is gained) and when no compiler is found,
 // compiling fails or times out, or the cache is not writable or not private (then `note` says
 // so: the caller asked for speed and did not get it). Constrained equations get no evaluator at
-// all (their solvers need A and b, which the generated code does not have).
+// all (the tape of the formed equations has no constrained solve); a constrained model the
+// recursions cover gets its constraint rows compiled with the rest (compile_dynamics(model)).
 #pragma once
 
 #include <memory>
@@ -56,9 +57,11 @@ CompiledDynamics compile_dynamics(const principles::Equations& equations,
 /// The evaluator of a model the recursions cover (principles::recursions_do_not_cover() empty),
 /// without forming its equations: the generated code of the recursions compiled, or else
 /// num::Dynamics (kind "recursions", the same recursions interpreted; `note` or `reason` says
-/// why: always for a model with constraints, whose rows the generated code does not have, and for
-/// one with generalized speeds, whose recursions run in u while the code is written in q̇). Either
-/// may be used from several threads at once. The compiled code is cached under a key of what
+/// why: always for a model with generalized speeds, whose recursions run in u while the code is
+/// written in q̇). With constraints either has their rows, λ and projection
+/// (DynamicsEvaluator::constraint_count() and what follows it): the generated code has
+/// constraints() and constraint_manifold() beside M and f. Either may be used from several
+/// threads at once. The compiled code is cached under a key of what
 /// determines it (jit/dynamics_key.hpp): found there, it is loaded without generating the code or
 /// building num::Dynamics (milliseconds); otherwise generated, compiled and stored. Throws
 /// std::invalid_argument for a model the recursions do not cover, model::ModelError for bad values.

@@ -4,16 +4,17 @@
 //
 // What determines the code of jit::compile_dynamics(model, values) (codegen::loadable_c_source):
 // the model's structure and every expression in it (frames and their joints, bodies, particles,
-// gravity, loads, parameters with their defaults, coordinates, inputs, prescribed functions), the
-// functions the values drive by expressions of t (those are generated as code; numbers cross at
-// run time, so one library serves every `--set`), and the build of appell that generates it. The
+// gravity, loads, constraints, parameters with their defaults, coordinates, inputs, prescribed
+// functions), the functions the values drive by expressions of t (those are generated as code;
+// numbers cross at run time, so one library serves every `--set`), and the build of appell that
+// generates it. The
 // content is written canonically: expressions by their structure, the operands of sums and
 // products in sym::CanonicalOrder (never GiNaC's order, which changes from run to run), every
 // name and number length-prefixed or delimited, so that two models whose code differs never
 // write the same content, and the layout of a model file (whitespace, comments, the order of keys
 // in a mapping) never reaches it. What never reaches the code is left out: the model's name,
-// description and file, source locations, coordinate limits and initial values, the shapes of
-// inertias and the visuals.
+// description and file, source locations, coordinate limits and initial values, the names of
+// constraints, the shapes of inertias and the visuals.
 #pragma once
 
 #include <string>
@@ -27,7 +28,7 @@ namespace appell::jit {
 /// What determines the code compile_dynamics(model, values) compiles, as canonical text (see
 /// above; deterministic: the same model and values give the same bytes in every run and
 /// process). Throws std::invalid_argument for a model the recursions do not cover
-/// (principles::recursions_alone_do_not_cover).
+/// (principles::recursions_do_not_cover).
 std::string dynamics_content(const model::Model& model, const model::Values& values = {});
 
 /// The cache key under which compile_dynamics(model, values) keeps that code compiled with

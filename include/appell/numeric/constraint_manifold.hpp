@@ -12,11 +12,17 @@
 // decided with a rank tolerance of the size of the integrator's error (ConstraintTolerances):
 // decided at rounding level instead, the drift would make the Jacobian look regular and the
 // velocity projection would take away every motion the mechanism has.
+//
+// The residuals and Jacobians (principles::ConstraintLevels) are evaluated by a tape of their
+// expressions with the values substituted (the GiNaC constructor), or by a function given: the
+// program num::Dynamics compiled once with its run-time parameters, or the generated code the
+// JIT compiled, so that a sweep's case sets up its projection without GiNaC.
 #pragma once
 
 #include <ginac/ginac.h>
 
 #include <Eigen/Dense>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -33,6 +39,12 @@ struct ConstraintViolation {
   double velocity = 0.0;  // max |φ̇_i| and |g_i| (0 without constraints)
 };
 
+/// Writes the constraints' levels at (t, q, q̇) (n values each) into `outputs`: φ (h), Φ_q (h×n
+/// row by row), the velocity-level residuals (m), their coefficients of q̇ (m×n row by row), as
+/// principles::ConstraintLevels::outputs() orders them.
+using ConstraintEvaluation =
+    std::function<void(double t, const double* q, const double* qd, double* outputs)>;
+
 /// The constraints of one model, compiled. States are t and q, q̇ with n values each in
 /// coordinate order (sizes not checked). The methods are const but share internal buffers: one
 /// object per thread.
@@ -46,6 +58,11 @@ class ConstraintManifold {
   /// Jacobian's largest count as null (ConstraintTolerances::rank; a simulation passes
   /// constraint_tolerances_for(rtol, atol).rank).
   ConstraintManifold(const model::Model& model, const GiNaC::exmap& values,
+                     double rank_tolerance = ConstraintTolerances{}.rank);
+  /// The constraints of a model with n coordinates, m constraints of which the first h (in the
+  /// order of principles::ConstraintLevels) are holonomic, evaluated by `evaluation` (called
+  /// from this object's methods only, one call at a time per object).
+  ConstraintManifold(std::size_t n, std::size_t m, std::size_t h, ConstraintEvaluation evaluation,
                      double rank_tolerance = ConstraintTolerances{}.rank);
 
   /// m, every constraint.
@@ -71,13 +88,15 @@ class ConstraintManifold {
                      Eigen::VectorXd& velocity_error) const;
 
  private:
+  // Sizes the buffers.
+  void allocate();
   // Evaluates φ, Φ_q, the velocity-level residuals and their q̇-Jacobian at a state.
   void evaluate(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) const;
 
   std::size_t n_ = 0, count_ = 0, holonomic_ = 0;
   double rank_tolerance_ = 0.0;
-  std::unique_ptr<Tape> tape_;
-  mutable std::vector<double> variables_, outputs_, workspace_;
+  ConstraintEvaluation evaluation_;
+  mutable std::vector<double> outputs_;
   mutable Eigen::VectorXd phi_, rate_;
   mutable Eigen::MatrixXd phi_q_, rate_qd_;
 };

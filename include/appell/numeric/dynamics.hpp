@@ -129,7 +129,7 @@ class Dynamics final : public DynamicsEvaluator {
                      const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
 
   /// m, the number of constraints (0 without).
-  std::size_t constraint_count() const;
+  std::size_t constraint_count() const override;
   /// lambda_NAME of each constraint, in the model's order: the names of λ's entries.
   const std::vector<std::string>& multipliers() const;
   /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, at (t, q, q̇): the rows
@@ -148,8 +148,10 @@ class Dynamics final : public DynamicsEvaluator {
                      const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
   /// The constraints at position and velocity level with the values this Dynamics was built
   /// with and `parameters` (its run-time parameters' numbers; empty: those it was built with):
-  /// what a simulation projects onto. `rank_tolerance` as ConstraintManifold's. Throws as
-  /// ConstraintManifold's constructor.
+  /// what a simulation projects onto, evaluated by the program compiled with this Dynamics (no
+  /// GiNaC: callable from any thread; the object returned is for one thread).
+  /// `rank_tolerance` as ConstraintManifold's. Throws std::invalid_argument for a wrong number
+  /// of parameters.
   ConstraintManifold constraint_manifold(const std::vector<double>& parameters,
                                          double rank_tolerance) const;
   /// In generalized speeds, the kinematic equations q̇ = W(q, t) u (n entries): what an
@@ -185,6 +187,13 @@ class Dynamics final : public DynamicsEvaluator {
                      Eigen::VectorXd& qdd) const override;
   void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                       const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override;
+  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override;
+  void constrained_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
+                                 const ConstraintTolerances& tolerances) const override;
+  /// constraint_manifold() with the values it was built with.
+  ConstraintManifold constraint_manifold(double rank_tolerance) const override;
 
  private:
   struct Programs;

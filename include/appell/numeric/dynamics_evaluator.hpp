@@ -4,6 +4,11 @@
 // falls back to TapeDynamics). Both evaluate the same equations with the same values; they agree
 // to rounding, not bit for bit (the compiled code forms M by composite rigid bodies and q̈ by an
 // articulated-body recursion or M = Lᵀ D L, the tape M and f as derived).
+//
+// An evaluator may also have the constraint rows A(q, t) q̈ = b(q, q̇, t) of a constrained model
+// (num::Dynamics, the JIT of one: constraint_count() > 0), and then its constraints at position
+// and velocity level for the projection (constraint_manifold()); constrained_accelerations()
+// solves M q̈ = f + Aᵀλ, A q̈ = b with solve_constrained_accelerations().
 #pragma once
 
 #include <Eigen/Dense>
@@ -13,6 +18,7 @@
 
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
+#include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/principles/equations.hpp"
 
@@ -39,6 +45,23 @@ class DynamicsEvaluator {
   /// Q = M q̈ − f (resized to n): the generalized forces the motion needs.
   virtual void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                               const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const = 0;
+
+  /// m, the constraint rows this evaluator has (0: none; the default).
+  virtual std::size_t constraint_count() const { return 0; }
+  /// A (m×n) and b (m) of A q̈ = b at (t, q, q̇); 0×n and empty without rows (the default).
+  virtual void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                           Eigen::MatrixXd& A, Eigen::VectorXd& b) const;
+  /// q̈ (n) and λ (m) of M q̈ = f + Aᵀλ, A q̈ = b by solve_constrained_accelerations() with
+  /// `tolerances` (throws what it throws); without rows accelerations() and λ empty. The
+  /// default forms M, f, A and b by the calls above.
+  virtual void constrained_accelerations(double t, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
+                                         Eigen::VectorXd& lambda,
+                                         const ConstraintTolerances& tolerances) const;
+  /// The constraints at position and velocity level with this evaluator's values, for the
+  /// projection of a simulation (`rank_tolerance` as ConstraintManifold's); an object of its
+  /// own for the caller's thread. Throws std::logic_error without rows (the default).
+  virtual ConstraintManifold constraint_manifold(double rank_tolerance) const;
 };
 
 /// The tape of CompiledEquations behind DynamicsEvaluator: q̈ by Cholesky of M, Q = M q̈ − f.

@@ -174,8 +174,9 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
 /// The same for a model, without forming its equations where the recursions cover it
 /// (principles::recursions_do_not_cover() empty): q̈ from num::Dynamics (or options.dynamics,
 /// e.g. the JIT's, when given), T and V from the same recursions; setting up costs milliseconds
-/// for a robot. With constraints q̈ and λ come from the Dynamics' own rows (options.dynamics
-/// must then be null) and the state is projected onto the constraints as in the other overload.
+/// for a robot. With constraints q̈ and λ come from the constraint rows of options.dynamics (the
+/// JIT's, DynamicsEvaluator::constrained_accelerations) or of the Dynamics, and the state is
+/// projected onto the constraints as in the other overload.
 /// Other models are integrated in their Gibbs–Appell equations (derived here). Throws as the
 /// other overload.
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
@@ -186,10 +187,10 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
 /// run-time parameters (Dynamics::runtime_parameter_values; empty: those it was built with), and
 /// `options` this case's initial state and the integration. options.values and options.inputs
 /// must be empty (std::invalid_argument: they are folded into `dynamics`); options.dynamics, when
-/// given, must evaluate the same values (the JIT's, jit::bind_values). Distinct calls may run on
-/// distinct threads at once, but for a constrained `dynamics`: its projection is set up in
-/// GiNaC (Dynamics::constraint_manifold), which the caller serializes. Throws as the other
-/// overloads.
+/// given, must evaluate the same values (the JIT's, jit::bind_values) and have the same
+/// constraint rows (std::invalid_argument otherwise). Distinct calls may run on distinct threads
+/// at once, constrained or not: the projection is compiled with the Dynamics (or the JIT's
+/// code), nothing symbolic happens per call. Throws as the other overloads.
 SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& parameters,
                           const SimulationOptions& options, const RowCallback& on_row);
 
