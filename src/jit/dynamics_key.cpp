@@ -259,11 +259,15 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
   c.count(m.loads.size());
   for (const auto& load : m.loads) write_load(c, load);
   // Their rows and levels are code (constraints(), constraint_manifold()); their names are not.
+  // Expanded: GiNaC's tree of a constraint is not the same in every run (whether −(a − b)·c keeps
+  // its sign outside the sum or takes it in follows the order GiNaC keeps the terms in: Bricard's
+  // closures), its expansion is. Constraints equal once expanded share their code (it agrees to
+  // rounding); a constraint is a few terms, so expanding costs nothing worth counting.
   c.mark("\nconstraints");
   c.count(m.constraints.size());
   for (const auto& constraint : m.constraints) {
     c.mark(constraint.kind == model::Constraint::Kind::Holonomic ? "h" : "g");
-    c.expression(constraint.expression);
+    c.expression(constraint.expression.expand());
   }
   // Readable forms only, but cheap to say.
   c.mark("\npositive");
