@@ -61,7 +61,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   // Constraints add constraints() and constraint_manifold() (A, b and the projection's levels)
   // either way.
   const bool from_model =
-      !o.split && !o.method_given && principles::recursions_do_not_cover(*model).empty();
+      !o.split && !o.method_given && codegen::recursions_do_not_write(*model).empty();
   const std::string header = [&] {
     try {
       return from_model ? codegen::generate_code(*model, options)

@@ -466,7 +466,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   } else {
     // Straight from the model: its local expressions first (the derivatives they create are
     // members of the structs), then the recursions; no M or f is ever formed.
-    const std::string reason = principles::recursions_do_not_cover(m);
+    const std::string reason = recursions_do_not_write(m);
     if (!reason.empty())
       throw std::invalid_argument("the recursions do not cover " + reason +
                                   ": generate from the equations");
@@ -802,6 +802,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   else
     h << "}  // namespace " << ns << "\n";
   return h.str();
+}
+
+std::string recursions_do_not_write(const model::Model& model) {
+  if (model.has_speeds()) return "generalized speeds";
+  return principles::recursions_do_not_cover(model);
 }
 
 bool is_valid_namespace(const std::string& name) {

@@ -176,8 +176,8 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
   DynamicsProgram d = fresh();
   // Constraints are rows of their own beside the tree's M and f (generate_header): the
   // recursions give M and f all the same.
-  d.fallback_reason = eq.order != 1 ? "equations of order " + std::to_string(eq.order)
-                                    : principles::recursions_do_not_cover(m);
+  d.fallback_reason =
+      eq.order != 1 ? "equations of order " + std::to_string(eq.order) : recursions_do_not_write(m);
   if (d.fallback_reason.empty()) {
     principles::RecursionBuilder builder(m);
     d = build_recursive_dynamics(plan, builder);

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "appell/codegen/cpp_generator.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/sym/canonical_order.hpp"
 
@@ -195,7 +196,7 @@ void write_load(Content& c, const model::Load& load) {
 }  // namespace
 
 std::string dynamics_content(const model::Model& m, const model::Values& values) {
-  const std::string reason = principles::recursions_do_not_cover(m);
+  const std::string reason = codegen::recursions_do_not_write(m);
   if (!reason.empty())
     throw std::invalid_argument("jit::dynamics_content: the recursions do not cover " + reason);
   Content c;

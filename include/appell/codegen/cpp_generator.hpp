@@ -109,8 +109,13 @@ std::string generate_c_header(const principles::Equations& equations,
 /// generate_cpp_header() or generate_c_header() by options.language.
 std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
-/// The same functions straight from a model the recursions cover
-/// (principles::recursions_do_not_cover() empty), without forming its equations: time and
+/// Why the recursions cannot write `model`'s code: "generalized speeds" (the code is written in
+/// q̇ and q̈), or what principles::recursions_do_not_cover() says; empty when they can,
+/// constraints included (their rows are written beside M and f).
+std::string recursions_do_not_write(const model::Model& model);
+
+/// The same functions straight from a model the recursions write (recursions_do_not_write()
+/// empty), without forming its equations: time and
 /// memory about linear in the bodies (the mass matrix's composite inertias aside). The header
 /// says "Method: the recursions (no equations formed)". Throws std::invalid_argument for a model
 /// the recursions do not cover, and as generate_code() otherwise.

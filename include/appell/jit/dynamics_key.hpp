@@ -27,8 +27,8 @@ namespace appell::jit {
 
 /// What determines the code compile_dynamics(model, values) compiles, as canonical text (see
 /// above; deterministic: the same model and values give the same bytes in every run and
-/// process). Throws std::invalid_argument for a model the recursions do not cover
-/// (principles::recursions_do_not_cover).
+/// process). Throws std::invalid_argument for a model the recursions do not write
+/// (codegen::recursions_do_not_write).
 std::string dynamics_content(const model::Model& model, const model::Values& values = {});
 
 /// The cache key under which compile_dynamics(model, values) keeps that code compiled with
