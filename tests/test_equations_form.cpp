@@ -61,7 +61,7 @@ TEST(EquationsForm, EveryFormSolvesAsItsDefinitionSays) {
   EXPECT_EQ(speeds.form, principles::Form::Speeds);
   EXPECT_EQ(minimal.dof(), sleigh->dof());
   EXPECT_EQ(minimal.size(), sleigh->independent.size());
-  EXPECT_EQ(speeds.dof(), box->dof());  // the quaternion's four coordinates ...
+  EXPECT_EQ(speeds.dof(), box->dof());           // the quaternion's four coordinates ...
   EXPECT_EQ(speeds.size(), box->speeds.size());  // ... and its three speeds
   EXPECT_EQ(speeds.size() + 1, speeds.dof());
   for (int trial = 0; trial < 3; ++trial) {
@@ -85,7 +85,8 @@ TEST(EquationsForm, EntriesRoundTripInEveryForm) {
     if (eq.has_speed_map())
       expected += eq.dof() * eq.size() + eq.dof() * (eq.form == principles::Form::Minimal ? 2 : 1);
     if (eq.constraint_count() > 0)
-      expected += eq.constraint_count() * (eq.size() + (eq.form == principles::Form::Speeds ? 2 : 1));
+      expected +=
+          eq.constraint_count() * (eq.size() + (eq.form == principles::Form::Speeds ? 2 : 1));
     EXPECT_EQ(entries.size(), expected);
     // Each entry doubled comes back doubled where it was: set_entries() reads entries()'s order.
     for (auto& e : entries) e = 2 * e;
@@ -93,11 +94,13 @@ TEST(EquationsForm, EntriesRoundTripInEveryForm) {
     doubled.set_entries(entries);
     EXPECT_TRUE((doubled.mass_matrix.sub(eq.mass_matrix.mul_scalar(2))).is_zero_matrix());
     EXPECT_TRUE((doubled.forcing.sub(eq.forcing.mul_scalar(2))).is_zero_matrix());
-    if (eq.has_speed_map())
+    if (eq.has_speed_map()) {
       EXPECT_TRUE(
           (doubled.acceleration_offset.sub(eq.acceleration_offset.mul_scalar(2))).is_zero_matrix());
-    if (eq.constraint_count() > 0)
+    }
+    if (eq.constraint_count() > 0) {
       EXPECT_TRUE((doubled.constraint_rhs.sub(eq.constraint_rhs.mul_scalar(2))).is_zero_matrix());
+    }
   }
 }
 
