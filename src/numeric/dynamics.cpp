@@ -65,8 +65,9 @@ struct Dynamics::Programs : Layout {
   std::optional<sym::Tape> energies;  // T, V
   // In generalized speeds: q̇ = W u (n), then q̈ = W u̇ + γ (n), then W row by row (n×p).
   std::optional<sym::Tape> kinematics;
-  // With constraints: A row by row, then b; their names; their levels for the projection
-  // (principles::ConstraintLevels::outputs()), h of them holonomic.
+  // With constraints: A row by row, then b (in generalized speeds Ã, b̃, then ã0); their names;
+  // their levels for the projection (principles::ConstraintLevels::outputs(); not in generalized
+  // speeds), h of them holonomic.
   std::optional<sym::Tape> constraints, manifold;
   std::vector<std::string> multipliers;
   std::size_t holonomic = 0;
@@ -144,10 +145,17 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
   }
   principles::ConstraintRows rows;
   principles::ConstraintLevels levels;
+  GiNaC::matrix velocity_offset;  // ã0 of the rows in the speeds
   if (!m.constraints.empty()) {
     sym::Differentiator differentiator(m.time_functions);
-    rows = principles::constraint_rows(m, differentiator);
-    levels = principles::constraint_levels(m, differentiator);
+    if (m.has_speeds()) {
+      // Ã u̇ = b̃ and Ã u + ã0 in the speeds; a simulation projects q onto φ = 0 with its own
+      // manifold (in q and q̇), so no levels here.
+      rows = principles::constraint_rows_in_speeds(m, differentiator, velocity_offset);
+    } else {
+      rows = principles::constraint_rows(m, differentiator);
+      levels = principles::constraint_levels(m, differentiator);
+    }
   }
   const model::BoundValues bound = model::bind(m, values, runtime_names);
   for (const auto& name : programs->runtime_parameters) {
@@ -262,8 +270,11 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     for (unsigned i = 0; i < rows.matrix.rows(); ++i)
       for (unsigned j = 0; j < rows.matrix.cols(); ++j) expressions.push_back(rows.matrix(i, j));
     for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(rows.rhs(i, 0));
+    if (m.has_speeds())
+      for (unsigned i = 0; i < rows.rhs.rows(); ++i) expressions.push_back(velocity_offset(i, 0));
     programs->constraints.emplace(p.tape(import(expressions, " in the constraints"), count));
-    programs->manifold.emplace(p.tape(import(levels.outputs(), " in the constraints"), count));
+    if (!m.has_speeds())
+      programs->manifold.emplace(p.tape(import(levels.outputs(), " in the constraints"), count));
     programs->holonomic = levels.holonomic;
     programs->multipliers = std::move(rows.multipliers);
     constraint_operations = programs->constraints->operations();
@@ -453,10 +464,10 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
 void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                            Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const {
   const Programs& at = *programs_;
-  const std::size_t n = at.n, m = at.multipliers.size();
+  const std::size_t m = at.multipliers.size();
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
-  const auto rows = static_cast<Eigen::Index>(m), columns = static_cast<Eigen::Index>(n);
+  const auto rows = static_cast<Eigen::Index>(m), columns = static_cast<Eigen::Index>(at.p);
   A.resize(rows, columns);
   b.resize(rows);
   if (!at.constraints) return;
@@ -467,6 +478,30 @@ void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::Vect
       A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
     b[i] = work.outputs[static_cast<std::size_t>(rows * columns + i)];
   }
+}
+
+void Dynamics::velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                                    Eigen::MatrixXd& A, Eigen::VectorXd& residual,
+                                    DynamicsWorkspace& work) const {
+  const Programs& at = *programs_;
+  if (!at.speeds)
+    throw std::logic_error("Dynamics::velocity_constraints: only in generalized speeds");
+  at.check_q(q);
+  at.check_rates(u, "qd", "u");
+  const auto rows = static_cast<Eigen::Index>(at.multipliers.size()),
+             columns = static_cast<Eigen::Index>(at.p);
+  A.resize(rows, columns);
+  residual.resize(rows);
+  if (!at.constraints) return;
+  load_state(at, at.default_parameters, work, t, q, &u);
+  run(*at.constraints, work);
+  // Ã, then b̃, then ã0 in the outputs.
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < columns; ++j)
+      A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
+    residual[i] = work.outputs[static_cast<std::size_t>(rows * columns + rows + i)];
+  }
+  residual += A * u;
 }
 
 void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
@@ -546,6 +581,10 @@ ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& para
     throw std::invalid_argument(
         "Dynamics::constraint_manifold: " + std::to_string(parameters.size()) + " values for " +
         std::to_string(p->default_parameters.size()) + " run-time parameters");
+  if (p->speeds && !p->multipliers.empty())
+    throw std::logic_error(
+        "Dynamics::constraint_manifold: in generalized speeds the projection is in q and q-dot "
+        "(num::ConstraintManifold of the model)");
   if (!p->manifold) return ConstraintManifold(p->n, 0, 0, nullptr, rank_tolerance);
   // The program compiled with the Dynamics, the case's numbers as its variables: no GiNaC here,
   // so that the cases of a sweep set up their projections on any thread.
@@ -553,7 +592,7 @@ ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& para
   const std::vector<double>& given = parameters.empty() ? p->default_parameters : parameters;
   std::copy(given.begin(), given.end(),
             variables.begin() + static_cast<std::ptrdiff_t>(p->first_parameter()));
-  // (A constrained model has no generalized speeds: q̇ has n entries.)
+  // (Without generalized speeds: q̇ has n entries.)
   auto evaluation = [p, variables, slots](double t, const double* q, const double* qd,
                                           double* outputs) mutable {
     variables[0] = t;

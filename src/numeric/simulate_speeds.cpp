@@ -112,15 +112,16 @@ class FormedSpeedEquations final : public SpeedEvaluator {
   mutable std::vector<double> values_;
 };
 
-// The recursions in the speeds (num::Dynamics): no equations formed. Models without constraints
-// (principles::recursions_do_not_cover).
+// The recursions in the speeds (num::Dynamics): no equations formed; the constraints' rows in the
+// speeds beside them.
 class RecursionsInSpeeds final : public SpeedEvaluator {
  public:
   explicit RecursionsInSpeeds(const Dynamics& dynamics) : dynamics_(dynamics) {}
   CompiledEquations::State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
-                                 const ConstraintTolerances& /*tolerances*/) const override {
+                                 const ConstraintTolerances& tolerances) const override {
     CompiledEquations::State s;
-    dynamics_.accelerations(t, q, u, s.vdot, work_);
+    // With constraints M̃ u̇ = f̃ + Ãᵀλ, Ã u̇ = b̃ (the Dynamics' rows in the speeds).
+    dynamics_.accelerations(t, q, u, s.vdot, s.lambda, work_, tolerances);
     dynamics_.coordinate_velocities(t, q, u, s.qd, work_);
     dynamics_.coordinate_accelerations(t, q, u, s.vdot, s.qdd, work_);
     if (!s.qd.allFinite() || !s.qdd.allFinite())
@@ -135,10 +136,11 @@ class RecursionsInSpeeds final : public SpeedEvaluator {
       throw model::ComputationError("the kinematic equations are not finite at this state");
     return qd;
   }
-  void velocity_constraints(double /*t*/, const Eigen::VectorXd& /*q*/, const Eigen::VectorXd& u,
+  void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                             Eigen::MatrixXd& A, Eigen::VectorXd& residual) const override {
-    A.resize(0, u.size());
-    residual.resize(0);
+    dynamics_.velocity_constraints(t, q, u, A, residual, work_);
+    if (!A.allFinite() || !residual.allFinite())
+      throw model::ComputationError("the constraints in the speeds are not finite at this state");
   }
   void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u, double& kinetic,
                 double& potential) const override {

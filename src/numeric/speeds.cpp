@@ -134,7 +134,15 @@ CompiledEquations::State solve_in_speeds(const Dynamics& dynamics, double t,
   dynamics.coordinate_velocities(t, q, u, s.qd, work);
   if (!s.speed_matrix.allFinite() || !s.qd.allFinite())
     throw model::ComputationError("the kinematics of the speeds are not finite at this state");
-  s.vdot = solve_accelerations(s.mass_matrix, s.forcing);
+  if (dynamics.constraint_count() == 0) {
+    s.vdot = solve_accelerations(s.mass_matrix, s.forcing);
+  } else {
+    dynamics.constraints(t, q, u, s.constraint_matrix, s.constraint_rhs, work);
+    Eigen::MatrixXd A;
+    dynamics.velocity_constraints(t, q, u, A, s.velocity_residual, work);
+    solve_constrained_accelerations(s.mass_matrix, s.forcing, s.constraint_matrix, s.constraint_rhs,
+                                    s.vdot, s.lambda, ConstraintTolerances{});
+  }
   dynamics.coordinate_accelerations(t, q, u, s.vdot, s.qdd, work);
   if (!s.qdd.allFinite())
     throw model::ComputationError("the equations in the speeds are not finite at this state");

@@ -26,6 +26,50 @@ ConstraintRows constraint_rows(const model::Model& model, sym::Differentiator& d
   return rows;
 }
 
+ConstraintRows constraint_rows_in_speeds(const model::Model& model, sym::Differentiator& d,
+                                         GiNaC::matrix& velocity_offset) {
+  ConstraintRows rows;
+  if (model.constraints.empty()) return rows;
+  const auto n = static_cast<unsigned>(model.dof()), p = static_cast<unsigned>(model.speeds.size());
+  // q̇ = W u, put into every time derivative (as kin::Rates::Speeds does).
+  GiNaC::exmap in_speeds;
+  for (unsigned j = 0; j < n; ++j) {
+    const GiNaC::symbol qd = model.coordinate_symbol(j, 1);
+    GiNaC::ex rate = 0;
+    for (unsigned k = 0; k < p; ++k) rate += model.speed_kinematics(j, k) * model.speed_symbol(k);
+    if (!rate.is_equal(qd)) in_speeds[qd] = rate;
+  }
+  auto in_rates = [&](const GiNaC::ex& e) {
+    return in_speeds.empty() ? e : sym::substitute(e, in_speeds);
+  };
+  GiNaC::exvector velocity_level, acceleration_level;
+  for (const auto& c : model.constraints) {
+    rows.multipliers.push_back("lambda_" + c.name);
+    const GiNaC::ex velocity =
+        in_rates(c.kind == model::Constraint::Kind::Holonomic ? d.time_derivative(c.expression)
+                                                              : c.expression);
+    velocity_level.push_back(velocity);
+    acceleration_level.push_back(in_rates(d.time_derivative(velocity)));
+  }
+  std::vector<GiNaC::symbol> speeds, rates;
+  for (unsigned k = 0; k < p; ++k) {
+    speeds.push_back(model.speed_symbol(k));
+    rates.push_back(model.speed_symbol(k, 1));
+  }
+  GiNaC::matrix velocity_coefficients;
+  GiNaC::exvector velocity_rest, acceleration_rest;
+  d.split_linear(velocity_level, speeds, velocity_coefficients, velocity_rest);
+  d.split_linear(acceleration_level, rates, rows.matrix, acceleration_rest);
+  const auto count = static_cast<unsigned>(model.constraints.size());
+  rows.rhs = GiNaC::matrix(count, 1);
+  velocity_offset = GiNaC::matrix(count, 1);
+  for (unsigned i = 0; i < count; ++i) {
+    rows.rhs(i, 0) = -acceleration_rest[i];
+    velocity_offset(i, 0) = velocity_rest[i];
+  }
+  return rows;
+}
+
 ConstraintLevels constraint_levels(const model::Model& model, sym::Differentiator& d,
                                    const GiNaC::exmap& values) {
   ConstraintLevels levels;

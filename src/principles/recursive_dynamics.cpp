@@ -1095,7 +1095,6 @@ std::string recursions_do_not_cover(const model::Model& model) {
   if (!model.flexible.empty()) return "flexible bodies";
   // In generalized speeds the recursions run in u (num::Dynamics); their constraint rows are
   // still formed in the speeds (principles::speed_form).
-  if (model.has_speeds() && !model.constraints.empty()) return "constraints in generalized speeds";
   // The recursions carry masses and points rigidly with their frames: a mass, a centre of mass,
   // an inertia or a point of a load that moves in its frame needs the formed equations.
   sym::SymbolSet parameters;

@@ -4,6 +4,7 @@
 
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/kinematics/vector_algebra.hpp"
+#include "appell/principles/constraint_rows.hpp"
 #include "appell/principles/generalized_forces.hpp"
 #include "appell/principles/gibbs_appell.hpp"
 #include "appell/sym/dag.hpp"
@@ -79,33 +80,12 @@ Equations speed_form(std::shared_ptr<const model::Model> model, Method method) {
   eq.acceleration_offset = matrix(N, 1);
   for (unsigned j = 0; j < N; ++j) eq.acceleration_offset(j, 0) = offsets[j];
 
-  if (!m.constraints.empty()) {
-    // Each constraint at velocity level in the speeds (linear in u: the rows of Ã and ã0), then
-    // once more in time (linear in u̇ with the same coefficients: Ã u̇ − b̃).
-    GiNaC::exvector velocity_level, acceleration_level;
-    for (const auto& c : m.constraints) {
-      eq.multipliers.push_back("lambda_" + c.name);
-      const ex velocity = kin.in_rates(c.kind == model::Constraint::Kind::Holonomic
-                                           ? d.time_derivative(c.expression)
-                                           : c.expression);
-      velocity_level.push_back(velocity);
-      acceleration_level.push_back(kin.in_rates(d.time_derivative(velocity)));
-    }
-    std::vector<GiNaC::symbol> speed_symbols;
-    for (std::size_t k = 0; k < p; ++k) speed_symbols.push_back(m.speed_symbol(k));
-    matrix velocity_coefficients;
-    GiNaC::exvector velocity_rest, acceleration_rest;
-    d.split_linear(velocity_level, speed_symbols, velocity_coefficients, velocity_rest);
-    d.split_linear(acceleration_level, rates, eq.constraint_matrix, acceleration_rest);
-    const auto count = static_cast<unsigned>(m.constraints.size());
-    eq.constraint_rhs = matrix(count, 1);
-    eq.constraint_velocity_offset = matrix(count, 1);
-    for (unsigned i = 0; i < count; ++i) {
-      eq.constraint_rhs(i, 0) = -acceleration_rest[i];
-      eq.constraint_velocity_offset(i, 0) = velocity_rest[i];
-    }
-    // The multipliers' generalized forces Ãᵀλ, on the right as in Equations (not in f̃).
-  }
+  // The constraints in the speeds (Ã u̇ = b̃, Ã u + ã0 = 0); the multipliers' generalized forces
+  // Ãᵀλ stand on the right as in the coordinates (not in f̃).
+  ConstraintRows rows = constraint_rows_in_speeds(m, d, eq.constraint_velocity_offset);
+  eq.multipliers = std::move(rows.multipliers);
+  eq.constraint_matrix = std::move(rows.matrix);
+  eq.constraint_rhs = std::move(rows.rhs);
 
   eq.cost.differentiations = d.differentiations();
   eq.cost.derivative_nodes = d.derivative_nodes();

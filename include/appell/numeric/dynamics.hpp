@@ -134,9 +134,16 @@ class Dynamics final : public DynamicsEvaluator {
   const std::vector<std::string>& multipliers() const;
   /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, at (t, q, q̇): the rows
   /// the formed equations have (Equations::constraint_matrix and constraint_rhs). 0×n and empty
-  /// without constraints.
+  /// without constraints. In generalized speeds Ã (m×p) and b̃ of Ã u̇ = b̃ at (t, q, u)
+  /// (principles::constraint_rows_in_speeds: Ã = A W, b̃ = b − A γ, the same λ).
   void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                    Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const;
+  /// In generalized speeds, the constraints at velocity level Ã (m×p) and the residuals
+  /// Ã u + ã0 (m) at (t, q, u): what a simulation's velocity projection needs. m = 0: empty.
+  /// std::logic_error without generalized speeds.
+  void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                            Eigen::MatrixXd& A, Eigen::VectorXd& residual,
+                            DynamicsWorkspace& work) const;
   /// q̈ (n) and λ (m) of M q̈ = f + Q + Aᵀλ with A q̈ = b by solve_constrained_accelerations()
   /// with `tolerances` (the least-squares q̈ and minimum-norm λ of redundant constraints; a
   /// simulation passes constraint_tolerances_for(rtol, atol)); without constraints q̈ as above
@@ -151,7 +158,8 @@ class Dynamics final : public DynamicsEvaluator {
   /// what a simulation projects onto, evaluated by the program compiled with this Dynamics (no
   /// GiNaC: callable from any thread; the object returned is for one thread).
   /// `rank_tolerance` as ConstraintManifold's. Throws std::invalid_argument for a wrong number
-  /// of parameters.
+  /// of parameters, std::logic_error in generalized speeds with constraints (the projection is in
+  /// q and q̇ there: ConstraintManifold of the model, with velocity_constraints()).
   ConstraintManifold constraint_manifold(const std::vector<double>& parameters,
                                          double rank_tolerance) const;
   /// In generalized speeds, the kinematic equations q̇ = W(q, t) u (n entries): what an

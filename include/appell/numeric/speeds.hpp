@@ -40,9 +40,11 @@ std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Mod
 Eigen::VectorXd independent_speeds(const model::Model& model, const std::vector<double>& speeds);
 
 /// Everything at (t, q, u) of a model in generalized speeds by its recursions (`dynamics` built
-/// for a model with speeds and no constraints), as CompiledEquations::solve gives it for the
-/// formed equations in the speeds: M̃, f̃, W, γ, q̇ = W u, u̇ and q̈ = W u̇ + γ. Throws
-/// model::ComputationError when M̃ is singular or not positive definite, or an entry is not finite.
+/// for a model with speeds), as CompiledEquations::solve gives it for the formed equations in
+/// the speeds: M̃, f̃, W, γ, q̇ = W u, u̇ and q̈ = W u̇ + γ; with constraints Ã, b̃, the velocity
+/// residuals Ã u + ã0 and λ (solve_constrained_accelerations with the default tolerances). Throws
+/// model::ComputationError when M̃ is singular or not positive definite, an entry is not finite,
+/// or as solve_constrained_accelerations().
 CompiledEquations::State solve_in_speeds(const Dynamics& dynamics, double t,
                                          const Eigen::VectorXd& q, const Eigen::VectorXd& u);
 

@@ -35,6 +35,15 @@ struct ConstraintRows {
 /// without constraints.
 ConstraintRows constraint_rows(const model::Model& model, sym::Differentiator& d, int order = 1);
 
+/// The same rows in a model's generalized speeds u (q̇ = W u, Model::speed_kinematics; a
+/// coordinate's own rate stays dot(q)): each constraint at velocity level in the speeds (φ̇ of a
+/// holonomic one, g of a nonholonomic one, with q̇ = W u), linear in u, Ã u + ã0, then once more in
+/// time, linear in u̇ with the same coefficients, Ã u̇ = b̃ (Ã = A W and b̃ = b − A γ of the
+/// coordinates' rows, so that λ is the same). `matrix` is Ã (m×p), `rhs` b̃, and
+/// `velocity_offset` gets ã0 (m×1). Empty without constraints.
+ConstraintRows constraint_rows_in_speeds(const model::Model& model, sym::Differentiator& d,
+                                         GiNaC::matrix& velocity_offset);
+
 /// The constraints at position and velocity level: the holonomic φ (h of the m constraints, in
 /// the model's order) with Φ_q = ∂φ/∂q, then every constraint's velocity-level residual (φ̇ of a
 /// holonomic one, g itself of a nonholonomic one) with its coefficients of q̇ (it is linear in q̇).

@@ -40,10 +40,10 @@
 namespace appell::principles {
 
 /// Why the recursions do not cover `model` ("relative motion in a carrier frame", "flexible
-/// bodies", "constraints in generalized speeds", a body or load that moves in its frame); empty
-/// when they do. Constraints are covered: the recursions give the tree's M and f, and
-/// num::Dynamics adds the constraints' rows (principles/constraint_rows.hpp) beside them; so are
-/// generalized speeds without constraints (the recursions in u).
+/// bodies", a body or load that moves in its frame); empty when they do. Constraints are covered:
+/// the recursions give the tree's M and f, and num::Dynamics adds the constraints' rows
+/// (principles/constraint_rows.hpp) beside them; so are generalized speeds (the recursions in u,
+/// the constraints' rows in u too).
 std::string recursions_do_not_cover(const model::Model& model);
 
 /// The same for what the tree's programs alone must cover (codegen, the JIT, the derivatives of
