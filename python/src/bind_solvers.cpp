@@ -110,22 +110,28 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
     });
   };
   if (in_speeds) {
-    // M̃ u̇ = f̃ with q̇ = W u, as `appell simulate` integrates a model with speeds (the tape).
-    // Equations written through named intermediates are formed again (the names are no values).
+    // M̃ u̇ = f̃ with q̇ = W u.
+    // Given equations in the speeds are integrated as given (those written through named
+    // intermediates are formed again: the names are no values); a model as `appell simulate`
+    // does, through the recursions in its speeds where they cover it (no equations formed).
     const principles::Derivation* given =
         py::isinstance<Equations>(target) ? &target.cast<const Equations&>().derivation : nullptr;
+    const bool formed = given != nullptr;
     const principles::Equations equations =
         given && given->equations && !given->named &&
                 given->equations->form == principles::Form::Speeds
             ? *given->equations
-            : interruptible([&] { return principles::speed_form(model, to_method(method)); });
+        : formed ? interruptible([&] { return principles::speed_form(model, to_method(method)); })
+                 : principles::Equations{};
     options.u0 = speeds0;
+    const auto on_row = [&](const num::SimulationRow& r) {
+      collect(r);
+      rows.u.insert(rows.u.end(), r.v.data(), r.v.data() + r.v.size());
+      rows.udot.insert(rows.udot.end(), r.vdot.data(), r.vdot.data() + r.vdot.size());
+    };
     integrate([&] {
-      return num::simulate(equations, options, [&](const num::SimulationRow& r) {
-        collect(r);
-        rows.u.insert(rows.u.end(), r.v.data(), r.v.data() + r.v.size());
-        rows.udot.insert(rows.udot.end(), r.vdot.data(), r.vdot.data() + r.vdot.size());
-      });
+      return formed ? num::simulate(equations, options, on_row)
+                    : num::simulate(model, options, on_row);
     });
   } else {
     const auto equations = equations_of(target, method, "model");
