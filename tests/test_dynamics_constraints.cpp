@@ -20,9 +20,12 @@
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
+#include "appell/principles/speed_form.hpp"
+#include "support/expect_close.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
@@ -55,17 +58,7 @@ std::vector<std::string> constrained_models() {
   return paths;
 }
 
-// |a − b| within `relative` of the larger entry of b (and of 1).
-void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double relative,
-                  const char* what) {
-  ASSERT_EQ(a.rows(), b.rows()) << what;
-  ASSERT_EQ(a.cols(), b.cols()) << what;
-  if (a.size() == 0) return;
-  const double scale = std::max(1.0, b.cwiseAbs().maxCoeff());
-  EXPECT_LE((a - b).cwiseAbs().maxCoeff(), relative * scale) << what << "\n"
-                                                             << a << "\nwanted\n"
-                                                             << b;
-}
+using test_support::expect_close;
 
 class ConstrainedModel : public ::testing::TestWithParam<std::string> {};
 
@@ -76,6 +69,37 @@ TEST_P(ConstrainedModel, RowsAccelerationsAndMultipliersAgreeWithTheFormedEquati
     // Not for the constraints (speeds, flexible bodies): refused with that reason.
     EXPECT_NE(reason, "constraints");
     EXPECT_THROW(num::Dynamics{model}, std::invalid_argument);
+    return;
+  }
+  if (model->has_speeds()) {
+    // The rows in the speeds (Ã u̇ = b̃, with u̇ and λ of the constrained solve) against the
+    // formed equations in the speeds; tests/test_dynamics_speeds.cpp checks the rest.
+    EXPECT_EQ(principles::recursions_alone_do_not_cover(*model), "generalized speeds");
+    const num::Dynamics dynamics(model);
+    const num::CompiledEquations formed(principles::speed_form(model));
+    ASSERT_EQ(dynamics.constraint_count(), formed.constraint_count());
+    std::mt19937 engine(27);
+    num::DynamicsWorkspace work;
+    for (int s = 0; s < 4; ++s) {
+      SCOPED_TRACE("state " + std::to_string(s));
+      const double t = 0.2 + 0.3 * s;
+      Eigen::VectorXd q(static_cast<Eigen::Index>(model->dof()));
+      for (Eigen::Index j = 0; j < q.size(); ++j)
+        q[j] = model->coordinates[static_cast<std::size_t>(j)].initial;
+      q += random_vector(engine, q.size(), -0.3, 0.3);
+      num::normalize_quaternions(*model, q);
+      const Eigen::VectorXd u =
+          random_vector(engine, static_cast<Eigen::Index>(model->speeds.size()), -1.5, 1.5);
+      const auto want = formed.solve(t, q, u);
+      Eigen::MatrixXd A;
+      Eigen::VectorXd b, udot, lambda;
+      dynamics.constraints(t, q, u, A, b, work);
+      expect_close(A, want.constraint_matrix, 1e-9, "A in the speeds");
+      expect_close(b, want.constraint_rhs, 1e-9, "b in the speeds");
+      dynamics.accelerations(t, q, u, udot, lambda, work, num::ConstraintTolerances{});
+      expect_close(udot, want.vdot, 1e-8, "udot");
+      expect_close(lambda, want.lambda, 1e-8, "lambda");
+    }
     return;
   }
   EXPECT_EQ(principles::recursions_alone_do_not_cover(*model), "constraints");

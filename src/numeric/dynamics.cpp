@@ -486,21 +486,12 @@ void Dynamics::velocity_constraints(double t, const Eigen::VectorXd& q, const Ei
   const Programs& at = *programs_;
   if (!at.speeds)
     throw std::logic_error("Dynamics::velocity_constraints: only in generalized speeds");
-  at.check_q(q);
-  at.check_rates(u, "qd", "u");
-  const auto rows = static_cast<Eigen::Index>(at.multipliers.size()),
-             columns = static_cast<Eigen::Index>(at.p);
-  A.resize(rows, columns);
+  Eigen::VectorXd b;
+  constraints(t, q, u, A, b, work);  // runs the rows' tape: Ã, b̃, then ã0 in work.outputs
+  const Eigen::Index rows = A.rows(), columns = A.cols();
   residual.resize(rows);
-  if (!at.constraints) return;
-  load_state(at, at.default_parameters, work, t, q, &u);
-  run(*at.constraints, work);
-  // Ã, then b̃, then ã0 in the outputs.
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    for (Eigen::Index j = 0; j < columns; ++j)
-      A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
+  for (Eigen::Index i = 0; i < rows; ++i)
     residual[i] = work.outputs[static_cast<std::size_t>(rows * columns + rows + i)];
-  }
   residual += A * u;
 }
 
