@@ -47,6 +47,29 @@ TEST(CanonicalText, SignsAndGroupingReadAsWritten) {
   EXPECT_EQ(canonical_text(GiNaC::numeric(1, 3) * x), canonical_text(x / 3));
 }
 
+// GiNaC keeps a sum factor of a product with either sign, by hash order: −cos(λ)·(−r + f) in one
+// run is cos(λ)·(r − f) in the next (the Whipple bicycle's d2 in `appell codegen`'s comment). Both
+// trees, held as written, give one text, which reads back as the expression.
+TEST(CanonicalText, ASumFactorsSignDoesNotShowInTheText) {
+  GiNaC::symbol r("r"), f("f"), l("l");
+  const GiNaC::ex c = GiNaC::cos(l);
+  const GiNaC::ex one = GiNaC::mul(GiNaC::exvector{c, r - f}).hold();
+  const GiNaC::ex other = GiNaC::mul(GiNaC::exvector{GiNaC::ex(-1), c, f - r}).hold();
+  ASSERT_NE(GiNaC::ex_to<GiNaC::mul>(one).nops(), GiNaC::ex_to<GiNaC::mul>(other).nops());
+  EXPECT_EQ(canonical_text(one), canonical_text(other));
+  EXPECT_EQ(canonical_text(1 + one), canonical_text(1 + other));
+  // An odd power moves the sign, an even one does not.
+  EXPECT_EQ(
+      canonical_text(GiNaC::mul(c, GiNaC::power(r - f, 3)).hold()),
+      canonical_text(
+          GiNaC::mul(GiNaC::exvector{GiNaC::ex(-1), c, GiNaC::power(f - r, 3).hold()}).hold()));
+  EXPECT_EQ(canonical_text(GiNaC::mul(c, GiNaC::power(r - f, 2)).hold()),
+            canonical_text(GiNaC::mul(c, GiNaC::power(f - r, 2).hold()).hold()));
+  GiNaC::lst symbols{r, f, l};
+  const GiNaC::ex read = GiNaC::ex(canonical_text(other), symbols);
+  EXPECT_TRUE((read - c * (r - f)).expand().is_zero()) << canonical_text(other);
+}
+
 class CanonicalTextCli : public appell::test_support::ScratchDirTest {};
 
 TEST_F(CanonicalTextCli, CodegenOfAnExpressionDefaultIsTheSameInEveryProcess) {

@@ -32,7 +32,7 @@ class Writer {
           negative = !negative;
           continue;
         }
-        std::string f = grouped(factor);
+        std::string f = sign_normalized(factor, negative);
         if (!f.empty() && f[0] == '-') {
           negative = !negative;
           f = f.substr(1);
@@ -54,6 +54,32 @@ class Writer {
   }
 
  private:
+  // Whether a sum's first term in the canonical order is written with a minus sign.
+  bool leads_negative(const GiNaC::ex& sum) {
+    const auto terms = order_.operands(sum);
+    if (terms.empty()) return false;
+    const std::string first = text(terms.front());
+    return !first.empty() && first[0] == '-';
+  }
+
+  // A factor of a product, grouped. GiNaC keeps a sum factor with either sign, by its hash order
+  // (−cos(λ)·(−rR + rF) in one run, cos(λ)·(rR − rF) in the next): a sum, or an integer power of
+  // one, whose first term is negative is written negated, the sign moved to the product
+  // (`negative` flips), so that the text does not depend on it.
+  std::string sign_normalized(const GiNaC::ex& factor, bool& negative) {
+    if (GiNaC::is_a<GiNaC::add>(factor) && leads_negative(factor)) {
+      negative = !negative;
+      return grouped(-factor);
+    }
+    if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::add>(factor.op(0)) &&
+        GiNaC::is_a<GiNaC::numeric>(factor.op(1)) &&
+        GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_integer() && leads_negative(factor.op(0))) {
+      if (GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_odd()) negative = !negative;
+      return "(" + text(-factor.op(0)) + ")^" + grouped(factor.op(1));
+    }
+    return grouped(factor);
+  }
+
   // A sum, product, power or fraction in parentheses (as an operand of a product or power).
   std::string grouped(const GiNaC::ex& e) {
     const std::string t = text(e);
