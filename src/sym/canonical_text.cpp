@@ -1,6 +1,9 @@
 #include "appell/sym/canonical_text.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "appell/sym/canonical_order.hpp"
 
@@ -13,8 +16,7 @@ class Writer {
   std::string text(const GiNaC::ex& e) {
     if (GiNaC::is_a<GiNaC::add>(e)) {
       std::string out;
-      for (const GiNaC::ex& term : order_.operands(e)) {
-        const std::string t = text(term);
+      for (const std::string& t : term_texts(e)) {
         if (out.empty())
           out = t;
         else if (!t.empty() && t[0] == '-')
@@ -25,20 +27,16 @@ class Writer {
       return out;
     }
     if (GiNaC::is_a<GiNaC::mul>(e)) {
-      std::string out;
+      // The factors flattened, each written with its sign moved to the product, then put in the
+      // order of their texts (numbers, then names and functions, then groups): GiNaC may hand a
+      // factor back as a product of its own (a power of a sum with the sign pulled out), so its
+      // place among the operands may differ from run to run; its text does not.
       bool negative = false;
-      for (const GiNaC::ex& factor : order_.operands(e)) {
-        if (factor.is_equal(-1)) {
-          negative = !negative;
-          continue;
-        }
-        std::string f = sign_normalized(factor, negative);
-        if (!f.empty() && f[0] == '-') {
-          negative = !negative;
-          f = f.substr(1);
-        }
-        out += (out.empty() ? "" : "*") + f;
-      }
+      std::vector<std::pair<int, std::string>> factors;
+      collect_factors(e, negative, factors);
+      std::sort(factors.begin(), factors.end());
+      std::string out;
+      for (const auto& [rank, f] : factors) out += (out.empty() ? "" : "*") + f;
       if (out.empty()) out = "1";
       return negative ? "-" + out : out;
     }
@@ -54,12 +52,51 @@ class Writer {
   }
 
  private:
-  // Whether a sum's first term in the canonical order is written with a minus sign.
+  // The factors of the product `e`, nested products flattened, each with its rank (0 a number,
+  // 1 a name or function, 2 a group) and its text without a sign; `negative` flips with each
+  // sign taken out.
+  void collect_factors(const GiNaC::ex& e, bool& negative,
+                       std::vector<std::pair<int, std::string>>& out) {
+    for (const GiNaC::ex& factor : order_.operands(e)) {
+      if (GiNaC::is_a<GiNaC::mul>(factor)) {
+        collect_factors(factor, negative, out);
+        continue;
+      }
+      if (factor.is_equal(-1)) {
+        negative = !negative;
+        continue;
+      }
+      std::string f = sign_normalized(factor, negative);
+      if (!f.empty() && f[0] == '-') {
+        negative = !negative;
+        f = f.substr(1);
+      }
+      if (f == "1") continue;
+      const int rank = GiNaC::is_a<GiNaC::numeric>(factor) ? 0 : (f[0] == '(' ? 2 : 1);
+      out.emplace_back(rank, f);
+    }
+  }
+
+  // The texts of a sum's terms in the order of their texts without the sign (then the positive
+  // first): for the same reason as a product's factors, a term's text does not depend on how
+  // GiNaC holds it, its place among the operands may.
+  std::vector<std::string> term_texts(const GiNaC::ex& sum) {
+    std::vector<std::pair<std::string, std::string>> keyed;
+    for (const GiNaC::ex& term : order_.operands(sum)) {
+      std::string t = text(term);
+      const bool minus = !t.empty() && t[0] == '-';
+      keyed.emplace_back((minus ? t.substr(1) : t) + (minus ? "\x01" : ""), std::move(t));
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<std::string> texts;
+    for (auto& [key, t] : keyed) texts.push_back(std::move(t));
+    return texts;
+  }
+
+  // Whether a sum's first term (term_texts' order) is written with a minus sign.
   bool leads_negative(const GiNaC::ex& sum) {
-    const auto terms = order_.operands(sum);
-    if (terms.empty()) return false;
-    const std::string first = text(terms.front());
-    return !first.empty() && first[0] == '-';
+    const auto terms = term_texts(sum);
+    return !terms.empty() && !terms.front().empty() && terms.front()[0] == '-';
   }
 
   // A factor of a product, grouped. GiNaC keeps a sum factor with either sign, by its hash order
