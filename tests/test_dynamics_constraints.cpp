@@ -25,6 +25,7 @@
 #include "appell/principles/derive.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
+#include "support/examples.hpp"
 #include "support/expect_close.hpp"
 #include "support/run_cli.hpp"
 
@@ -43,19 +44,7 @@ Eigen::VectorXd random_vector(std::mt19937& engine, Eigen::Index n, double low, 
 // Every model file with constraints that the tests ship: examples/ (and its folders) and
 // tests/data/.
 std::vector<std::string> constrained_models() {
-  std::vector<std::string> paths;
-  for (const char* root : {APPELL_EXAMPLES_DIR, APPELL_TEST_DATA_DIR})
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      if (entry.path().extension() != ".yaml") continue;
-      try {
-        if (!io::read_model_file(entry.path().string())->constraints.empty())
-          paths.push_back(entry.path().string());
-      } catch (const std::exception&) {
-        // Not a model (a cases file, a model that is bad on purpose): not one of these.
-      }
-    }
-  std::sort(paths.begin(), paths.end());
-  return paths;
+  return test_support::shipped_models([](const model::Model& m) { return !m.constraints.empty(); });
 }
 
 using test_support::expect_close;

@@ -32,6 +32,7 @@
 #include "appell/sweep/sweep_runner.hpp"
 #include "appell/sym/dag.hpp"
 #include "support/c_compiler.hpp"
+#include "support/examples.hpp"
 #include "support/expect_close.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
@@ -48,21 +49,10 @@ std::shared_ptr<const model::Model> example(const std::string& name) {
 // Every model file with constraints that the tests ship and the generated code covers (the
 // recursions in q̇ and q̈: no generalized speeds; examples/ and its folders, tests/data/).
 std::vector<std::string> constrained_models() {
-  std::vector<std::string> paths;
-  for (const char* root : {APPELL_EXAMPLES_DIR, APPELL_TEST_DATA_DIR})
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      if (entry.path().extension() != ".yaml") continue;
-      try {
-        const auto model = io::read_model_file(entry.path().string());
-        if (!model->constraints.empty() && !model->has_speeds() &&
-            principles::recursions_do_not_cover(*model).empty())
-          paths.push_back(entry.path().string());
-      } catch (const std::exception&) {
-        // Not a model (a cases file, a model that is bad on purpose): not one of these.
-      }
-    }
-  std::sort(paths.begin(), paths.end());
-  return paths;
+  return test_support::shipped_models([](const model::Model& m) {
+    return !m.constraints.empty() && !m.has_speeds() &&
+           principles::recursions_do_not_cover(m).empty();
+  });
 }
 
 Eigen::VectorXd random_vector(std::mt19937& engine, Eigen::Index n, double low, double high) {
