@@ -18,13 +18,13 @@
 #include <sstream>
 
 #include "appell/codegen/cpp_generator.hpp"
-#include "appell/codegen/generated_dynamics.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/kinematics/vector_algebra.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/principles/derive.hpp"
+#include "codegen/generated_dynamics.hpp"  // internal (src/)
 #include "support/run_cli.hpp"
 #include "support/test_models.hpp"
 

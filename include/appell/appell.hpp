@@ -101,7 +101,6 @@
 // codegen/: standalone C++ for M, f, forward and inverse dynamics
 #include "appell/codegen/comment_text.hpp"
 #include "appell/codegen/cpp_generator.hpp"
-#include "appell/codegen/generated_dynamics.hpp"
 #include "appell/codegen/loadable_source.hpp"
 
 // jit/: the generated C compiled into a cached shared object and loaded (or the tape)

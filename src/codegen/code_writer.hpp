@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "appell/codegen/cpp_generator.hpp"
-#include "appell/codegen/generated_dynamics.hpp"
 #include "dynamics_program.hpp"
+#include "generated_dynamics.hpp"
 
 namespace appell::codegen::detail {
 

@@ -1,4 +1,4 @@
-#include "appell/codegen/generated_dynamics.hpp"
+#include "generated_dynamics.hpp"
 
 #include <cmath>
 #include <stdexcept>

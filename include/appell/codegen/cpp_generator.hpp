@@ -3,9 +3,9 @@
 // The generated header needs nothing but the C++17 standard library (or, as C99, <math.h>):
 // users embed it in a controller or a simulator without appell, GiNaC or Eigen. Its functions
 // are straight-line code, one `const double` per operation, built by the recursions of
-// generated_dynamics.hpp (Newton–Euler, composite rigid bodies, M = Lᵀ D L along the tree) with
-// the model's constants folded; models those recursions do not cover are written from the tape
-// of M and f (sym::Tape) after its common-subexpression elimination.
+// principles/recursive_dynamics.hpp (Newton–Euler, composite rigid bodies, M = Lᵀ D L along the
+// tree) with the model's constants folded; models those recursions do not cover are written from
+// the tape of M and f (sym::Tape) after its common-subexpression elimination.
 #pragma once
 
 #include <map>

@@ -1,4 +1,5 @@
-// The functions `appell codegen` generates, evaluated in-process (checks, operation counts).
+// The functions `appell codegen` generates, evaluated in-process (internal: the codegen tests
+// check them and count their operations; programs evaluate a model through num::Dynamics).
 //
 // For a model of frames, bodies, particles and loads the functions are built by recursions over
 // the frame tree, with the model's zeros and ones folded away and shared terms computed once:
