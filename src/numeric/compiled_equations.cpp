@@ -92,14 +92,19 @@ CompiledEquations::CompiledEquations(const principles::Equations& eq, const mode
   outputs_.resize(tape_.output_count());
 }
 
-void CompiledEquations::run(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                            const char* caller) const {
+void CompiledEquations::check_sizes(const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                    const char* caller) const {
   // Eigen does not check sizes in a release build: a short vector would be read past its end.
   if (q.size() != static_cast<Eigen::Index>(n_) || v.size() != static_cast<Eigen::Index>(p_))
     throw std::invalid_argument(std::string("CompiledEquations::") + caller + ": expected " +
                                 std::to_string(n_) + " coordinates and " + std::to_string(p_) +
                                 " velocities, got " + std::to_string(q.size()) + " and " +
                                 std::to_string(v.size()));
+}
+
+void CompiledEquations::run(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                            const char* caller) const {
+  check_sizes(q, v, caller);
   variables_[0] = t;
   for (std::size_t j = 0; j < n_; ++j) {
     variables_[1 + j] = q[static_cast<Eigen::Index>(j)];
@@ -129,6 +134,14 @@ Eigen::VectorXd CompiledEquations::accelerations(const Eigen::MatrixXd& M,
 }
 
 namespace {
+
+// Why q̇ = B v + β has no value at a state, in each form that has a speed map.
+std::string speed_map_not_finite(principles::Form form) {
+  return form == principles::Form::Minimal
+             ? "the constraints do not determine the dependent speeds at this state (their block "
+               "of the constraint Jacobian is singular); choose other independent speeds"
+             : "the kinematics of the speeds are not finite at this state";
+}
 
 // Where the parts of Equations::entries() start in a tape's outputs.
 struct Offsets {
@@ -191,11 +204,7 @@ CompiledEquations::State CompiledEquations::solve(double t, const Eigen::VectorX
     }
   }
   if (!s.speed_matrix.allFinite() || !beta.allFinite())
-    throw model::ComputationError(
-        form_ == principles::Form::Minimal
-            ? "the constraints do not determine the dependent speeds at this state (their block "
-              "of the constraint Jacobian is singular); choose other independent speeds"
-            : "the kinematics of the speeds are not finite at this state");
+    throw model::ComputationError(speed_map_not_finite(form_));
   s.qd = s.speed_matrix * v + beta;
   constraints(s.constraint_matrix, s.constraint_rhs);
   if (form_ == principles::Form::Speeds) {
@@ -228,8 +237,8 @@ CompiledEquations::State CompiledEquations::solve(double t, const Eigen::VectorX
 
 Eigen::VectorXd CompiledEquations::velocities(double t, const Eigen::VectorXd& q,
                                               const Eigen::VectorXd& v) const {
-  if (form_ == principles::Form::Coordinates) {
-    run(t, q, v, "velocities");  // checks the sizes
+  if (form_ == principles::Form::Coordinates) {  // q̇ = v: nothing to evaluate
+    check_sizes(q, v, "velocities");
     return v;
   }
   run(t, q, v, "velocities");
@@ -240,12 +249,7 @@ Eigen::VectorXd CompiledEquations::velocities(double t, const Eigen::VectorXd& q
   Eigen::VectorXd qd = B * v;
   if (form_ == principles::Form::Minimal)
     qd += Eigen::Map<const Eigen::VectorXd>(outputs_.data() + o.speed_offset, n);
-  if (!qd.allFinite())
-    throw model::ComputationError(
-        form_ == principles::Form::Minimal
-            ? "the constraints do not determine the dependent speeds at this state (their block "
-              "of the constraint Jacobian is singular); choose other independent speeds"
-            : "the kinematics of the speeds are not finite at this state");
+  if (!qd.allFinite()) throw model::ComputationError(speed_map_not_finite(form_));
   return qd;
 }
 

@@ -327,7 +327,8 @@ namespace {
 // the extra forces zero, the run-time parameters from the workspace (or those the Dynamics was
 // built with).
 void load_state(const Layout& at, const std::vector<double>& defaults, DynamicsWorkspace& work,
-                double t, const Eigen::VectorXd& q, const Eigen::VectorXd* qd) {
+                double t, const Eigen::VectorXd& q, const Eigen::VectorXd* qd,
+                const Eigen::VectorXd* qdd = nullptr) {
   std::vector<double>& v = work.variables;
   v.assign(at.first_parameter() + defaults.size(), 0.0);
   v[0] = t;
@@ -335,6 +336,9 @@ void load_state(const Layout& at, const std::vector<double>& defaults, DynamicsW
   if (qd)
     for (std::size_t k = 0; k < at.p; ++k)
       v[at.first_qd() + k] = (*qd)[static_cast<Eigen::Index>(k)];
+  if (qdd)
+    for (std::size_t k = 0; k < at.p; ++k)
+      v[at.first_qdd() + k] = (*qdd)[static_cast<Eigen::Index>(k)];
   if (defaults.empty()) return;
   const std::vector<double>& given = work.parameters.empty() ? defaults : work.parameters;
   if (given.size() != defaults.size())
@@ -421,9 +425,7 @@ void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen:
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
   at.check_rates(qdd, "qdd", "udot");
-  load_state(at, at.default_parameters, work, t, q, &qd);
-  for (std::size_t k = 0; k < at.p; ++k)
-    work.variables[at.first_qdd() + k] = qdd[static_cast<Eigen::Index>(k)];
+  load_state(at, at.default_parameters, work, t, q, &qd, &qdd);
   run(*at.inverse, work);
   tau = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.p));
 }
@@ -516,12 +518,11 @@ void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const E
                                      Eigen::VectorXd& qd, DynamicsWorkspace& work) const {
   const Programs& at = *programs_;
   at.check_q(q);
+  at.check_rates(u, "qd", "u");
   if (!at.kinematics) {  // in the coordinates the rates are the velocities
-    at.check_rates(u, "qd", "u");
     qd = u;
     return;
   }
-  at.check_rates(u, "qd", "u");
   load_state(at, at.default_parameters, work, t, q, &u);
   run(*at.kinematics, work);
   qd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.n));
@@ -532,17 +533,13 @@ void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
                                         Eigen::VectorXd& qdd, DynamicsWorkspace& work) const {
   const Programs& at = *programs_;
   at.check_q(q);
-  if (!at.kinematics) {
-    at.check_rates(u, "qd", "u");
-    at.check_rates(udot, "qdd", "udot");
+  at.check_rates(u, "qd", "u");
+  at.check_rates(udot, "qdd", "udot");
+  if (!at.kinematics) {  // in the coordinates the rates' rates are the accelerations
     qdd = udot;
     return;
   }
-  at.check_rates(u, "qd", "u");
-  at.check_rates(udot, "qdd", "udot");
-  load_state(at, at.default_parameters, work, t, q, &u);
-  for (std::size_t k = 0; k < at.p; ++k)
-    work.variables[at.first_qdd() + k] = udot[static_cast<Eigen::Index>(k)];
+  load_state(at, at.default_parameters, work, t, q, &u, &udot);
   run(*at.kinematics, work);
   qdd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data() + at.n,
                                           static_cast<Eigen::Index>(at.n));

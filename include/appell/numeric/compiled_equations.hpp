@@ -115,7 +115,9 @@ class CompiledEquations {
   const Tape& tape() const { return tape_; }
 
  private:
-  // Sets the tape's variables for (t, q, v) and evaluates it into outputs_.
+  // std::invalid_argument naming `caller` unless q has n entries and v p.
+  void check_sizes(const Eigen::VectorXd& q, const Eigen::VectorXd& v, const char* caller) const;
+  // Sets the tape's variables for (t, q, v) (sizes checked) and evaluates it into outputs_.
   void run(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const char* caller) const;
 
   principles::Form form_ = principles::Form::Coordinates;
