@@ -1,7 +1,8 @@
-// In-process evaluation by the JIT (issue 15, step 5) against the tape and against the generated
-// code called directly: per-call time of forward dynamics, M and f, and inverse dynamics; steps
-// per second of simulate(); the JIT's first compile and its load from the cache; for spatial
-// chains of 7, 10 and 30 links (bench_numeric's chains) and planar chains of 10 and 30.
+// In-process evaluation by the JIT (a num::Dynamics compiled: jit::compile_dynamics) against the
+// same recursions interpreted, the formed equations' tape and the generated code called
+// directly: per-call time of forward dynamics, M and f, and inverse dynamics; steps per second of
+// simulate(); the JIT's first compile and its load from the cache; for spatial chains of 7, 10
+// and 30 links (bench_numeric's chains) and planar chains of 10 and 30.
 //
 //   build/bench_jit                 # every model
 //   build/bench_jit spatial7 planar30
@@ -10,7 +11,8 @@
 // Not a Google Benchmark: each number is a mean over about 0.3 s of calls cycling through 64
 // random states (a loaded machine makes them rough). "direct" calls the compiled entry point
 // with raw arrays, as a program that embeds the generated header would; "jit" goes through
-// num::DynamicsEvaluator (Eigen vectors, a virtual call), as eval, simulate and inverse do.
+// num::Dynamics (Eigen vectors, a workspace), as simulate, inverse and sweep do; "interp." is
+// num::Dynamics interpreted; "tape" the formed Gibbs–Appell equations' tape.
 // The cache is a fresh temporary folder, removed at the end.
 #include <unistd.h>
 
@@ -29,6 +31,7 @@
 #include "appell/io/urdf_reader.hpp"
 #include "appell/jit/compiled_dynamics.hpp"
 #include "appell/jit/dynamics_key.hpp"
+#include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/simulate.hpp"
@@ -77,33 +80,35 @@ double per_call(const std::function<double(int)>& call) {
 }
 
 void measure(const std::string& name, int links, bool planar, const std::filesystem::path& cache) {
+  const auto model = io::parse_model(chain_yaml(links, planar), "chain.yaml");
   auto start = Clock::now();
-  const auto eq = principles::derive(io::parse_model(chain_yaml(links, planar), "chain.yaml"),
-                                     principles::Method::GibbsAppell);
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
   const double derive = seconds_since(start);
 
   jit::JitOptions options;
   options.compiler.cache_directory = cache;
   start = Clock::now();
-  const codegen::LoadableSource source = codegen::loadable_c_source(eq);
+  const codegen::LoadableSource source = codegen::loadable_c_source(*model);
   const double generate = seconds_since(start);
   start = Clock::now();
-  const auto first = jit::compile_dynamics(eq, {}, options);
+  const num::Dynamics first = jit::compile_dynamics(model, {}, options);
   const double first_seconds = seconds_since(start);
   start = Clock::now();
-  const auto cached = jit::compile_dynamics(eq, {}, options);
+  const auto jit = std::make_shared<const num::Dynamics>(jit::compile_dynamics(model, {}, options));
   const double cached_seconds = seconds_since(start);
   start = Clock::now();
   const auto library = num::load_native_library(source.code, options.compiler);
   const double load_seconds = seconds_since(start);
   start = Clock::now();
-  const num::TapeDynamics tape(eq);
+  const auto interpreted = std::make_shared<const num::Dynamics>(model);
+  const double interpreted_seconds = seconds_since(start);
+  start = Clock::now();
+  const num::CompiledEquations tape(eq);
   const double tape_seconds = seconds_since(start);
-  if (std::string(first.evaluator->kind()) != "jit") {
-    std::printf("%s: no JIT (%s)\n", name.c_str(), first.note.c_str());
+  if (std::string(first.kind()) != "jit") {
+    std::printf("%s: no JIT (%s)\n", name.c_str(), first.compilation().note.c_str());
     return;
   }
-  const num::DynamicsEvaluator& jit = *cached.evaluator;
 
   const std::size_t n = eq.dof();
   std::mt19937 engine(7);
@@ -127,94 +132,123 @@ void measure(const std::string& name, int links, bool planar, const std::filesys
   const auto inverse_direct =
       reinterpret_cast<Inverse>(library.symbol(codegen::kLoadableInverseDynamics));
   std::vector<double> p = source.parameters, in = source.inputs;
+  if (p.empty()) p.push_back(0.0);
   if (in.empty()) in.push_back(0.0);
   std::vector<double> out(n), M(n * n), f(n);
   Eigen::VectorXd a, Q, fv;
   Eigen::MatrixXd Mm;
+  num::DynamicsWorkspace work;
 
-  const double fwd_direct = per_call([&](int s) {
-    forward_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(), out.data());
-    return out[0];
-  });
-  const double fwd_jit = per_call([&](int s) {
-    jit.accelerations(0.1, q[s], qd[s], a);
-    return a[0];
-  });
-  const double fwd_tape = per_call([&](int s) {
-    tape.accelerations(0.1, q[s], qd[s], a);
-    return a[0];
-  });
-  const double mf_direct = per_call([&](int s) {
-    mass_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(), M.data(), f.data());
-    return M[0] + f[0];
-  });
-  const double mf_jit = per_call([&](int s) {
-    jit.mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv);
-    return Mm(0, 0) + fv[0];
-  });
-  const double mf_tape = per_call([&](int s) {
-    tape.mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv);
-    return Mm(0, 0) + fv[0];
-  });
-  const double inv_direct = per_call([&](int s) {
-    inverse_direct(0.1, q[s].data(), qd[s].data(), qdd[s].data(), p.data(), in.data(), out.data());
-    return out[0];
-  });
-  const double inv_jit = per_call([&](int s) {
-    jit.driving_forces(0.1, q[s], qd[s], qdd[s], Q);
-    return Q[0];
-  });
-  const double inv_tape = per_call([&](int s) {
-    tape.driving_forces(0.1, q[s], qd[s], qdd[s], Q);
-    return Q[0];
-  });
+  // Per call: the code called directly, the compiled Dynamics, the interpreted one, the tape.
+  struct Row {
+    double direct, jit, interpreted, tape;
+  };
+  const Row forward{per_call([&](int s) {
+                      forward_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(),
+                                     out.data());
+                      return out[0];
+                    }),
+                    per_call([&](int s) {
+                      jit->accelerations(0.1, q[s], qd[s], a, work);
+                      return a[0];
+                    }),
+                    per_call([&](int s) {
+                      interpreted->accelerations(0.1, q[s], qd[s], a, work);
+                      return a[0];
+                    }),
+                    per_call([&](int s) {
+                      tape.evaluate(0.1, q[s], qd[s], Mm, fv);
+                      a = tape.accelerations(Mm, fv);
+                      return a[0];
+                    })};
+  const Row mass_and_forcing{per_call([&](int s) {
+                               mass_direct(0.1, q[s].data(), qd[s].data(), p.data(), in.data(),
+                                           M.data(), f.data());
+                               return M[0] + f[0];
+                             }),
+                             per_call([&](int s) {
+                               jit->mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv, work);
+                               return Mm(0, 0) + fv[0];
+                             }),
+                             per_call([&](int s) {
+                               interpreted->mass_matrix_and_forcing(0.1, q[s], qd[s], Mm, fv, work);
+                               return Mm(0, 0) + fv[0];
+                             }),
+                             per_call([&](int s) {
+                               tape.evaluate(0.1, q[s], qd[s], Mm, fv);
+                               return Mm(0, 0) + fv[0];
+                             })};
+  const Row inverse{per_call([&](int s) {
+                      inverse_direct(0.1, q[s].data(), qd[s].data(), qdd[s].data(), p.data(),
+                                     in.data(), out.data());
+                      return out[0];
+                    }),
+                    per_call([&](int s) {
+                      jit->inverse_dynamics(0.1, q[s], qd[s], qdd[s], Q, work);
+                      return Q[0];
+                    }),
+                    per_call([&](int s) {
+                      interpreted->inverse_dynamics(0.1, q[s], qd[s], qdd[s], Q, work);
+                      return Q[0];
+                    }),
+                    per_call([&](int s) {
+                      tape.evaluate(0.1, q[s], qd[s], Mm, fv);
+                      Q = Mm * qdd[s] - fv;
+                      return Q[0];
+                    })};
 
   // simulate: 2 s of motion from a bent pose at rest (the chain falls and whips), rows every
   // 0.01 s as `appell simulate` writes them.
   num::SimulationOptions sim;
   sim.t_end = 2.0;
   sim.q0.assign(n, 0.3);
-  auto steps_per_second = [&](std::shared_ptr<const num::DynamicsEvaluator> dynamics, long& steps) {
+  auto steps_per_second = [&](std::shared_ptr<const num::Dynamics> dynamics, bool equations,
+                              long& steps) {
     sim.dynamics = std::move(dynamics);
     double best = 0;
     for (int repeat = 0; repeat < 2; ++repeat) {
       // From the first row on: forming the energies' tape is setup, not integration.
       Clock::time_point first_row;
-      const auto r = num::simulate(eq, sim, [&](const num::SimulationRow& row) {
+      const auto on_row = [&](const num::SimulationRow& row) {
         if (row.t == 0.0) first_row = Clock::now();
-      });
+      };
+      const auto r = equations ? num::simulate(eq, sim, on_row) : num::simulate(model, sim, on_row);
       best = std::max(best, static_cast<double>(r.steps) / seconds_since(first_row));
       steps = r.steps;
     }
     return best;
   };
-  long jit_steps = 0, tape_steps = 0;
-  const double sim_jit = steps_per_second(cached.evaluator, jit_steps);
-  const double sim_tape = steps_per_second(std::make_shared<num::TapeDynamics>(eq), tape_steps);
+  long jit_steps = 0, interpreted_steps = 0, tape_steps = 0;
+  const double sim_jit = steps_per_second(jit, false, jit_steps);
+  const double sim_interpreted = steps_per_second(interpreted, false, interpreted_steps);
+  const double sim_tape = steps_per_second(nullptr, true, tape_steps);
 
   std::printf(
-      "%-9s dof %2zu | derive %6.2f s, tape built %6.3f s, C generated %6.2f s | JIT first "
-      "%6.2f s, cached %6.3f s (load alone %6.4f s)\n",
-      name.c_str(), n, derive, tape_seconds, generate, first_seconds, cached_seconds, load_seconds);
+      "%-9s dof %2zu | derive %6.2f s, tape built %6.3f s, Dynamics built %6.3f s, C generated "
+      "%6.2f s | JIT first %6.2f s, cached %6.3f s (load alone %6.4f s)\n",
+      name.c_str(), n, derive, tape_seconds, interpreted_seconds, generate, first_seconds,
+      cached_seconds, load_seconds);
+  for (const auto& [what, row] : {std::pair<const char*, const Row&>{"forward", forward},
+                                  {"M and f", mass_and_forcing},
+                                  {"inverse", inverse}})
+    std::printf(
+        "          %-7s  us/call: direct %8.3f  jit %8.3f  interp. %8.3f  tape %8.3f  "
+        "(tape/jit %5.1fx)\n",
+        what, 1e6 * row.direct, 1e6 * row.jit, 1e6 * row.interpreted, 1e6 * row.tape,
+        row.tape / row.jit);
   std::printf(
-      "          forward  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
-      1e6 * fwd_direct, 1e6 * fwd_jit, 1e6 * fwd_tape, fwd_tape / fwd_jit);
-  std::printf(
-      "          M and f  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
-      1e6 * mf_direct, 1e6 * mf_jit, 1e6 * mf_tape, mf_tape / mf_jit);
-  std::printf(
-      "          inverse  us/call: direct %8.3f  jit %8.3f  tape %8.3f  (tape/jit %5.1fx)\n",
-      1e6 * inv_direct, 1e6 * inv_jit, 1e6 * inv_tape, inv_tape / inv_jit);
-  std::printf(
-      "          simulate steps/s: jit %9.0f (%ld steps)  tape %9.0f (%ld steps)  (%5.1fx)\n",
-      sim_jit, jit_steps, sim_tape, tape_steps, sim_jit / sim_tape);
+      "          simulate steps/s: jit %9.0f (%ld steps)  interp. %9.0f (%ld steps)  tape %9.0f "
+      "(%ld steps)  (jit/tape %5.1fx)\n",
+      sim_jit, jit_steps, sim_interpreted, interpreted_steps, sim_tape, tape_steps,
+      sim_jit / sim_tape);
   std::fflush(stdout);
 }
 
 // The time to get a compiled Dynamics of a model from a warm cache, jit::compile_dynamics(model)
-// (what `simulate` does before its first step): by the key of what determines the code (now),
-// against the route before it (num::Dynamics built first, the source generated, its SHA-256 the
-// key: rebuilt here from its parts), and those parts alone. Each the best of 5 (a loaded machine).
+// (what `simulate` does before its first step): by the key of what determines the code, with the
+// interpreted programs the compiled Dynamics keeps for its energies (now), against a key of the
+// generated source (num::Dynamics built, the source generated, its SHA-256 the key: rebuilt here
+// from its parts), and those parts alone. Each the best of 5 (a loaded machine).
 void measure_warm(const std::string& name, const std::shared_ptr<const model::Model>& model,
                   const std::filesystem::path& cache) {
   jit::JitOptions options;
@@ -229,10 +263,10 @@ void measure_warm(const std::string& name, const std::shared_ptr<const model::Mo
     return best;
   };
   auto start = Clock::now();
-  const auto first = jit::compile_dynamics(model, {}, options);
+  const num::Dynamics first = jit::compile_dynamics(model, {}, options);
   const double cold = seconds_since(start);
-  if (std::string(first.evaluator->kind()) != "jit") {
-    std::printf("%s: no JIT (%s)\n", name.c_str(), first.note.c_str());
+  if (std::string(first.kind()) != "jit") {
+    std::printf("%s: no JIT (%s)\n", name.c_str(), first.compilation().note.c_str());
     return;
   }
   num::load_native_library(codegen::loadable_c_source(*model).code, options.compiler);

@@ -238,8 +238,9 @@ TEST(Dynamics, ThreadsSharingOneDynamicsGetTheBitsOfOneThread) {
   expect_threads_give_the_bits_of_one(qs.size(), run);
 }
 
-// The JIT's compiled recursions shared the same way (DynamicsEvaluator: pure functions of the
-// loaded object, no buffers): eight threads get the bits of one thread.
+// The JIT's compiled recursions shared the same way (a num::Dynamics calling pure functions of
+// the loaded object, each thread with its workspace): eight threads get the bits of one thread,
+// the interpreted energies and g it keeps beside them included.
 TEST(DynamicsJit, ThreadsSharingOneCompiledDynamicsGetTheBitsOfOneThread) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const fs::path cache =
@@ -248,9 +249,8 @@ TEST(DynamicsJit, ThreadsSharingOneCompiledDynamicsGetTheBitsOfOneThread) {
   jit::JitOptions options;
   options.compiler.cache_directory = cache;
   const auto model = io::read_urdf_file(std::string(APPELL_EXAMPLES_DIR) + "/urdf/panda.urdf");
-  const jit::CompiledDynamics compiled = jit::compile_dynamics(model, {}, options);
-  ASSERT_STREQ(compiled.evaluator->kind(), "jit") << compiled.note;
-  const num::DynamicsEvaluator& dynamics = *compiled.evaluator;
+  const num::Dynamics dynamics = jit::compile_dynamics(model, {}, options);
+  ASSERT_STREQ(dynamics.kind(), "jit") << dynamics.compilation().note;
   const std::size_t n = dynamics.dof();
   std::mt19937 engine(9);
   std::vector<Eigen::VectorXd> qs, qds;
@@ -259,15 +259,19 @@ TEST(DynamicsJit, ThreadsSharingOneCompiledDynamicsGetTheBitsOfOneThread) {
     qds.push_back(random_vector(engine, n, -2.0, 2.0));
   }
   auto run = [&](std::vector<Eigen::VectorXd>& out) {
-    Eigen::VectorXd qdd, tau, f;
+    Eigen::VectorXd qdd, tau, f, g;
     Eigen::MatrixXd M;
+    num::DynamicsWorkspace work;
+    double T = 0, V = 0;
     for (std::size_t s = 0; s < qs.size(); ++s) {
-      dynamics.accelerations(0.1, qs[s], qds[s], qdd);
-      dynamics.driving_forces(0.1, qs[s], qds[s], qdd, tau);
-      dynamics.mass_matrix_and_forcing(0.1, qs[s], qds[s], M, f);
+      dynamics.accelerations(0.1, qs[s], qds[s], qdd, work);
+      dynamics.inverse_dynamics(0.1, qs[s], qds[s], qdd, tau, work);
+      dynamics.mass_matrix_and_forcing(0.1, qs[s], qds[s], M, f, work);
+      dynamics.gravity(0.1, qs[s], g, work);
+      dynamics.energies(0.1, qs[s], qds[s], T, V, work);
       const auto m = static_cast<Eigen::Index>(n);
-      out[s].resize(3 * m + m * m);
-      out[s] << qdd, tau, f, M.reshaped();
+      out[s].resize(4 * m + m * m + 2);
+      out[s] << qdd, tau, f, g, M.reshaped(), T, V;
     }
   };
   expect_threads_give_the_bits_of_one(qs.size(), run);
@@ -367,36 +371,55 @@ TEST(DynamicsJit, CompiledRecursionsAgreeAndTheCacheKeyFollowsTheCode) {
     spaced.replace(at, 2, " ,  ");
   const auto a = io::parse_model(plain, "chain.yaml");
   const auto b = io::parse_model(spaced, "chain.yaml");
-  const jit::CompiledDynamics first = jit::compile_dynamics(a, {}, options);
-  ASSERT_STREQ(first.evaluator->kind(), "jit") << first.note;
-  EXPECT_TRUE(first.compiled_now);
-  const jit::CompiledDynamics again = jit::compile_dynamics(b, {}, options);
-  EXPECT_FALSE(again.compiled_now) << "whitespace and comments changed the key";
-  EXPECT_EQ(again.library_path, first.library_path);
+  const num::Dynamics first = jit::compile_dynamics(a, {}, options);
+  ASSERT_STREQ(first.kind(), "jit") << first.compilation().note;
+  EXPECT_TRUE(first.compilation().compiled_now);
+  const num::Dynamics again = jit::compile_dynamics(b, {}, options);
+  EXPECT_FALSE(again.compilation().compiled_now) << "whitespace and comments changed the key";
+  EXPECT_EQ(again.compilation().library_path, first.compilation().library_path);
   model::Values heavier;
   heavier.set("m", 3.0);  // a struct member of the generated code: the same library
-  EXPECT_EQ(jit::compile_dynamics(a, heavier, options).library_path, first.library_path);
+  EXPECT_EQ(jit::compile_dynamics(a, heavier, options).compilation().library_path,
+            first.compilation().library_path);
   // A different axis is different code.
   std::string turned = plain;
   turned.replace(turned.find("rot_z(q3)"), 9, "rot_x(q3)");
-  const jit::CompiledDynamics other =
+  const num::Dynamics other =
       jit::compile_dynamics(io::parse_model(turned, "chain.yaml"), {}, options);
-  EXPECT_NE(other.library_path, first.library_path);
+  EXPECT_NE(other.compilation().library_path, first.compilation().library_path);
 
   const num::Dynamics interpreted(a, heavier);
-  const jit::CompiledDynamics compiled = jit::compile_dynamics(a, heavier, options);
+  const num::Dynamics compiled = jit::compile_dynamics(a, heavier, options);
+  // The first library with the heavier numbers bound (a sweep's case): nothing compiled, the
+  // bits of the library compiled for them, and energies from programs built on first need.
+  const num::Dynamics rebound = first.with_values(heavier);
+  EXPECT_STREQ(rebound.kind(), "jit");
   std::mt19937 engine(4);
+  num::DynamicsWorkspace work;
   for (int s = 0; s < 5; ++s) {
     const Eigen::VectorXd q = random_vector(engine, 4, -1.5, 1.5),
                           qd = random_vector(engine, 4, -2.0, 2.0);
-    Eigen::VectorXd want, got, tau_want, tau_got;
-    interpreted.accelerations(0.2, q, qd, want);
-    compiled.evaluator->accelerations(0.2, q, qd, got);
+    Eigen::VectorXd want, got, tau_want, tau_got, again_got;
+    interpreted.accelerations(0.2, q, qd, want, work);
+    compiled.accelerations(0.2, q, qd, got, work);
     EXPECT_LE((got - want).cwiseAbs().maxCoeff(), 1e-10 * (1.0 + want.cwiseAbs().maxCoeff()));
-    interpreted.driving_forces(0.2, q, qd, want, tau_want);
-    compiled.evaluator->driving_forces(0.2, q, qd, want, tau_got);
+    rebound.accelerations(0.2, q, qd, again_got, work);
+    EXPECT_EQ(again_got, got);
+    interpreted.inverse_dynamics(0.2, q, qd, want, tau_want, work);
+    compiled.inverse_dynamics(0.2, q, qd, want, tau_got, work);
     EXPECT_LE((tau_got - tau_want).cwiseAbs().maxCoeff(), 1e-10);
+    double T_want = 0, V_want = 0, T_got = 0, V_got = 0;
+    interpreted.energies(0.2, q, qd, T_want, V_want, work);
+    rebound.energies(0.2, q, qd, T_got, V_got, work);
+    EXPECT_EQ(T_got, T_want);
+    EXPECT_EQ(V_got, V_want);
   }
+  // The unbound first library gives the lighter chain's numbers still: with_values copies.
+  Eigen::VectorXd light, heavy;
+  const Eigen::VectorXd q = Eigen::VectorXd::Constant(4, 0.3), qd = Eigen::VectorXd::Zero(4);
+  first.mass_matrix_and_forcing(0.0, q, qd, work.M, light, work);
+  rebound.mass_matrix_and_forcing(0.0, q, qd, work.M, heavy, work);
+  EXPECT_GT((heavy - light).norm(), 1e-3);
   fs::remove_all(cache);
 }
 
@@ -417,12 +440,13 @@ TEST(DynamicsJit, DrivenExpressionsFollowTheParametersGiven) {
     model::Values values;
     values.set("k", k).drive("u", num::parse_time_function(*model, "10*k*sin(t)"));
     const num::Dynamics interpreted(model, values);
-    const jit::CompiledDynamics compiled = jit::compile_dynamics(model, values, options);
-    ASSERT_STREQ(compiled.evaluator->kind(), "jit") << compiled.note;
+    const num::Dynamics compiled = jit::compile_dynamics(model, values, options);
+    ASSERT_STREQ(compiled.kind(), "jit") << compiled.compilation().note;
     const Eigen::VectorXd q = Eigen::Vector2d(0.1, 0.4), qd = Eigen::Vector2d(-0.3, 0.8);
     Eigen::VectorXd want, got;
-    interpreted.accelerations(1.0, q, qd, want);
-    compiled.evaluator->accelerations(1.0, q, qd, got);
+    num::DynamicsWorkspace work;
+    interpreted.accelerations(1.0, q, qd, want, work);
+    compiled.accelerations(1.0, q, qd, got, work);
     EXPECT_LE((got - want).cwiseAbs().maxCoeff(), 1e-10 * (1.0 + want.cwiseAbs().maxCoeff()));
   }
   fs::remove_all(cache);

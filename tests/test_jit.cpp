@@ -30,6 +30,7 @@
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/state_evaluation.hpp"
 #include "appell/principles/derive.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "support/c_compiler.hpp"
 #include "support/test_models.hpp"
 
@@ -51,8 +52,9 @@ class Jit : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(cache_); }
 
-  jit::CompiledDynamics compile(const principles::Equations& eq, const model::Values& values = {}) {
-    return jit::compile_dynamics(eq, values, options_);
+  num::Dynamics compile(const std::shared_ptr<const model::Model>& model,
+                        const model::Values& values = {}) {
+    return jit::compile_dynamics(model, values, options_);
   }
 
   fs::path cache_;
@@ -79,7 +81,9 @@ void expect_close(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double tol
   EXPECT_LE((a - b).cwiseAbs().maxCoeff(), tolerance * scale) << what << "\n" << a << "\n" << b;
 }
 
-TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
+// The compiled Dynamics of every example the recursions cover against its formed equations'
+// tape: M, f, q̈, τ and `appell eval`'s state.
+TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleTheRecursionsCover) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   std::mt19937 engine(20261124);
   std::size_t compiled = 0;
@@ -87,40 +91,37 @@ TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
     if (entry.path().extension() != ".yaml") continue;
     const std::string name = entry.path().stem().string();
     const auto model = example(name);
-    const auto eq = principles::derive(model, principles::Method::GibbsAppell);
-    const jit::CompiledDynamics dynamics = compile(eq);
-    if (eq.constraint_count() > 0) {
-      EXPECT_EQ(dynamics.evaluator, nullptr) << name;
+    if (!principles::recursions_do_not_cover(*model).empty()) {
+      EXPECT_THROW(compile(model), std::invalid_argument) << name;
       continue;
     }
-    ASSERT_NE(dynamics.evaluator, nullptr) << name;
-    EXPECT_TRUE(dynamics.note.empty()) << name << ": " << dynamics.note;
-    const bool recursive = codegen::loadable_c_source(eq).recursive;
-    EXPECT_EQ(std::string(dynamics.evaluator->kind()), recursive ? "jit" : "tape") << name;
-    if (!recursive) continue;
+    if (!model->constraints.empty()) continue;  // test_jit_constraints.cpp
+    const num::Dynamics dynamics = compile(model);
+    EXPECT_TRUE(dynamics.compilation().note.empty()) << name << ": " << dynamics.compilation().note;
+    ASSERT_STREQ(dynamics.kind(), "jit") << name;
     ++compiled;
-    const num::TapeDynamics tape(eq);
+    const auto eq = principles::derive(model, principles::Method::GibbsAppell);
+    const num::CompiledEquations tape(eq);
     const std::size_t n = eq.dof();
+    num::DynamicsWorkspace work;
     for (int k = 0; k < 5; ++k) {
       const double t = 0.3 * k;
       const Eigen::VectorXd q = random_vector(engine, n, -1.2, 1.2),
                             qd = random_vector(engine, n, -2.0, 2.0),
                             qdd = random_vector(engine, n, -3.0, 3.0);
       Eigen::MatrixXd M1, M2;
-      Eigen::VectorXd f1, f2, a1, a2, Q1, Q2;
-      dynamics.evaluator->mass_matrix_and_forcing(t, q, qd, M1, f1);
-      tape.mass_matrix_and_forcing(t, q, qd, M2, f2);
+      Eigen::VectorXd f1, f2, a1, Q1;
+      dynamics.mass_matrix_and_forcing(t, q, qd, M1, f1, work);
+      tape.evaluate(t, q, qd, M2, f2);
       expect_close(M1, M2, 1e-10, name + " M");
       expect_close(f1, f2, 1e-10, name + " f");
-      dynamics.evaluator->accelerations(t, q, qd, a1);
-      tape.accelerations(t, q, qd, a2);
-      expect_close(a1, a2, 1e-9, name + " qdd");
-      dynamics.evaluator->driving_forces(t, q, qd, qdd, Q1);
-      tape.driving_forces(t, q, qd, qdd, Q2);
-      expect_close(Q1, Q2, 1e-10, name + " Q");
+      dynamics.accelerations(t, q, qd, a1, work);
+      expect_close(a1, tape.accelerations(M2, f2), 1e-9, name + " qdd");
+      dynamics.inverse_dynamics(t, q, qd, qdd, Q1, work);
+      expect_close(Q1, M2 * qdd - f2, 1e-10, name + " Q");
       // The state evaluation of `appell eval` by either path.
-      const auto s1 = num::evaluate_state(*dynamics.evaluator, t, q, qd);
-      const auto s2 = num::evaluate_state(num::CompiledEquations(eq), t, q, qd);
+      const auto s1 = num::evaluate_state(dynamics, t, q, qd);
+      const auto s2 = num::evaluate_state(tape, t, q, qd);
       expect_close(s1.qdd, s2.qdd, 1e-9, name + " eval qdd");
     }
   }
@@ -130,77 +131,79 @@ TEST_F(Jit, EqualsTheTapeAtRandomStatesForEveryExampleCodegenCovers) {
 TEST_F(Jit, ParametersAndInputsComeFromTheValues) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   // The cart's force input u and two parameters, set at once.
-  const auto eq =
-      principles::derive(example("spring_damper_cart"), principles::Method::GibbsAppell);
+  const auto model = example("spring_damper_cart");
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
   model::Values values;
   values.set("m", 1.7).set("g", 3.0).set("u", 2.5);
-  const auto dynamics = compile(eq, values);
-  ASSERT_STREQ(dynamics.evaluator->kind(), "jit");
-  const num::TapeDynamics tape(eq, values);
+  const num::Dynamics dynamics = compile(model, values);
+  ASSERT_STREQ(dynamics.kind(), "jit");
+  const num::CompiledEquations tape(eq, values);
   const Eigen::Vector2d q(0.4, -0.9), qd(1.1, 0.3);
   Eigen::MatrixXd M1, M2;
   Eigen::VectorXd f1, f2;
-  dynamics.evaluator->mass_matrix_and_forcing(0.5, q, qd, M1, f1);
-  tape.mass_matrix_and_forcing(0.5, q, qd, M2, f2);
+  num::DynamicsWorkspace work;
+  dynamics.mass_matrix_and_forcing(0.5, q, qd, M1, f1, work);
+  tape.evaluate(0.5, q, qd, M2, f2);
   expect_close(M1, M2, 1e-12, "M");
   expect_close(f1, f2, 1e-12, "f");
   // And they matter: the default values give other numbers.
   Eigen::MatrixXd M0;
   Eigen::VectorXd f0;
-  compile(eq).evaluator->mass_matrix_and_forcing(0.5, q, qd, M0, f0);
+  compile(model).mass_matrix_and_forcing(0.5, q, qd, M0, f0, work);
   EXPECT_GT((M0 - M1).norm(), 1e-3);
 }
 
 TEST_F(Jit, TheSecondLoadComesFromTheCache) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto eq = principles::derive(example("double_pendulum"), principles::Method::Lagrange);
-  const auto first = compile(eq), second = compile(eq);
-  EXPECT_TRUE(first.compiled_now);
-  EXPECT_FALSE(second.compiled_now);
-  EXPECT_EQ(first.library_path, second.library_path);
-  EXPECT_EQ(fs::path(first.library_path).parent_path(), cache_ / "jit");
+  const auto model = example("double_pendulum");
+  const auto first = compile(model), second = compile(model);
+  EXPECT_TRUE(first.compilation().compiled_now);
+  EXPECT_FALSE(second.compilation().compiled_now);
+  EXPECT_EQ(first.compilation().library_path, second.compilation().library_path);
+  EXPECT_EQ(fs::path(first.compilation().library_path).parent_path(), cache_ / "jit");
   // Nothing half-written is left behind: the object and the record of its SHA-256, nothing else.
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(cache_ / "jit"))
     files.push_back(e.path().filename().string());
   std::sort(files.begin(), files.end());
-  const std::string key = fs::path(first.library_path).stem().string();
+  const std::string key = fs::path(first.compilation().library_path).stem().string();
   EXPECT_EQ(files, (std::vector<std::string>{key + ".sha256", key + ".so"}));
 }
 
 TEST_F(Jit, ACorruptCachedObjectIsCompiledAgain) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
-  const std::string path = compile(eq).library_path;
+  const auto model = example("double_pendulum");
+  const std::string path = compile(model).compilation().library_path;
   ASSERT_FALSE(path.empty());
   {
     std::ofstream garbage(path, std::ios::binary | std::ios::trunc);
     garbage << "\x7f"
             << "ELF this is not a shared object";
   }
-  const auto again = compile(eq);
-  EXPECT_TRUE(again.compiled_now);
-  ASSERT_STREQ(again.evaluator->kind(), "jit");
-  const num::TapeDynamics tape(eq);
+  const auto again = compile(model);
+  EXPECT_TRUE(again.compilation().compiled_now);
+  ASSERT_STREQ(again.kind(), "jit");
+  const num::Dynamics interpreted(model);
   const Eigen::Vector2d q(0.2, 0.5), qd(-0.3, 0.8);
   Eigen::VectorXd a1, a2;
-  again.evaluator->accelerations(0.0, q, qd, a1);
-  tape.accelerations(0.0, q, qd, a2);
+  num::DynamicsWorkspace work;
+  again.accelerations(0.0, q, qd, a1, work);
+  interpreted.accelerations(0.0, q, qd, a2, work);
   expect_close(a1, a2, 1e-10, "qdd");
 }
 
 TEST_F(Jit, AnObjectOfAnotherKeyIsNotLoadedForThisOne) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto pendulum =
-      principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
-  const auto arm = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
-  const std::string pendulum_path = compile(pendulum).library_path;
-  const std::string arm_path = compile(arm).library_path;
+  const auto pendulum = example("double_pendulum");
+  const auto arm = example("three_link_arm");
+  const std::string pendulum_path = compile(pendulum).compilation().library_path;
+  const std::string arm_path = compile(arm).compilation().library_path;
   ASSERT_NE(pendulum_path, arm_path);
   fs::copy_file(arm_path, pendulum_path, fs::copy_options::overwrite_existing);
   const auto again = compile(pendulum);
-  EXPECT_TRUE(again.compiled_now);  // the key inside the object told it apart
-  EXPECT_EQ(again.evaluator->dof(), 2u);
+  EXPECT_TRUE(again.compilation().compiled_now);  // the key inside the object told it apart
+  EXPECT_STREQ(again.kind(), "jit");
+  EXPECT_EQ(again.dof(), 2u);
 }
 
 TEST_F(Jit, TheKeyFollowsTheValuesTheCompilerAndTheFlags) {
@@ -228,13 +231,17 @@ TEST_F(Jit, TheKeyFollowsTheValuesTheCompilerAndTheFlags) {
   EXPECT_EQ(key.size(), 64u);
 }
 
-TEST_F(Jit, AMissingCompilerFallsBackToTheTapeWithANote) {
-  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+TEST_F(Jit, AMissingCompilerFallsBackToTheRecursionsInterpretedWithANote) {
   options_.compiler.compiler = "appell-no-such-compiler";
-  const auto dynamics = compile(eq);
-  ASSERT_NE(dynamics.evaluator, nullptr);
-  EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
-  EXPECT_NE(dynamics.note.find("appell-no-such-compiler"), std::string::npos) << dynamics.note;
+  const auto dynamics = compile(example("double_pendulum"));
+  EXPECT_STREQ(dynamics.kind(), "recursions");
+  EXPECT_NE(dynamics.compilation().note.find("appell-no-such-compiler"), std::string::npos)
+      << dynamics.compilation().note;
+  // And it still gives the numbers.
+  Eigen::VectorXd qdd;
+  num::DynamicsWorkspace work;
+  dynamics.accelerations(0.0, Eigen::Vector2d(0.1, 0.2), Eigen::Vector2d::Zero(), qdd, work);
+  EXPECT_TRUE(qdd.allFinite());
 }
 
 TEST_F(Jit, ACompilerThatFailsIsReportedWithItsMessages) {
@@ -272,7 +279,7 @@ TEST_F(Jit, ACompilerThatHangsIsKilledAfterTheTimeout) {
   }
 }
 
-TEST_F(Jit, AnUnwritableCacheFallsBackToTheTape) {
+TEST_F(Jit, AnUnwritableCacheFallsBackToTheRecursionsInterpreted) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   if (::geteuid() == 0) {
     // root writes anywhere: a regular file in the way of the folder does it instead.
@@ -281,21 +288,24 @@ TEST_F(Jit, AnUnwritableCacheFallsBackToTheTape) {
   } else {
     fs::permissions(cache_, fs::perms::owner_read | fs::perms::owner_exec);
   }
-  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
-  const auto dynamics = compile(eq);
+  const auto dynamics = compile(example("double_pendulum"));
   fs::permissions(cache_, fs::perms::owner_all);
-  EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
-  EXPECT_NE(dynamics.note.find("not writable"), std::string::npos) << dynamics.note;
+  EXPECT_STREQ(dynamics.kind(), "recursions");
+  EXPECT_NE(dynamics.compilation().note.find("not writable"), std::string::npos)
+      << dynamics.compilation().note;
 }
 
+// simulate() of the model by the compiled Dynamics, of the model interpreted and of its formed
+// equations with the compiled Dynamics for q̈: one motion.
 TEST_F(Jit, SimulateGivesTheTapesTrajectory) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto eq = principles::derive(example("three_link_arm"), principles::Method::GibbsAppell);
+  const auto model = example("three_link_arm");
+  const auto eq = principles::derive(model, principles::Method::GibbsAppell);
   num::SimulationOptions options;
   options.t_end = 1.0;
   options.output_step = 0.1;
   options.rtol = options.atol = 1e-10;
-  std::vector<Eigen::VectorXd> tape_rows, jit_rows;
+  std::vector<Eigen::VectorXd> tape_rows, jit_rows, interpreted_rows, mixed_rows;
   auto record = [](std::vector<Eigen::VectorXd>& rows) {
     return [&rows](const num::SimulationRow& r) {
       Eigen::VectorXd x(2 * r.q.size() + 1);
@@ -304,28 +314,39 @@ TEST_F(Jit, SimulateGivesTheTapesTrajectory) {
     };
   };
   num::simulate(eq, options, record(tape_rows));
-  options.dynamics = compile(eq).evaluator;
+  num::simulate(model, options, record(interpreted_rows));
+  options.dynamics = std::make_shared<const num::Dynamics>(compile(model));
   ASSERT_STREQ(options.dynamics->kind(), "jit");
-  num::simulate(eq, options, record(jit_rows));
+  num::simulate(model, options, record(jit_rows));
+  num::simulate(eq, options, record(mixed_rows));
   ASSERT_EQ(tape_rows.size(), jit_rows.size());
-  for (std::size_t i = 0; i < tape_rows.size(); ++i)
+  ASSERT_EQ(tape_rows.size(), interpreted_rows.size());
+  ASSERT_EQ(tape_rows.size(), mixed_rows.size());
+  for (std::size_t i = 0; i < tape_rows.size(); ++i) {
     expect_close(jit_rows[i], tape_rows[i], 1e-7, "row " + std::to_string(i));
+    expect_close(interpreted_rows[i], tape_rows[i], 1e-7, "row " + std::to_string(i));
+    expect_close(mixed_rows[i], tape_rows[i], 1e-7, "row " + std::to_string(i));
+  }
 }
 
-TEST_F(Jit, SimulateRefusesAnEvaluatorForAConstrainedModel) {
+TEST_F(Jit, SimulateRefusesADynamicsForConstrainedEquationsOrAnotherModel) {
   const auto eq = principles::derive(example("slider_crank"), principles::Method::GibbsAppell);
   ASSERT_GT(eq.constraint_count(), 0u);
   num::SimulationOptions options;
-  options.dynamics = std::make_shared<num::TapeDynamics>(
-      principles::derive(example("double_pendulum"), principles::Method::GibbsAppell));
+  options.dynamics = std::make_shared<const num::Dynamics>(example("double_pendulum"));
   EXPECT_THROW(num::simulate(eq, options, [](const num::SimulationRow&) {}), std::invalid_argument);
+  EXPECT_THROW(num::simulate(example("three_link_arm"), options, [](const num::SimulationRow&) {}),
+               std::invalid_argument);
 }
 
 TEST_F(Jit, InverseDynamicsByTheCompiledRecursionEqualsTheTape) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
-  const auto eq = principles::derive(example("three_link_arm"), principles::Method::Lagrange);
-  const num::InverseDynamics compiled(compile(eq).evaluator), tape(eq);
-  EXPECT_STREQ(compiled.dynamics().kind(), "jit");
+  const auto model = example("three_link_arm");
+  const auto eq = principles::derive(model, principles::Method::Lagrange);
+  const num::InverseDynamics compiled(std::make_shared<const num::Dynamics>(compile(model))),
+      tape(eq);
+  EXPECT_STREQ(compiled.kind(), "jit");
+  EXPECT_STREQ(tape.kind(), "tape");
   EXPECT_THROW(static_cast<void>(compiled.compiled()), std::logic_error);
   std::mt19937 engine(7);
   for (int k = 0; k < 5; ++k) {
@@ -336,23 +357,16 @@ TEST_F(Jit, InverseDynamicsByTheCompiledRecursionEqualsTheTape) {
   }
 }
 
-TEST_F(Jit, NotRecursiveAndOffMeanTheTapeWithoutANote) {
-  const auto eq = principles::derive(example("double_pendulum"), principles::Method::GibbsAppell);
+TEST_F(Jit, OffAndGeneralizedSpeedsMeanTheRecursionsInterpretedWithoutANote) {
   options_.enabled = false;
-  const auto off = compile(eq);
-  EXPECT_STREQ(off.evaluator->kind(), "tape");
-  EXPECT_TRUE(off.note.empty());
-  EXPECT_FALSE(off.reason.empty());
+  const auto off = compile(example("double_pendulum"));
+  EXPECT_STREQ(off.kind(), "recursions");
+  EXPECT_TRUE(off.compilation().note.empty());
+  EXPECT_FALSE(off.compilation().reason.empty());
+  EXPECT_TRUE(off.compilation().library_path.empty());
   options_.enabled = true;
-  // Relative motion in a carrier frame: codegen writes the tape's M and f, nothing to gain.
-  const auto carrier =
-      principles::derive(example("rod_on_rotating_axes"), principles::Method::GibbsAppell);
-  if (carrier.constraint_count() == 0 && !codegen::loadable_c_source(carrier).recursive) {
-    const auto dynamics = compile(carrier);
-    EXPECT_STREQ(dynamics.evaluator->kind(), "tape");
-    EXPECT_TRUE(dynamics.note.empty());
-    EXPECT_NE(dynamics.reason.find("not recursive"), std::string::npos) << dynamics.reason;
-  }
+  // What the recursions do not cover (relative motion in a carrier frame) has no Dynamics.
+  EXPECT_THROW(compile(example("rod_on_rotating_axes")), std::invalid_argument);
 }
 
 TEST(NativeLibrary, Sha256OfTheStandardsTestVectors) {
@@ -473,17 +487,17 @@ TEST_F(Jit, AModelsCodeIsFoundAgainByItsKeyWithoutGeneratingIt) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const auto tree = io::parse_model(test_support::tree_yaml, "tree.yaml");
   const auto first = jit::compile_dynamics(tree, {}, options_);
-  ASSERT_STREQ(first.evaluator->kind(), "jit") << first.note;
-  EXPECT_TRUE(first.compiled_now);
-  EXPECT_EQ(fs::path(first.library_path).stem().string(),
+  ASSERT_STREQ(first.kind(), "jit") << first.compilation().note;
+  EXPECT_TRUE(first.compilation().compiled_now);
+  EXPECT_EQ(fs::path(first.compilation().library_path).stem().string(),
             jit::dynamics_key(*tree, {}, options_.compiler));
   model::Values values;
   values.set("m", 1.7).set("u", 0.4).set("k", 25.0);
   const auto other = io::parse_model(tree_written_otherwise(), "other.yaml");
   const auto again = jit::compile_dynamics(other, values, options_);
-  ASSERT_STREQ(again.evaluator->kind(), "jit") << again.note;
-  EXPECT_FALSE(again.compiled_now);
-  EXPECT_EQ(again.library_path, first.library_path);
+  ASSERT_STREQ(again.kind(), "jit") << again.compilation().note;
+  EXPECT_FALSE(again.compilation().compiled_now);
+  EXPECT_EQ(again.compilation().library_path, first.compilation().library_path);
   // The object lists the members of p and in: the values fill them as the model names them.
   const num::Dynamics interpreted(other, values);
   std::mt19937 engine(26);
@@ -491,8 +505,9 @@ TEST_F(Jit, AModelsCodeIsFoundAgainByItsKeyWithoutGeneratingIt) {
     const Eigen::VectorXd q = random_vector(engine, 6, -1.2, 1.2),
                           qd = random_vector(engine, 6, -2.0, 2.0);
     Eigen::VectorXd want, got;
-    interpreted.accelerations(0.3, q, qd, want);
-    again.evaluator->accelerations(0.3, q, qd, got);
+    num::DynamicsWorkspace work;
+    interpreted.accelerations(0.3, q, qd, want, work);
+    again.accelerations(0.3, q, qd, got, work);
     expect_close(got, want, 1e-10, "qdd");
   }
   // Only the object and its record are kept: no source, no other file.
@@ -556,25 +571,34 @@ Output run(const std::string& environment, const std::string& args, const fs::pa
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
-TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheTape) {
+TEST_F(Jit, CliFallsBackWhenTheCompilerIsMissingAndNoJitForcesTheRecursionsInterpreted) {
   const std::string cache = "APPELL_CACHE_DIR=" + cache_.string();
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
-  // --method: the formed equations, compiled (eval's default, num::Dynamics, compiles nothing).
-  const std::string args = "eval " + model + " --q 0.3,0.4 --qd 0.1,0.2 --method gibbs-appell";
+  // inverse: many states, the recursions' Dynamics compiled (eval's one state never compiles).
+  const fs::path forces = cache_ / "forces.csv";
+  const std::string args = "inverse " + model +
+                           " --trajectory 'q1=0.3*sin(t); q2=0.4' --t-end 1 --output-step 0.1 "
+                           "--out " +
+                           forces.string();
   const Output missing = run(cache + " CC=appell-no-such-compiler", args, cache_);
   EXPECT_EQ(missing.code, 0) << missing.err;
-  EXPECT_NE(missing.err.find("note: evaluating by the tape"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("note: evaluating by the recursions interpreted (slower)"),
+            std::string::npos)
+      << missing.err;
+  const std::string interpreted = slurp(forces);
   const Output no_jit = run(cache + " CC=appell-no-such-compiler", args + " --no-jit", cache_);
   EXPECT_EQ(no_jit.code, 0);
-  EXPECT_EQ(no_jit.err, "");  // asked for: no note
-  EXPECT_EQ(no_jit.out, missing.out);
+  EXPECT_EQ(no_jit.err.find("note:"), std::string::npos) << no_jit.err;  // asked for: no note
+  EXPECT_EQ(slurp(forces), interpreted);
   if (!test_support::have_compiler()) return;
   const Output compiled = run(cache, args, cache_);
   EXPECT_EQ(compiled.code, 0);
-  EXPECT_EQ(compiled.err, "");
+  EXPECT_EQ(compiled.err.find("note:"), std::string::npos) << compiled.err;
   EXPECT_FALSE(fs::is_empty(cache_ / "jit"));
+  const std::string by_jit = slurp(forces);
   // Run to run the same bytes (compiled, then from the cache).
-  EXPECT_EQ(run(cache, args, cache_).out, compiled.out);
+  EXPECT_EQ(run(cache, args, cache_).code, 0);
+  EXPECT_EQ(slurp(forces), by_jit);
 }
 
 TEST_F(Jit, CliSimulateSaysItsSpeedAndPathOnStderrOnly) {

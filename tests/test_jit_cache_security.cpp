@@ -319,8 +319,10 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
   if (::geteuid() != 0) GTEST_SKIP() << "a second user needs root (the CI runs the tests as root)";
   if (std::system("command -v setpriv >/dev/null") != 0) GTEST_SKIP() << "no setpriv";
   const std::string model = std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml";
-  // --method: the formed equations, compiled (eval's default, num::Dynamics, compiles nothing).
-  const std::string eval = "eval " + model + " --q 0.3,0.4 --method gibbs-appell";
+  // inverse compiles the recursions' Dynamics (eval's one state never compiles).
+  const std::string eval = "inverse " + model +
+                           " --trajectory 'q1=0.3*t; q2=0.4' --t-end 0.2 --output-step 0.1 --out " +
+                           (root_ / "forces.csv").string();
   // The key of the model's object, as a first run into a private cache writes it.
   std::optional<ScopedEnvironment> cache_variable;
   cache_variable.emplace("APPELL_CACHE_DIR", cache_.string());
@@ -351,7 +353,8 @@ TEST_F(JitCache, AnotherUserPlantingACacheCannotRunCodeAsUs) {
   cache_variable.emplace("APPELL_CACHE_DIR", theirs.string());
   const auto attacked = test_support::run_cli(eval);
   EXPECT_EQ(attacked.code, 0) << attacked.out;
-  EXPECT_NE(attacked.out.find("note: evaluating by the tape (slower): the cache folder " +
+  EXPECT_NE(attacked.out.find("note: evaluating by the recursions interpreted (slower): the cache "
+                              "folder " +
                               theirs.string() + " belongs to another user (uid 65534)"),
             std::string::npos)
       << attacked.out;
@@ -479,10 +482,11 @@ TEST_F(JitCache, CliSigtermWhileCompilingExits143AndLeavesNothingBehind) {
   const ScopedEnvironment compiler("CC", slow_compiler(root_, false).string());
   const ScopedEnvironment cache("APPELL_CACHE_DIR", cache_.string());
   const std::string out = (root_ / "stdout").string(), err = (root_ / "stderr").string();
-  const pid_t pid =
-      test_support::spawn_cli({"eval", std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml",
-                               "--q", "0.3,0.4", "--method", "gibbs-appell"},
-                              out, err);
+  const pid_t pid = test_support::spawn_cli(
+      {"inverse", std::string(APPELL_EXAMPLES_DIR) + "/double_pendulum.yaml", "--trajectory",
+       "q1=0.3*t; q2=0.4", "--t-end", "0.2", "--output-step", "0.1", "--out",
+       (root_ / "forces.csv").string()},
+      out, err);
   ASSERT_GT(pid, 0);
   // Deriving comes first; under load that can take a while.
   const bool started = eventually([&] { return fs::exists(root_ / "cc.pid"); }, seconds(120));

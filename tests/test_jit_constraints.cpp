@@ -86,17 +86,17 @@ TEST_P(ConstrainedJit, CompiledRowsAgreeWithTheFormedEquations) {
                                    fs::path(GetParam()).stem().string());
   jit::JitOptions options;
   options.compiler.cache_directory = cache;
-  const jit::CompiledDynamics compiled = jit::compile_dynamics(model, {}, options);
+  const num::Dynamics jit = jit::compile_dynamics(model, {}, options);
   fs::remove_all(cache);
-  ASSERT_NE(compiled.evaluator, nullptr);
-  ASSERT_STREQ(compiled.evaluator->kind(), "jit") << compiled.reason << compiled.note;
-  const num::DynamicsEvaluator& jit = *compiled.evaluator;
+  ASSERT_STREQ(jit.kind(), "jit") << jit.compilation().reason << jit.compilation().note;
   ASSERT_EQ(jit.constraint_count(), model->constraints.size());
+  num::DynamicsWorkspace work;
 
   const auto eq = principles::derive(model, principles::Method::GibbsAppell);
   const num::CompiledEquations formed(eq);
   const num::ConstraintManifold by_ginac(*model, model::bind(*model, {}).substitution());
-  const num::ConstraintManifold by_jit = jit.constraint_manifold(num::ConstraintTolerances{}.rank);
+  const num::ConstraintManifold by_jit =
+      jit.constraint_manifold({}, num::ConstraintTolerances{}.rank);
   ASSERT_EQ(by_jit.constraint_count(), by_ginac.constraint_count());
   ASSERT_EQ(by_jit.holonomic_count(), by_ginac.holonomic_count());
 
@@ -112,8 +112,8 @@ TEST_P(ConstrainedJit, CompiledRowsAgreeWithTheFormedEquations) {
     Eigen::VectorXd f, b, f_jit, b_jit;
     formed.evaluate(t, q, qd, M, f);
     formed.constraints(A, b);
-    jit.mass_matrix_and_forcing(t, q, qd, M_jit, f_jit);
-    jit.constraints(t, q, qd, A_jit, b_jit);
+    jit.mass_matrix_and_forcing(t, q, qd, M_jit, f_jit, work);
+    jit.constraints(t, q, qd, A_jit, b_jit, work);
     expect_close(A_jit, A, 1e-11, "A");
     expect_close(b_jit, b, 1e-11, "b");
     expect_close(M_jit, M, 1e-11, "M");
@@ -133,8 +133,7 @@ TEST_P(ConstrainedJit, CompiledRowsAgreeWithTheFormedEquations) {
       refused = true;
     }
     try {
-      jit.constrained_accelerations(t, q_on, qd_on, qdd_jit, lambda_jit,
-                                    num::ConstraintTolerances{});
+      jit.accelerations(t, q_on, qd_on, qdd_jit, lambda_jit, work, num::ConstraintTolerances{});
     } catch (const model::ComputationError&) {
       refused_jit = true;
     }
@@ -210,7 +209,8 @@ TEST_F(JitConstraints, SimulateByTheJitEqualsTheInterpretedRecursions) {
     options.t_end = 1.0;
     options.output_step = 0.1;
     const Motion interpreted = simulate(model, options);
-    options.dynamics = jit::compile_dynamics(model, {}, jit_options()).evaluator;
+    options.dynamics =
+        std::make_shared<const num::Dynamics>(jit::compile_dynamics(model, {}, jit_options()));
     ASSERT_STREQ(options.dynamics->kind(), "jit");
     const Motion compiled = simulate(model, options);
     ASSERT_EQ(compiled.q.size(), interpreted.q.size());

@@ -221,15 +221,13 @@ int run_eval(const EvalOptions& o) {
   const model::Values values = parse_assignments(o.set);
   // A tree the recursions cover: its numbers without forming the equations (num::Dynamics), in
   // time about linear in the bodies; constraints as the Dynamics' own rows (A, b and λ).
-  // --method asks for the equations of one principle: formed, then evaluated by the generated
-  // code (or the tape: jit_flags.hpp); with constraints by the tape's constrained solver.
+  // --method asks for the equations of one principle: formed, then evaluated by their tape (one
+  // state never waits for a compiler).
   const num::StateEvaluation state = [&] {
     if (!o.method_given && principles::recursions_do_not_cover(*model).empty())
       return num::evaluate_state(num::Dynamics(model, values), o.t, q, qd);
     const auto eq = principles::derive(model, method_option(o.method));
-    const jit::CompiledDynamics dynamics = compiled_dynamics(eq, values, o.no_jit, "eval");
-    return dynamics.evaluator ? num::evaluate_state(*dynamics.evaluator, o.t, q, qd)
-                              : num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
+    return num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
   }();
   const Eigen::MatrixXd& M = state.mass_matrix;
   const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;

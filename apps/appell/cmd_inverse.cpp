@@ -87,15 +87,14 @@ int run_inverse(const InverseOptions& o) {
 
   // A tree the recursions cover, without --method: Newton-Euler straight from the model (its
   // generated code compiled, or interpreted), no equations formed. Otherwise that principle's
-  // equations, compiled (or the tape: jit_flags.hpp).
+  // equations, by their tape.
   const principles::Method method = method_option(o.method);
   const bool by_recursions =
       !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
-  const num::InverseDynamics inverse(
-      by_recursions
-          ? compiled_dynamics(model, values, o.no_jit, "inverse").evaluator
-          : compiled_dynamics(principles::derive(model, method), values, o.no_jit, "inverse")
-                .evaluator);
+  const num::InverseDynamics inverse =
+      by_recursions ? num::InverseDynamics(std::make_shared<const num::Dynamics>(
+                          compiled_dynamics(model, values, o.no_jit, "inverse")))
+                    : num::InverseDynamics(principles::derive(model, method), values);
 
   io::OutputFile out = open_output("--out", o.out);
   try {

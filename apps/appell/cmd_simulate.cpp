@@ -161,14 +161,11 @@ int run_simulate(const SimulateOptions& o) {
     if (by_recursions) {
       // q̈ by the compiled generated code of the recursions (or the recursions interpreted);
       // with constraints their rows, λ and projection by the same code.
-      options.dynamics = compiled_dynamics(model, values, o.no_jit, "simulate").evaluator;
-      evaluator = options.dynamics->kind();
-    } else if (model->constraints.empty()) {
-      // q̈ by the compiled generated code (or the tape: jit_flags.hpp); the constrained solver
-      // needs A and b and keeps the tape.
-      options.dynamics = compiled_dynamics(*equations, values, o.no_jit, "simulate").evaluator;
+      options.dynamics = std::make_shared<const num::Dynamics>(
+          compiled_dynamics(model, values, o.no_jit, "simulate"));
       evaluator = options.dynamics->kind();
     }
+    // Otherwise (what the recursions do not cover) the formed equations' tape.
     const auto result = by_recursions ? num::simulate(model, options, on_row)
                                       : num::simulate(*equations, options, on_row);
     const double seconds = elapsed();

@@ -10,28 +10,16 @@ void add_jit_flag(CLI::App& command, bool& no_jit) {
                    "into a cached shared object (docs/user-guide.md, \"Compiled evaluation\")");
 }
 
-jit::CompiledDynamics compiled_dynamics(const principles::Equations& equations,
-                                        const model::Values& values, bool no_jit,
-                                        const std::string& command) {
+num::Dynamics compiled_dynamics(std::shared_ptr<const model::Model> model,
+                                const model::Values& values, bool no_jit,
+                                const std::string& command) {
   jit::JitOptions options;
   options.enabled = !no_jit;
-  jit::CompiledDynamics dynamics = jit::compile_dynamics(equations, values, options);
-  if (!dynamics.note.empty())
+  num::Dynamics dynamics = jit::compile_dynamics(std::move(model), values, options);
+  if (!dynamics.compilation().note.empty())
     std::cerr << "appell " << command
-              << ": note: evaluating by the tape (slower): " << dynamics.note << "\n";
-  return dynamics;
-}
-
-jit::CompiledDynamics compiled_dynamics(std::shared_ptr<const model::Model> model,
-                                        const model::Values& values, bool no_jit,
-                                        const std::string& command) {
-  jit::JitOptions options;
-  options.enabled = !no_jit;
-  jit::CompiledDynamics dynamics = jit::compile_dynamics(std::move(model), values, options);
-  if (!dynamics.note.empty())
-    std::cerr << "appell " << command
-              << ": note: evaluating by the recursions interpreted (slower): " << dynamics.note
-              << "\n";
+              << ": note: evaluating by the recursions interpreted (slower): "
+              << dynamics.compilation().note << "\n";
   return dynamics;
 }
 

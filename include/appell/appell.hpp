@@ -74,6 +74,7 @@
 #include "appell/principles/speed_form.hpp"
 
 // numeric/: compiled evaluation, simulation, inverse dynamics, statics, verification
+#include "appell/numeric/acceleration_solve.hpp"
 #include "appell/numeric/agreement.hpp"
 #include "appell/numeric/base_parameters.hpp"
 #include "appell/numeric/claim_check.hpp"
@@ -82,7 +83,6 @@
 #include "appell/numeric/constraint_tolerances.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/dynamics_derivatives.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/numeric/interruption.hpp"
 #include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/linearization.hpp"

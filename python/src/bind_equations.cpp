@@ -388,8 +388,7 @@ py::list verify(const Model& target, std::size_t states, double tolerance, bool 
 
 struct DynamicsHandle {
   std::shared_ptr<const model::Model> model;
-  std::shared_ptr<const num::Dynamics> recursions;          // M, f, g, T, V
-  std::shared_ptr<const num::DynamicsEvaluator> evaluator;  // q'' and tau: the JIT or the above
+  std::shared_ptr<const num::Dynamics> dynamics;  // the JIT's, or the recursions interpreted
   std::string kind, note;
   std::size_t n = 0;
   model::Values values;
@@ -410,13 +409,11 @@ std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
   locked([&] {
     jit::JitOptions options;
     options.enabled = jit;
-    const jit::CompiledDynamics compiled = jit::compile_dynamics(d->model, bound, options);
-    d->evaluator = compiled.evaluator;
-    d->note = compiled.note;
-    d->recursions = std::dynamic_pointer_cast<const num::Dynamics>(compiled.evaluator);
-    if (!d->recursions) d->recursions = std::make_shared<num::Dynamics>(d->model, bound);
+    d->dynamics =
+        std::make_shared<const num::Dynamics>(jit::compile_dynamics(d->model, bound, options));
+    d->note = d->dynamics->compilation().note;
   });
-  d->kind = d->evaluator->kind();
+  d->kind = d->dynamics->kind();
   d->n = d->model->dof();
   d->values = bound;
   return d;
@@ -500,8 +497,9 @@ py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const ArrayL
   py::array_t<double> out = vectors(s, d.n);
   double* p = out.mutable_data();
   Eigen::VectorXd qdd;
+  num::DynamicsWorkspace work;
   over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    d.evaluator->accelerations(s.time(i), qv, qdv, qdd);
+    d.dynamics->accelerations(s.time(i), qv, qdv, qdd, work);
     Eigen::Map<Eigen::VectorXd>(p + i * d.n, qdd.size()) = qdd;
   });
   return out;
@@ -515,9 +513,10 @@ py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const ArrayLike& q
   py::array_t<double> out = vectors(s, d.n);
   double* p = out.mutable_data();
   Eigen::VectorXd accelerations(static_cast<Eigen::Index>(d.n)), unused(accelerations.size()), tau;
+  num::DynamicsWorkspace work;
   over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
     load_state(a, i, d.n, accelerations, unused);
-    d.evaluator->driving_forces(s.time(i), qv, qdv, accelerations, tau);
+    d.dynamics->inverse_dynamics(s.time(i), qv, qdv, accelerations, tau, work);
     Eigen::Map<Eigen::VectorXd>(p + i * d.n, tau.size()) = tau;
   });
   return out;
@@ -535,7 +534,7 @@ py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const ArrayLike& q,
   Eigen::MatrixXd Mv;
   Eigen::VectorXd fv;
   over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    d.recursions->mass_matrix_and_forcing(s.time(i), qv, qdv, Mv, fv, work);
+    d.dynamics->mass_matrix_and_forcing(s.time(i), qv, qdv, Mv, fv, work);
     // numpy's row-major (n, n) from Eigen's column-major: M is symmetric, but stay exact.
     for (std::size_t r = 0; r < d.n; ++r)
       for (std::size_t c = 0; c < d.n; ++c)
@@ -553,7 +552,7 @@ py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q
   num::DynamicsWorkspace work;
   Eigen::VectorXd g;
   over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd&) {
-    d.recursions->gravity(s.time(i), qv, g, work);
+    d.dynamics->gravity(s.time(i), qv, g, work);
     Eigen::Map<Eigen::VectorXd>(p + i * d.n, g.size()) = g;
   });
   return out;

@@ -137,11 +137,13 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
     const auto equations = equations_of(target, method, "model");
     // q̈ by the generated code compiled into a cached shared object, as `appell simulate`, unless
     // jit=False (or the model has constraints, or no compiler: then the tape).
-    if (equations.constraint_count() == 0) {
+    if (equations.constraint_count() == 0 && jit &&
+        principles::recursions_do_not_cover(*equations.model).empty()) {
       jit::JitOptions jit_options;
-      jit_options.enabled = jit;
-      options.dynamics = interruptible(
-          [&] { return jit::compile_dynamics(equations, options.values, jit_options).evaluator; });
+      options.dynamics = interruptible([&] {
+        return std::make_shared<const num::Dynamics>(
+            jit::compile_dynamics(equations.model, options.values, jit_options));
+      });
       evaluator = options.dynamics->kind();
     }
     integrate([&] { return num::simulate(equations, options, collect); });
@@ -251,9 +253,10 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
     jit::JitOptions jit_options;
     jit_options.enabled = jit;
     const num::InverseDynamics inverse =
-        equations.constraint_count() > 0
-            ? num::InverseDynamics(equations, bound)
-            : num::InverseDynamics(jit::compile_dynamics(equations, bound, jit_options).evaluator);
+        principles::recursions_alone_do_not_cover(*equations.model).empty()
+            ? num::InverseDynamics(std::make_shared<const num::Dynamics>(
+                  jit::compile_dynamics(equations.model, bound, jit_options)))
+            : num::InverseDynamics(equations, bound);
     for (const auto& s : samples) {
       const Eigen::VectorXd forces = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
       tv.push_back(s.t);

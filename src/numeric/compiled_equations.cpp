@@ -10,7 +10,7 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/model/values.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
+#include "appell/numeric/acceleration_solve.hpp"
 #include "appell/sym/dag.hpp"
 #include "rank_revealing.hpp"
 #include "tape_layout.hpp"

@@ -14,6 +14,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/tape.hpp"
 #include "cvode_support.hpp"
+#include "native_dynamics.hpp"
 
 namespace appell::num {
 
@@ -58,6 +59,7 @@ struct Layout {
 // The programs as tapes over the variable vector of Layout.
 struct Dynamics::Programs : Layout {
   std::shared_ptr<const model::Model> model;
+  DynamicsOptions options;                      // as built (with_values builds alike)
   std::vector<std::string> runtime_parameters;  // in the model's order
   std::vector<double> default_parameters;       // their numbers in the values built with
   std::optional<sym::Tape> inverse, bias, gravity, inertial;
@@ -94,6 +96,9 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
     throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
   auto programs = std::make_shared<Programs>();
   programs->model = model;
+  programs->options = build;
+  model_ = model;
+  compilation_ = std::make_shared<const DynamicsCompilation>();
   const std::size_t n = m.dof();
   programs->n = n;
   const std::size_t rates = m.has_speeds() ? m.speeds.size() : n;
@@ -301,24 +306,75 @@ Dynamics::Dynamics(std::shared_ptr<const model::Model> model, const model::Value
 
 Dynamics::~Dynamics() = default;
 
-const model::Model& Dynamics::model() const { return *programs_->model; }
-std::size_t Dynamics::dof() const { return programs_->n; }
-std::size_t Dynamics::speed_count() const { return programs_->p; }
-const std::string& Dynamics::forward_method() const { return programs_->forward_method; }
-std::size_t Dynamics::operations() const { return programs_->operations; }
-const std::vector<std::string>& Dynamics::multipliers() const { return programs_->multipliers; }
+const Dynamics::Programs& Dynamics::programs() const {
+  if (programs_) return *programs_;
+  // A compiled Dynamics: the interpreted programs of the same model and values, once, whichever
+  // thread asks first (the others wait; an exception leaves it for the next call to try).
+  detail::LazyPrograms& lazy = *lazy_;
+  std::call_once(lazy.built, [&] {
+    lazy.interpreted = std::make_shared<const Dynamics>(lazy.model, lazy.values);
+  });
+  return *lazy.interpreted->programs_;
+}
+
+const model::Model& Dynamics::model() const { return *model_; }
+std::size_t Dynamics::dof() const { return model_->dof(); }
+std::size_t Dynamics::speed_count() const {
+  return model_->has_speeds() ? model_->speeds.size() : model_->dof();
+}
+const char* Dynamics::kind() const { return native_ ? "jit" : "recursions"; }
+const std::string& Dynamics::forward_method() const { return programs().forward_method; }
+std::size_t Dynamics::operations() const { return programs().operations; }
+const std::vector<std::string>& Dynamics::multipliers() const { return programs().multipliers; }
 const std::vector<std::string>& Dynamics::runtime_parameters() const {
-  return programs_->runtime_parameters;
+  static const std::vector<std::string> none;
+  return native_ ? none : programs_->runtime_parameters;
 }
 
 std::vector<double> Dynamics::runtime_parameter_values(const model::BoundValues& bound) const {
   std::vector<double> out;
-  for (const auto& name : programs_->runtime_parameters) out.push_back(bound.parameters.at(name));
+  for (const auto& name : runtime_parameters()) out.push_back(bound.parameters.at(name));
   return out;
 }
 
+Dynamics Dynamics::with_values(const model::Values& values) const {
+  if (!native_) {
+    Dynamics out(model_, values, programs_->options);
+    out.compilation_ = compilation_;
+    return out;
+  }
+  auto native = std::make_shared<detail::NativeDynamics>(*native_);
+  native->bind(values, native->parameters, native->inputs);
+  return detail::DynamicsAccess::compiled(model_, values, std::move(native), *compilation_);
+}
+
+Dynamics detail::DynamicsAccess::compiled(std::shared_ptr<const model::Model> model,
+                                          const model::Values& values,
+                                          std::shared_ptr<const NativeDynamics> native,
+                                          DynamicsCompilation compilation,
+                                          std::shared_ptr<const Dynamics> interpreted) {
+  Dynamics out;
+  out.model_ = model;
+  if (interpreted) {
+    out.programs_ = interpreted->programs_;
+  } else {
+    out.lazy_ = std::make_shared<LazyPrograms>();
+    out.lazy_->model = std::move(model);
+    out.lazy_->values = values;
+  }
+  out.native_ = std::move(native);
+  out.compilation_ = std::make_shared<const DynamicsCompilation>(std::move(compilation));
+  return out;
+}
+
+Dynamics detail::DynamicsAccess::with_compilation(Dynamics dynamics,
+                                                  DynamicsCompilation compilation) {
+  dynamics.compilation_ = std::make_shared<const DynamicsCompilation>(std::move(compilation));
+  return dynamics;
+}
+
 const std::string& Dynamics::energy_not_conserved_because() const {
-  return programs_->not_conservative_because;
+  return programs().not_conservative_because;
 }
 
 namespace {
@@ -354,10 +410,66 @@ void run(const sym::Tape& tape, DynamicsWorkspace& work) {
   tape.evaluate(work.variables.data(), work.outputs.data(), work.slots);
 }
 
+// The sizes the compiled code checks its arguments against (it is written in q̇: p = n).
+Layout layout_of(const detail::NativeDynamics& c) {
+  Layout at;
+  at.n = c.n;
+  at.p = c.p;
+  return at;
+}
+
+// A compiled Dynamics has no run-time parameters: a workspace that gives some is a mistake.
+void check_no_parameters(const DynamicsWorkspace& work) {
+  if (!work.parameters.empty())
+    throw std::invalid_argument("DynamicsWorkspace::parameters has " +
+                                std::to_string(work.parameters.size()) +
+                                " values, the Dynamics 0 run-time parameters");
+}
+
+// M (n×n) and f (n) by the compiled code at (t, q, q̇); q̇ null: zeros (for M alone).
+void native_mass_matrix_and_forcing(const detail::NativeDynamics& c, double t,
+                                    const Eigen::VectorXd& q, const Eigen::VectorXd* qd,
+                                    Eigen::MatrixXd& M, Eigen::VectorXd& f,
+                                    DynamicsWorkspace& work) {
+  const auto n = static_cast<Eigen::Index>(c.n);
+  M.resize(n, n);
+  f.resize(n);
+  const double* rates = qd ? qd->data() : nullptr;
+  if (!rates) {
+    work.variables.assign(c.n, 0.0);
+    rates = work.variables.data();
+  }
+  c.mass_matrix_and_forcing(t, q.data(), rates, c.parameters.data(), c.inputs.data(), M.data(),
+                            f.data());
+  // The generated M is row-major, Eigen's column-major: M was read transposed.
+  M.transposeInPlace();
+}
+
+void native_constraints(const detail::NativeDynamics& c, double t, const Eigen::VectorXd& q,
+                        const Eigen::VectorXd& qd, Eigen::MatrixXd& A, Eigen::VectorXd& b) {
+  const auto n = static_cast<Eigen::Index>(c.n), m = static_cast<Eigen::Index>(c.m);
+  b.resize(m);
+  if (c.m == 0) {
+    A.resize(0, n);
+    return;
+  }
+  // The generated A is row-major: read as Aᵀ (n×m, column-major), then transposed.
+  A.resize(n, m);
+  c.constraints(t, q.data(), qd.data(), c.parameters.data(), c.inputs.data(), A.data(), b.data());
+  A.transposeInPlace();
+}
+
 }  // namespace
 
 void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
                            DynamicsWorkspace& work) const {
+  if (native_) {
+    const Layout at = layout_of(*native_);
+    at.check_q(q);
+    check_no_parameters(work);
+    native_mass_matrix_and_forcing(*native_, t, q, nullptr, M, work.f, work);
+    return;
+  }
   const Programs& at = *programs_;
   at.check_q(q);
   load_state(at, at.default_parameters, work, t, q, nullptr);
@@ -377,7 +489,7 @@ void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& 
 
 void Dynamics::energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                         double& kinetic, double& potential, DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
+  const Programs& at = programs();
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
   load_state(at, at.default_parameters, work, t, q, &qd);
@@ -395,12 +507,25 @@ void Dynamics::forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd
 void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
                                        Eigen::VectorXd& f, DynamicsWorkspace& work) const {
+  if (native_) {
+    const Layout at = layout_of(*native_);
+    at.check_q(q);
+    at.check_rates(qd, "qd", "u");
+    check_no_parameters(work);
+    native_mass_matrix_and_forcing(*native_, t, q, &qd, M, f, work);
+    return;
+  }
   mass_matrix(t, q, M, work);
   forcing(t, q, qd, f, work);
 }
 
 void Dynamics::nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  Eigen::VectorXd& h, DynamicsWorkspace& work) const {
+  if (native_) {
+    mass_matrix_and_forcing(t, q, qd, work.M, h, work);
+    h = -h;
+    return;
+  }
   const Programs& at = *programs_;
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
@@ -411,7 +536,7 @@ void Dynamics::nonlinear_effects(double t, const Eigen::VectorXd& q, const Eigen
 
 void Dynamics::gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
                        DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
+  const Programs& at = programs();
   at.check_q(q);
   load_state(at, at.default_parameters, work, t, q, nullptr);
   run(*at.gravity, work);
@@ -421,6 +546,18 @@ void Dynamics::gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
 void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 const Eigen::VectorXd& qdd, Eigen::VectorXd& tau,
                                 DynamicsWorkspace& work) const {
+  if (native_) {
+    const detail::NativeDynamics& c = *native_;
+    const Layout at = layout_of(c);
+    at.check_q(q);
+    at.check_rates(qd, "qd", "u");
+    at.check_rates(qdd, "qdd", "udot");
+    check_no_parameters(work);
+    tau.resize(static_cast<Eigen::Index>(c.p));
+    c.inverse_dynamics(t, q.data(), qd.data(), qdd.data(), c.parameters.data(), c.inputs.data(),
+                       tau.data());
+    return;
+  }
   const Programs& at = *programs_;
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
@@ -433,6 +570,29 @@ void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen:
 void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                              Eigen::VectorXd& qdd, DynamicsWorkspace& work,
                              const Eigen::VectorXd& Q) const {
+  if (native_) {
+    const detail::NativeDynamics& c = *native_;
+    const Layout at = layout_of(c);
+    at.check_q(q);
+    at.check_rates(qd, "qd", "u");
+    if (Q.size() != 0) at.check_rates(Q, "Q", "Q");
+    check_no_parameters(work);
+    if (c.m > 0) {
+      accelerations(t, q, qd, qdd, work.lambda, work, ConstraintTolerances{}, Q);
+      return;
+    }
+    if (Q.size() == 0) {
+      qdd.resize(static_cast<Eigen::Index>(c.p));
+      if (c.forward_dynamics(t, q.data(), qd.data(), c.parameters.data(), c.inputs.data(),
+                             qdd.data()) == 1)
+        return;
+    }
+    // Extra forces, or refused (M not positive definite, or not finite): M says why, or solves.
+    native_mass_matrix_and_forcing(c, t, q, &qd, work.M, work.f, work);
+    if (Q.size() != 0) work.f += Q;
+    qdd = solve_accelerations(work.M, work.f);
+    return;
+  }
   const Programs& at = *programs_;
   at.check_q(q);
   at.check_rates(qd, "qd", "u");
@@ -465,6 +625,14 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
 
 void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                            Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const {
+  if (native_) {
+    const Layout at = layout_of(*native_);
+    at.check_q(q);
+    at.check_rates(qd, "qd", "u");
+    check_no_parameters(work);
+    native_constraints(*native_, t, q, qd, A, b);
+    return;
+  }
   const Programs& at = *programs_;
   const std::size_t m = at.multipliers.size();
   at.check_q(q);
@@ -485,15 +653,24 @@ void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::Vect
 void Dynamics::velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                     Eigen::MatrixXd& A, Eigen::VectorXd& residual,
                                     DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
+  const Programs& at = programs();
   if (!at.speeds)
     throw std::logic_error("Dynamics::velocity_constraints: only in generalized speeds");
-  Eigen::VectorXd b;
-  constraints(t, q, u, A, b, work);  // runs the rows' tape: Ã, b̃, then ã0 in work.outputs
-  const Eigen::Index rows = A.rows(), columns = A.cols();
+  // The interpreted rows' tape: Ã, b̃, then ã0 in work.outputs.
+  const std::size_t m = at.multipliers.size();
+  at.check_q(q);
+  at.check_rates(u, "qd", "u");
+  const auto rows = static_cast<Eigen::Index>(m), columns = static_cast<Eigen::Index>(at.p);
+  A.resize(rows, columns);
   residual.resize(rows);
-  for (Eigen::Index i = 0; i < rows; ++i)
+  if (!at.constraints) return;
+  load_state(at, at.default_parameters, work, t, q, &u);
+  run(*at.constraints, work);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    for (Eigen::Index j = 0; j < columns; ++j)
+      A(i, j) = work.outputs[static_cast<std::size_t>(i * columns + j)];
     residual[i] = work.outputs[static_cast<std::size_t>(rows * columns + rows + i)];
+  }
   residual += A * u;
 }
 
@@ -501,13 +678,15 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
                              Eigen::VectorXd& qdd, Eigen::VectorXd& lambda, DynamicsWorkspace& work,
                              const ConstraintTolerances& tolerances,
                              const Eigen::VectorXd& Q) const {
-  if (!programs_->constraints) {
+  if (constraint_count() == 0) {
     accelerations(t, q, qd, qdd, work, Q);
     lambda.resize(0);
     return;
   }
-  if (Q.size() != 0) programs_->check_rates(Q, "Q", "Q");
-  // M from the inertial passes, not the articulated bodies: the multipliers need M itself.
+  if (Q.size() != 0)
+    Layout::check(Q, speed_count(), "Q", model_->has_speeds() ? "speeds" : "coordinates");
+  // M from the inertial passes (or the compiled code's composite bodies), not the articulated
+  // bodies: the multipliers need M itself.
   mass_matrix_and_forcing(t, q, qd, work.M, work.f, work);
   if (Q.size() != 0) work.f += Q;
   constraints(t, q, qd, work.A, work.b, work);
@@ -516,13 +695,15 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
 
 void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                      Eigen::VectorXd& qd, DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
-  at.check_q(q);
-  at.check_rates(u, "qd", "u");
-  if (!at.kinematics) {  // in the coordinates the rates are the velocities
+  if (!model_->has_speeds()) {  // in the coordinates the rates are the velocities
+    Layout::check(q, dof(), "q", "coordinates");
+    Layout::check(u, dof(), "qd", "coordinates");
     qd = u;
     return;
   }
+  const Programs& at = programs();
+  at.check_q(q);
+  at.check_rates(u, "qd", "u");
   load_state(at, at.default_parameters, work, t, q, &u);
   run(*at.kinematics, work);
   qd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data(), static_cast<Eigen::Index>(at.n));
@@ -531,14 +712,17 @@ void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const E
 void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& u, const Eigen::VectorXd& udot,
                                         Eigen::VectorXd& qdd, DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
-  at.check_q(q);
-  at.check_rates(u, "qd", "u");
-  at.check_rates(udot, "qdd", "udot");
-  if (!at.kinematics) {  // in the coordinates the rates' rates are the accelerations
+  if (!model_->has_speeds()) {  // in the coordinates the rates' rates are the accelerations
+    Layout::check(q, dof(), "q", "coordinates");
+    Layout::check(u, dof(), "qd", "coordinates");
+    Layout::check(udot, dof(), "qdd", "coordinates");
     qdd = udot;
     return;
   }
+  const Programs& at = programs();
+  at.check_q(q);
+  at.check_rates(u, "qd", "u");
+  at.check_rates(udot, "qdd", "udot");
   load_state(at, at.default_parameters, work, t, q, &u, &udot);
   run(*at.kinematics, work);
   qdd = Eigen::Map<const Eigen::VectorXd>(work.outputs.data() + at.n,
@@ -547,13 +731,15 @@ void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
 
 void Dynamics::speed_kinematics(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& W,
                                 DynamicsWorkspace& work) const {
-  const Programs& at = *programs_;
-  at.check_q(q);
-  const auto n = static_cast<Eigen::Index>(at.n), p = static_cast<Eigen::Index>(at.p);
-  if (!at.kinematics) {
+  const auto n = static_cast<Eigen::Index>(dof());
+  if (!model_->has_speeds()) {
+    Layout::check(q, dof(), "q", "coordinates");
     W = Eigen::MatrixXd::Identity(n, n);
     return;
   }
+  const Programs& at = programs();
+  at.check_q(q);
+  const auto p = static_cast<Eigen::Index>(at.p);
   load_state(at, at.default_parameters, work, t, q, nullptr);
   run(*at.kinematics, work);
   W.resize(n, p);
@@ -564,15 +750,25 @@ void Dynamics::speed_kinematics(double t, const Eigen::VectorXd& q, Eigen::Matri
 
 ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& parameters,
                                                  double rank_tolerance) const {
-  const std::shared_ptr<const Programs> p = programs_;
-  if (!parameters.empty() && parameters.size() != p->default_parameters.size())
+  const std::size_t runtime = runtime_parameters().size();
+  if (!parameters.empty() && parameters.size() != runtime)
     throw std::invalid_argument(
         "Dynamics::constraint_manifold: " + std::to_string(parameters.size()) + " values for " +
-        std::to_string(p->default_parameters.size()) + " run-time parameters");
-  if (p->speeds && !p->multipliers.empty())
+        std::to_string(runtime) + " run-time parameters");
+  if (model_->has_speeds() && !model_->constraints.empty())
     throw std::logic_error(
         "Dynamics::constraint_manifold: in generalized speeds the projection is in q and q-dot "
         "(num::ConstraintManifold of the model)");
+  if (native_) {
+    const std::shared_ptr<const detail::NativeDynamics> c = native_;
+    if (c->m == 0) return ConstraintManifold(c->n, 0, 0, nullptr, rank_tolerance);
+    // The compiled levels with the numbers bound: pure, callable from any thread.
+    auto evaluation = [c](double t, const double* q, const double* qd, double* outputs) {
+      c->levels(t, q, qd, c->parameters.data(), c->inputs.data(), outputs);
+    };
+    return ConstraintManifold(c->n, c->m, c->h, std::move(evaluation), rank_tolerance);
+  }
+  const std::shared_ptr<const Programs> p = programs_;
   if (!p->manifold) return ConstraintManifold(p->n, 0, 0, nullptr, rank_tolerance);
   // The program compiled with the Dynamics, the case's numbers as its variables: no GiNaC here,
   // so that the cases of a sweep set up their projections on any thread.
@@ -592,43 +788,6 @@ ConstraintManifold Dynamics::constraint_manifold(const std::vector<double>& para
                             rank_tolerance);
 }
 
-std::size_t Dynamics::constraint_count() const { return programs_->multipliers.size(); }
-
-void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                           Eigen::MatrixXd& A, Eigen::VectorXd& b) const {
-  DynamicsWorkspace work;
-  constraints(t, q, qd, A, b, work);
-}
-
-void Dynamics::constrained_accelerations(double t, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& qd, Eigen::VectorXd& qdd,
-                                         Eigen::VectorXd& lambda,
-                                         const ConstraintTolerances& tolerances) const {
-  DynamicsWorkspace work;
-  accelerations(t, q, qd, qdd, lambda, work, tolerances);
-}
-
-ConstraintManifold Dynamics::constraint_manifold(double rank_tolerance) const {
-  return constraint_manifold({}, rank_tolerance);
-}
-
-void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
-                                       const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
-                                       Eigen::VectorXd& f) const {
-  DynamicsWorkspace work;
-  mass_matrix_and_forcing(t, q, qd, M, f, work);
-}
-
-void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                             Eigen::VectorXd& qdd) const {
-  DynamicsWorkspace work;
-  accelerations(t, q, qd, qdd, work);
-}
-
-void Dynamics::driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                              const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const {
-  DynamicsWorkspace work;
-  inverse_dynamics(t, q, qd, qdd, Q, work);
-}
+std::size_t Dynamics::constraint_count() const { return model_->constraints.size(); }
 
 }  // namespace appell::num

@@ -13,6 +13,7 @@
 #include "appell/model/source_location.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
+#include "dynamics_evaluator.hpp"
 
 namespace appell::num {
 
@@ -47,15 +48,25 @@ std::optional<std::size_t> coordinate_index(const model::Model& model, const std
 
 InverseDynamics::InverseDynamics(const principles::Equations& equations,
                                  const model::Values& values)
-    : dynamics_(std::make_shared<TapeDynamics>(equations, values)) {}
+    : evaluator_(std::make_shared<TapeDynamics>(equations, values)) {}
 
-InverseDynamics::InverseDynamics(std::shared_ptr<const DynamicsEvaluator> dynamics)
-    : dynamics_(std::move(dynamics)) {
-  if (!dynamics_) throw std::invalid_argument("InverseDynamics: no evaluator");
+InverseDynamics::InverseDynamics(std::shared_ptr<const Dynamics> dynamics)
+    : model_dynamics_(std::move(dynamics)) {
+  if (!model_dynamics_) throw std::invalid_argument("InverseDynamics: no Dynamics");
+  if (model_dynamics_->speed_count() != model_dynamics_->dof() ||
+      model_dynamics_->model().has_speeds())
+    throw std::invalid_argument(
+        "InverseDynamics: the model has generalized speeds (its forces act on the speeds)");
+  evaluator_ = std::make_shared<DynamicsOnWorkspace>(*model_dynamics_);
 }
 
+InverseDynamics::~InverseDynamics() = default;
+
+std::size_t InverseDynamics::dof() const { return evaluator_->dof(); }
+const char* InverseDynamics::kind() const { return evaluator_->kind(); }
+
 const CompiledEquations& InverseDynamics::compiled() const {
-  const auto* tape = dynamic_cast<const TapeDynamics*>(dynamics_.get());
+  const auto* tape = dynamic_cast<const TapeDynamics*>(evaluator_.get());
   if (!tape) throw std::logic_error("InverseDynamics::compiled: not evaluated by the tape");
   return tape->compiled();
 }
@@ -66,7 +77,7 @@ Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd&
   const auto n = to_index(dof());
   if (q.size() != n || qd.size() != n || qdd.size() != n)
     throw std::invalid_argument("driving_forces: q, qd and qdd must have one entry per coordinate");
-  dynamics_->driving_forces(t, q, qd, qdd, forces_);
+  evaluator_->driving_forces(t, q, qd, qdd, forces_);
   return forces_;
 }
 

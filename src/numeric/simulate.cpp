@@ -37,6 +37,7 @@
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "cvode_support.hpp"
+#include "dynamics_evaluator.hpp"
 #include "simulate_speeds.hpp"
 
 namespace appell::num {
@@ -375,9 +376,13 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
     throw std::invalid_argument(
         constrained ? "simulate: SimulationOptions::dynamics is for models without constraints"
                     : "simulate: SimulationOptions::dynamics has the wrong number of coordinates");
-  // The tape of M and f only when no evaluator was given (building it is most of the setup).
+  // The tape of M and f only when no Dynamics was given (building it is most of the setup).
   std::optional<CompiledEquations> compiled;
-  if (!options.dynamics) compiled.emplace(equations, values);
+  std::optional<DynamicsOnWorkspace> given;
+  if (options.dynamics)
+    given.emplace(*options.dynamics);
+  else
+    compiled.emplace(equations, values);
 
   sym::Differentiator differentiator(m.time_functions);
   kin::Kinematics kinematics(equations.model, differentiator);
@@ -433,7 +438,7 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
         q0, qd0, result);
   }
 
-  RightHandSide rhs = right_hand_side_of(compiled ? &*compiled : nullptr, options.dynamics.get(),
+  RightHandSide rhs = right_hand_side_of(compiled ? &*compiled : nullptr, given ? &*given : nullptr,
                                          manifold ? &*manifold : nullptr, projection_tolerance,
                                          tolerances, q0, qd0);
   std::vector<double> energy_values(2), workspace;
@@ -452,51 +457,6 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
   return result;
 }
 
-namespace {
-
-// A Dynamics with one case's run-time parameters, behind the evaluator interface the
-// right-hand side takes; its workspace is its own (one per simulation).
-class ParameterizedDynamics final : public DynamicsEvaluator {
- public:
-  ParameterizedDynamics(const Dynamics& dynamics, std::vector<double> parameters)
-      : dynamics_(dynamics) {
-    work_.parameters = std::move(parameters);
-  }
-  std::size_t dof() const override { return dynamics_.dof(); }
-  const char* kind() const override { return dynamics_.kind(); }
-  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override {
-    dynamics_.mass_matrix_and_forcing(t, q, qd, M, f, work_);
-  }
-  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                     Eigen::VectorXd& qdd) const override {
-    dynamics_.accelerations(t, q, qd, qdd, work_);
-  }
-  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override {
-    dynamics_.inverse_dynamics(t, q, qd, qdd, Q, work_);
-  }
-  std::size_t constraint_count() const override { return dynamics_.constraint_count(); }
-  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override {
-    dynamics_.constraints(t, q, qd, A, b, work_);
-  }
-  void constrained_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                 Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
-                                 const ConstraintTolerances& tolerances) const override {
-    dynamics_.accelerations(t, q, qd, qdd, lambda, work_, tolerances);
-  }
-  ConstraintManifold constraint_manifold(double rank_tolerance) const override {
-    return dynamics_.constraint_manifold(work_.parameters, rank_tolerance);
-  }
-
- private:
-  const Dynamics& dynamics_;
-  mutable DynamicsWorkspace work_;
-};
-
-}  // namespace
-
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
                           const SimulationOptions& options, const RowCallback& on_row) {
   if (!model) throw std::invalid_argument("simulate: no model");
@@ -506,12 +466,15 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
   if (!principles::recursions_do_not_cover(*model).empty())
     return simulate(principles::derive(model, principles::Method::GibbsAppell), options, on_row);
   check_span_and_tolerances(options);
-  // No equations formed: q̈ from the given evaluator (the JIT's) or the recursions' own, T and V
-  // from the recursions.
-  const Dynamics dynamics(model, all_values(options));
+  // No equations formed: q̈, T and V from the Dynamics given (the JIT's) or the recursions'.
+  if (options.dynamics && &options.dynamics->model() != model.get())
+    throw std::invalid_argument("simulate: SimulationOptions::dynamics is of another model");
+  const Dynamics dynamics =
+      options.dynamics ? *options.dynamics : Dynamics(model, all_values(options));
   SimulationOptions rest = options;
   rest.values = {};
   rest.inputs.clear();
+  rest.dynamics = nullptr;
   return simulate(dynamics, {}, rest, on_row);
 }
 
@@ -535,10 +498,11 @@ SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& p
         options.dynamics->dof() != n
             ? "simulate: SimulationOptions::dynamics has the wrong number of coordinates"
             : "simulate: SimulationOptions::dynamics has not the Dynamics' constraint rows");
-  const ParameterizedDynamics own(dynamics, parameters);
-  // q̈ (and with constraints A, b, λ and the projection) from the evaluator given (the JIT's) or
-  // from the Dynamics itself; T and V from the Dynamics.
-  const DynamicsEvaluator& evaluator = options.dynamics ? *options.dynamics : own;
+  // q̈ (and with constraints A, b, λ and the projection) from the Dynamics given (the JIT's) or
+  // from `dynamics` itself with this case's parameters; T and V from `dynamics`.
+  const DynamicsOnWorkspace evaluator = options.dynamics
+                                            ? DynamicsOnWorkspace(*options.dynamics)
+                                            : DynamicsOnWorkspace(dynamics, parameters);
   SimulationResult result;
   result.not_conservative_because = dynamics.energy_not_conserved_because();
   result.conservative = result.not_conservative_because.empty();

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "appell/model/source_location.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
+#include "appell/numeric/acceleration_solve.hpp"
 #include "speed_tape.hpp"
 #include "tape_layout.hpp"
 

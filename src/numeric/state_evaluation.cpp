@@ -59,18 +59,4 @@ StateEvaluation evaluate_state(const Dynamics& dynamics, double t, const Eigen::
   return s;
 }
 
-StateEvaluation evaluate_state(const DynamicsEvaluator& dynamics, double t,
-                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-  const auto n = static_cast<Eigen::Index>(dynamics.dof());
-  StateEvaluation s = state_at(n, t, q, qd);
-  dynamics.mass_matrix_and_forcing(t, q, qd, s.mass_matrix, s.forcing);
-  if (!s.mass_matrix.allFinite() || !s.forcing.allFinite())
-    throw model::ComputationError("the mass matrix or the forcing is not finite at this state");
-  dynamics.accelerations(t, q, qd, s.qdd);
-  s.constraint_matrix.resize(0, n);
-  s.constraint_rhs.resize(0);
-  s.lambda.resize(0);
-  return s;
-}
-
 }  // namespace appell::num

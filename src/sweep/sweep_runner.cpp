@@ -27,7 +27,8 @@ namespace {
 // the formed equations (the other route; shared by every set).
 struct Prepared {
   std::shared_ptr<const num::Dynamics> dynamics;
-  jit::CompiledDynamics compiled;
+  std::shared_ptr<const num::Dynamics> compiled;  // the JIT's; null when it is off or failed
+  std::string note;                               // why the JIT failed (compilation().note)
 };
 
 // The extrema and final values of one quantity over the rows.
@@ -111,7 +112,12 @@ struct SweepRunner::State {
     num::DynamicsOptions build;
     build.runtime_parameters = runtime_parameters;
     p->dynamics = std::make_shared<num::Dynamics>(model, values, build);
-    if (options.jit.enabled) p->compiled = jit::compile_dynamics(model, values, options.jit);
+    if (options.jit.enabled) {
+      auto compiled =
+          std::make_shared<const num::Dynamics>(jit::compile_dynamics(model, values, options.jit));
+      p->note = compiled->compilation().note;
+      if (std::string(compiled->kind()) == "jit") p->compiled = std::move(compiled);
+    }
     prepared.emplace(key, p);
     return p;
   }
@@ -154,8 +160,8 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
       const auto first = s.prepared_for(0);
-      s.evaluator = first->compiled.evaluator ? first->compiled.evaluator->kind() : "recursions";
-      s.note = first->compiled.note;
+      s.evaluator = first->compiled ? first->compiled->kind() : "recursions";
+      s.note = first->note;
       if (!s.options.jit.enabled) s.evaluator = "recursions";
     } else {
       s.evaluator = s.options.jit.enabled ? "jit" : "recursions";
@@ -272,7 +278,9 @@ CaseResult SweepRunner::run(std::size_t index) const {
                         {prepared->dynamics->runtime_parameters().begin(),
                          prepared->dynamics->runtime_parameters().end()});
         parameters = prepared->dynamics->runtime_parameter_values(bound);
-        options.dynamics = jit::bind_values(prepared->compiled, m, values);
+        if (prepared->compiled)
+          options.dynamics =
+              std::make_shared<const num::Dynamics>(prepared->compiled->with_values(values));
       }
       record(num::simulate(*prepared->dynamics, parameters, options, on_row));
     } else if (s.speed_equations) {

@@ -31,9 +31,16 @@
 //
 // It covers what the recursions cover: frames with bodies and particles, springs, dampers,
 // forces, torques, generalized loads, potentials, inputs, prescribed motion, constraints and
-// generalized speeds. Constraints in generalized speeds, a carrier frame or flexible bodies are
-// refused (std::invalid_argument naming why; principles::recursions_do_not_cover() says it
-// beforehand): their numbers come from the formed equations (CompiledEquations and its kin).
+// generalized speeds. A carrier frame or flexible bodies are refused (std::invalid_argument naming
+// why; principles::recursions_do_not_cover() says it beforehand): their numbers come from the
+// formed equations (CompiledEquations).
+//
+// The programs run interpreted (kind() "recursions": a tape, O(n) to build, best for a few
+// calls), or as their generated C compiled and cached (kind() "jit": jit::compile_dynamics, best
+// for simulations and sweeps). Either is this one type: the same calls, the same workspace, the
+// same sharing between threads; compilation() says which and why. A compiled Dynamics runs M, f,
+// q̈, τ and the constraints in the compiled code, and what that code does not have (the energies,
+// g) by the interpreted programs built with it.
 #pragma once
 
 #include <Eigen/Dense>
@@ -44,9 +51,9 @@
 
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
+#include "appell/numeric/acceleration_solve.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/constraint_tolerances.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
 
 namespace appell::num {
 
@@ -75,7 +82,28 @@ struct DynamicsOptions {
   std::vector<std::string> runtime_parameters;
 };
 
-class Dynamics final : public DynamicsEvaluator {
+/// How a Dynamics evaluates, and why (jit::compile_dynamics fills it; a Dynamics built by its
+/// constructor runs interpreted with every field empty).
+struct DynamicsCompilation {
+  /// Why the programs run interpreted although the JIT was asked for and covers the model (no
+  /// compiler, a compile error with the compiler's messages, the cache not writable or not
+  /// private): worth telling the user, the run is slower than it could be. Empty otherwise.
+  std::string note;
+  /// Why they run interpreted in every other case (the JIT turned off, generalized speeds);
+  /// empty with the JIT.
+  std::string reason;
+  /// With the JIT: the shared object, and whether this process compiled it (false: the cache).
+  std::string library_path;
+  bool compiled_now = false;
+};
+
+namespace detail {
+struct DynamicsAccess;  // how the JIT makes a compiled Dynamics (src/numeric/native_dynamics.hpp)
+struct NativeDynamics;
+struct LazyPrograms;
+}  // namespace detail
+
+class Dynamics final {
  public:
   /// Builds the programs of `model` with `values` bound (model::bind: throws model::ModelError
   /// for an unknown name or a bad number). Throws std::invalid_argument for a model the
@@ -85,15 +113,31 @@ class Dynamics final : public DynamicsEvaluator {
   /// name that is no parameter).
   Dynamics(std::shared_ptr<const model::Model> model, const model::Values& values,
            const DynamicsOptions& options);
-  ~Dynamics() override;
+  ~Dynamics();
+  Dynamics(const Dynamics&) = default;
+  Dynamics(Dynamics&&) noexcept = default;
+  Dynamics& operator=(const Dynamics&) = default;
+  Dynamics& operator=(Dynamics&&) noexcept = default;
 
   const model::Model& model() const;
+  /// The model shared.
+  const std::shared_ptr<const model::Model>& model_pointer() const { return model_; }
   /// n, the number of coordinates (q's entries).
-  std::size_t dof() const override;
+  std::size_t dof() const;
   /// p, the number of rates: the model's generalized speeds, or n without speeds. Velocities
   /// (u), accelerations (u̇), forces and M's rows and columns have p entries.
   std::size_t speed_count() const;
-  const char* kind() const override { return "recursions"; }
+  /// "jit" (the generated code compiled) or "recursions" (the programs interpreted).
+  const char* kind() const;
+  /// Which, and why (DynamicsCompilation).
+  const DynamicsCompilation& compilation() const { return *compilation_; }
+  /// The same Dynamics with the numbers of other `values` (model::bind: model::ModelError for
+  /// bad ones): a compiled one rebinds its numbers without generating or compiling anything (so
+  /// `values` must drive the same functions by the same expressions: those are code), and builds
+  /// its interpreted programs (energies, g) on the first call that needs them: symbolic work, so
+  /// that first call must not run beside other symbolic work on another thread. An interpreted
+  /// one is built anew with the same options.
+  Dynamics with_values(const model::Values& values) const;
   /// "articulated bodies" (Featherstone's recursion) or "Cholesky of M" (a frame moved by two
   /// coordinates, or a coordinate moving two frames).
   const std::string& forward_method() const;
@@ -129,7 +173,7 @@ class Dynamics final : public DynamicsEvaluator {
                      const Eigen::VectorXd& Q = Eigen::VectorXd()) const;
 
   /// m, the number of constraints (0 without).
-  std::size_t constraint_count() const override;
+  std::size_t constraint_count() const;
   /// lambda_NAME of each constraint, in the model's order: the names of λ's entries.
   const std::vector<std::string>& multipliers() const;
   /// A (m×n) and b (m) of the constraints at acceleration level, A q̈ = b, at (t, q, q̇): the rows
@@ -188,24 +232,20 @@ class Dynamics final : public DynamicsEvaluator {
   void gravity(double t, const Eigen::VectorXd& q, Eigen::VectorXd& g,
                DynamicsWorkspace& work) const;
 
-  // DynamicsEvaluator: each call uses a workspace of its own (safe from any thread).
-  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override;
-  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                     Eigen::VectorXd& qdd) const override;
-  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override;
-  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override;
-  void constrained_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                 Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
-                                 const ConstraintTolerances& tolerances) const override;
-  /// constraint_manifold() with the values it was built with.
-  ConstraintManifold constraint_manifold(double rank_tolerance) const override;
-
  private:
   struct Programs;
-  std::shared_ptr<const Programs> programs_;
+  friend struct detail::DynamicsAccess;
+  friend struct detail::LazyPrograms;
+  Dynamics() = default;
+  /// The interpreted programs: built by the constructor, or for a compiled Dynamics on the first
+  /// call that needs them (thread-safe).
+  const Programs& programs() const;
+
+  std::shared_ptr<const model::Model> model_;
+  std::shared_ptr<const Programs> programs_;              // interpreted: built with the Dynamics
+  std::shared_ptr<detail::LazyPrograms> lazy_;            // compiled: the programs when needed
+  std::shared_ptr<const detail::NativeDynamics> native_;  // compiled: the loaded functions
+  std::shared_ptr<const DynamicsCompilation> compilation_;
 };
 
 }  // namespace appell::num

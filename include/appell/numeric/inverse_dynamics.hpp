@@ -20,26 +20,30 @@
 #include "appell/model/model.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/tape.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
 
-/// The driving forces of one set of equations. Not for concurrent use from several threads (it
-/// reuses buffers); make one per thread.
+class DynamicsEvaluator;  // internal: the tape of the equations, or the Dynamics
+
+/// The driving forces of one set of equations, or of a model's Dynamics. Not for concurrent use
+/// from several threads (it reuses buffers); make one per thread.
 class InverseDynamics {
  public:
   /// `values` as for CompiledEquations (model::bind): parameter overrides, inputs and
   /// unspecified prescribed functions; throws model::ModelError as bind does (unknown name, ...).
   explicit InverseDynamics(const principles::Equations& equations,
                            const model::Values& values = {});
-  /// Q from `dynamics` (jit::compile_dynamics: compiled Newton–Euler, or the tape), bound to the
-  /// values the caller chose; not null (std::invalid_argument).
-  explicit InverseDynamics(std::shared_ptr<const DynamicsEvaluator> dynamics);
+  /// Q = τ of `dynamics` (Newton–Euler, interpreted or compiled: jit::compile_dynamics), bound
+  /// to the values the caller chose; not null (std::invalid_argument). Without generalized
+  /// speeds (std::invalid_argument: Q is a force on each coordinate).
+  explicit InverseDynamics(std::shared_ptr<const Dynamics> dynamics);
+  ~InverseDynamics();
 
   /// n, the number of coordinates.
-  std::size_t dof() const { return dynamics_->dof(); }
+  std::size_t dof() const;
   /// Q = M(q, t) q̈ − f(q, q̇, t) (n values, coordinate order; N or N·m as the coordinate is a
   /// length or an angle) at time t for q, q̇, q̈ of n values each. Vectors of the wrong size
   /// throw std::invalid_argument. The constraint rows A, b are not used: with constraints Q is
@@ -48,14 +52,15 @@ class InverseDynamics {
   Eigen::VectorXd driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  const Eigen::VectorXd& qdd) const;
 
-  /// The compiled equations it evaluates (the tape's); std::logic_error when built on an
-  /// evaluator other than TapeDynamics.
+  /// The compiled equations it evaluates (the tape's); std::logic_error when built on a
+  /// Dynamics.
   const CompiledEquations& compiled() const;
-  /// What evaluates Q.
-  const DynamicsEvaluator& dynamics() const { return *dynamics_; }
+  /// What evaluates Q: "tape" (the equations'), "jit" or "recursions" (a Dynamics').
+  const char* kind() const;
 
  private:
-  std::shared_ptr<const DynamicsEvaluator> dynamics_;
+  std::shared_ptr<const Dynamics> model_dynamics_;  // kept alive for evaluator_
+  std::shared_ptr<const DynamicsEvaluator> evaluator_;
   mutable Eigen::VectorXd forces_;  // reused between calls: no allocation per sample
 };
 

@@ -20,7 +20,6 @@
 #include "appell/model/values.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/dynamics.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
@@ -61,11 +60,12 @@ struct SimulationOptions {
   /// with a ModelError before anything is integrated (a step of 1e-10 over a second would write
   /// gigabytes).
   long max_rows = 10'000'000;
-  /// What evaluates q̈ (jit::compile_dynamics: compiled generated code, or the tape), bound to
-  /// the same values as `values` and `inputs` (the caller's duty); null: the tape of
-  /// CompiledEquations. Only for models without constraints (std::invalid_argument otherwise:
-  /// the constrained solver needs A and b).
-  std::shared_ptr<const DynamicsEvaluator> dynamics;
+  /// What evaluates q̈ (and with constraints A, b, λ and the projection): a Dynamics of the same
+  /// model bound to the same values as `values` and `inputs` (the caller's duty), typically the
+  /// JIT's (jit::compile_dynamics); null: the recursions interpreted, or for equations their
+  /// tape (CompiledEquations). With equations only in the coordinates and without constraints
+  /// (std::invalid_argument otherwise: the constrained solver there needs the equations' A and b).
+  std::shared_ptr<const Dynamics> dynamics;
 };
 
 /// One output row: the state, the energies, the accelerations and (with constraints) the
@@ -172,11 +172,10 @@ SimulationResult simulate(const principles::Equations& equations, const Simulati
                           const RowCallback& on_row);
 
 /// The same for a model, without forming its equations where the recursions cover it
-/// (principles::recursions_do_not_cover() empty): q̈ from num::Dynamics (or options.dynamics,
-/// e.g. the JIT's, when given), T and V from the same recursions; setting up costs milliseconds
-/// for a robot. With constraints q̈ and λ come from the constraint rows of options.dynamics (the
-/// JIT's, DynamicsEvaluator::constrained_accelerations) or of the Dynamics, and the state is
-/// projected onto the constraints as in the other overload.
+/// (principles::recursions_do_not_cover() empty): q̈, T and V from num::Dynamics (options.dynamics,
+/// e.g. the JIT's, when given: then it serves alone); setting up costs milliseconds for a robot.
+/// With constraints q̈ and λ come from the Dynamics' constraint rows, and the state is projected
+/// onto the constraints as in the other overload.
 /// Other models are integrated in their Gibbs–Appell equations (derived here). Throws as the
 /// other overload.
 SimulationResult simulate(std::shared_ptr<const model::Model> model,
@@ -187,7 +186,7 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
 /// run-time parameters (Dynamics::runtime_parameter_values; empty: those it was built with), and
 /// `options` this case's initial state and the integration. options.values and options.inputs
 /// must be empty (std::invalid_argument: they are folded into `dynamics`); options.dynamics, when
-/// given, must evaluate the same values (the JIT's, jit::bind_values) and have the same
+/// given, must evaluate the same values (the JIT's, Dynamics::with_values) and have the same
 /// constraint rows (std::invalid_argument otherwise). Distinct calls may run on distinct threads
 /// at once, constrained or not: the projection is compiled with the Dynamics (or the JIT's
 /// code), nothing symbolic happens per call. Throws as the other overloads.

@@ -10,7 +10,6 @@
 
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
-#include "appell/numeric/dynamics_evaluator.hpp"
 
 namespace appell::num {
 
@@ -36,14 +35,10 @@ struct StateEvaluation {
 StateEvaluation evaluate_state(const CompiledEquations& compiled, double t,
                                const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
-/// The same by a model's num::Dynamics (its recursions, the constraints as their own rows): M,
-/// f, A, b, q̈ and λ as the formed equations give them. Throws as the other overloads.
+/// The same by a model's num::Dynamics (its recursions, interpreted or compiled, the constraints
+/// as their own rows): M, f, A, b, q̈ and λ as the formed equations give them. Throws as the
+/// other overload.
 StateEvaluation evaluate_state(const Dynamics& dynamics, double t, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd);
-
-/// The same for a model without constraints, by `dynamics` (the JIT's or the tape's): M, f and
-/// q̈ (by the evaluator's own solver), A, b and λ empty. Throws as the other overload.
-StateEvaluation evaluate_state(const DynamicsEvaluator& dynamics, double t,
-                               const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
 }  // namespace appell::num

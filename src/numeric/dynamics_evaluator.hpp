@@ -1,14 +1,14 @@
-// The equations of an unconstrained model, M(q, t) q̈ = f(q, q̇, t), behind one interface that
-// simulate(), InverseDynamics and evaluate_state() accept: evaluated by the tape (TapeDynamics,
-// here) or by the generated code compiled into a shared object (jit::compile_dynamics, which
-// falls back to TapeDynamics). Both evaluate the same equations with the same values; they agree
-// to rounding, not bit for bit (the compiled code forms M by composite rigid bodies and q̈ by an
-// articulated-body recursion or M = Lᵀ D L, the tape M and f as derived).
+// Internal to numeric: the one interface simulate()'s right-hand side and InverseDynamics call,
+// over the two things that give M, f and q̈ (the public API has no evaluator types of its own):
+// the tape of formed equations (TapeDynamics, here) and a num::Dynamics with one workspace
+// (DynamicsOnWorkspace, here; interpreted recursions or their JIT). They agree to rounding, not
+// bit for bit (the recursions form M by inertial passes or composite rigid bodies and q̈ by
+// articulated bodies or M = Lᵀ D L, the tape M and f as derived).
 //
 // An evaluator may also have the constraint rows A(q, t) q̈ = b(q, q̇, t) of a constrained model
-// (num::Dynamics, the JIT of one: constraint_count() > 0), and then its constraints at position
-// and velocity level for the projection (constraint_manifold()); constrained_accelerations()
-// solves M q̈ = f + Aᵀλ, A q̈ = b with solve_constrained_accelerations().
+// (constraint_count() > 0), and then its constraints at position and velocity level for the
+// projection (constraint_manifold()); constrained_accelerations() solves M q̈ = f + Aᵀλ, A q̈ = b
+// with solve_constrained_accelerations().
 #pragma once
 
 #include <Eigen/Dense>
@@ -17,9 +17,11 @@
 #include <string>
 
 #include "appell/model/values.hpp"
+#include "appell/numeric/acceleration_solve.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/constraint_manifold.hpp"
 #include "appell/numeric/constraint_tolerances.hpp"
+#include "appell/numeric/dynamics.hpp"
 #include "appell/principles/equations.hpp"
 
 namespace appell::num {
@@ -32,7 +34,7 @@ class DynamicsEvaluator {
   virtual ~DynamicsEvaluator() = default;
   /// n, the number of coordinates.
   virtual std::size_t dof() const = 0;
-  /// "jit" (compiled generated code) or "tape".
+  /// "jit" (compiled generated code), "recursions" (interpreted) or "tape".
   virtual const char* kind() const = 0;
   /// M (resized to n×n) and f (n) at (t, q, q̇).
   virtual void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
@@ -89,27 +91,46 @@ class TapeDynamics : public DynamicsEvaluator {
   mutable Eigen::VectorXd f_;
 };
 
-/// The Cholesky factor L Lᵀ of a mass matrix, which must be positive definite: throws
-/// model::ComputationError "<singular> at this state (M = [..])" when the factorisation fails or
-/// a pivot L_ii² is not above both 1e-12 M_ii (a coordinate whose inertia the others account for,
-/// to rounding: M singular) and 1e-24 max |M_ij| (a coordinate that moves next to no mass).
-Eigen::LLT<Eigen::MatrixXd> factor_mass_matrix(const Eigen::MatrixXd& M,
-                                               const std::string& singular);
+/// A num::Dynamics behind the evaluator interface, with a workspace of its own holding `parameters`
+/// (the Dynamics' run-time parameters' numbers; empty: those it was built with): one per
+/// simulation or per thread.
+class DynamicsOnWorkspace final : public DynamicsEvaluator {
+ public:
+  explicit DynamicsOnWorkspace(const Dynamics& dynamics, std::vector<double> parameters = {})
+      : dynamics_(dynamics) {
+    work_.parameters = std::move(parameters);
+  }
+  std::size_t dof() const override { return dynamics_.dof(); }
+  const char* kind() const override { return dynamics_.kind(); }
+  void mass_matrix_and_forcing(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                               Eigen::MatrixXd& M, Eigen::VectorXd& f) const override {
+    dynamics_.mass_matrix_and_forcing(t, q, qd, M, f, work_);
+  }
+  void accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     Eigen::VectorXd& qdd) const override {
+    dynamics_.accelerations(t, q, qd, qdd, work_);
+  }
+  void driving_forces(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& Q) const override {
+    dynamics_.inverse_dynamics(t, q, qd, qdd, Q, work_);
+  }
+  std::size_t constraint_count() const override { return dynamics_.constraint_count(); }
+  void constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   Eigen::MatrixXd& A, Eigen::VectorXd& b) const override {
+    dynamics_.constraints(t, q, qd, A, b, work_);
+  }
+  void constrained_accelerations(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& qdd, Eigen::VectorXd& lambda,
+                                 const ConstraintTolerances& tolerances) const override {
+    dynamics_.accelerations(t, q, qd, qdd, lambda, work_, tolerances);
+  }
+  ConstraintManifold constraint_manifold(double rank_tolerance) const override {
+    return dynamics_.constraint_manifold(work_.parameters, rank_tolerance);
+  }
 
-/// q̈ = M⁻¹ f by Cholesky (M n×n, f n), what every evaluator's accelerations() ends in when the
-/// generated solver refuses a state. Throws model::ComputationError when M or f is not finite, or
-/// M is singular or not positive definite (factor_mass_matrix(); the message prints M).
-Eigen::VectorXd solve_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f);
-
-/// M ẍ = f + Aᵀλ together with A ẍ = b (ẍ the accelerations: q̈, or u̇ in the speeds): the
-/// least-squares ẍ and the minimum-norm λ, the rank of A decided on A L⁻ᵀ (M = L Lᵀ) with
-/// `tolerances.rank`. Without rows (A.rows() == 0) ẍ = M⁻¹f and λ is empty. Throws
-/// model::ComputationError as solve_accelerations() does, when A or b is not finite, and when
-/// redundant rows ask for different accelerations (A ẍ = b missed by more than
-/// `tolerances.consistency` times ‖b‖ + ‖A M⁻¹ f‖).
-void solve_constrained_accelerations(const Eigen::MatrixXd& M, const Eigen::VectorXd& f,
-                                     const Eigen::MatrixXd& A, const Eigen::VectorXd& b,
-                                     Eigen::VectorXd& accelerations, Eigen::VectorXd& lambda,
-                                     const ConstraintTolerances& tolerances = {});
+ private:
+  const Dynamics& dynamics_;
+  mutable DynamicsWorkspace work_;
+};
 
 }  // namespace appell::num
