@@ -35,6 +35,14 @@ int run_codegen(const CodegenCommandOptions& o) {
   const auto values = parse_assignments(o.set);
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
+  if (o.derivatives && model->has_speeds())
+    throw model::ComputationError(
+        "--derivatives: the derivatives are written in the coordinates' rates dot(q) and "
+        "ddot(q), and this model's equations are in its generalized speeds");
+  if (o.regressor && model->has_speeds())
+    throw usage_error("--regressor",
+                      "the regressor is written in the coordinates' rates dot(q) and ddot(q), "
+                      "and this model's equations are in its generalized speeds");
   if (o.derivatives) {
     // Before any derivation: the derivatives differentiate the recursions.
     const std::string reason = principles::recursions_alone_do_not_cover(*model);
@@ -60,8 +68,21 @@ int run_codegen(const CodegenCommandOptions& o) {
   // The Coriolis matrix comes from M's Christoffel symbols: --split forms the equations.
   // Constraints add constraints() and constraint_manifold() (A, b and the projection's levels)
   // either way.
-  const bool from_model =
-      !o.split && !o.method_given && codegen::recursions_do_not_write(*model).empty();
+  const std::string not_written = codegen::recursions_do_not_write(*model);
+  const bool from_model = !o.split && !o.method_given && not_written.empty();
+  // A quaternion's four coordinates have no equations in q̈ (principles::derive refuses them):
+  // its model is written in the speeds, by the recursions, or not at all.
+  if (!from_model && !model->quaternions.empty()) {
+    const model::Quaternion& first = model->quaternions.front();
+    throw model::ModelError(
+        first.where,
+        "the frame turns by rot_quat, so codegen writes the model in its generalized speeds, "
+        "by the recursions" +
+            (!not_written.empty() ? ", which do not cover " + not_written
+             : o.split            ? "; --split needs the equations in the coordinates"
+                                  : "; --method forms the equations in the coordinates"),
+        first.frame);
+  }
   const std::string header = [&] {
     try {
       return from_model ? codegen::generate_code(*model, options)
@@ -76,8 +97,10 @@ int run_codegen(const CodegenCommandOptions& o) {
   }();
 
   write_output("--out", o.out, header);
-  std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, "
-            << (from_model ? "the recursions" : principles::method_name(method)) << ")\n";
+  std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, ";
+  if (from_model && model->has_speeds())
+    std::cout << "in " << model->speeds.size() << " generalized speeds, ";
+  std::cout << (from_model ? "the recursions" : principles::method_name(method)) << ")\n";
   return 0;
 }
 

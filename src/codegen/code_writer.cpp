@@ -98,7 +98,8 @@ class Writer {
 
   std::string reference(std::uint32_t variable) const {
     if (variable >= d_.first_extra) return "Qx[" + std::to_string(variable - d_.first_extra) + "]";
-    if (variable >= d_.first_qdd) return "qdd[" + std::to_string(variable - d_.first_qdd) + "]";
+    if (variable >= d_.first_qdd)
+      return plan_.accelerations + "[" + std::to_string(variable - d_.first_qdd) + "]";
     const Variable& v = plan_.variables[variable];
     if (!c_) return v.reference;
     if (v.argument == Argument::Parameters) return "p->" + v.reference.substr(2);
@@ -231,7 +232,8 @@ Body write_body(const DynamicsProgram& d, const Plan& plan, const std::vector<Ta
   return Writer(d, plan, language).write(targets);
 }
 
-std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction function) {
+std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction function,
+                                     const std::string& accelerations) {
   std::vector<Target> targets;
   auto append = [&](const std::vector<Target>& more) {
     targets.insert(targets.end(), more.begin(), more.end());
@@ -253,7 +255,7 @@ std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction
     case GeneratedFunction::InverseDynamics:
       return indexed("Q", d.inverse);
     case GeneratedFunction::ForwardDynamics:
-      append(indexed("qdd", d.forward));
+      append(indexed(accelerations, d.forward));
       append(indexed("pivot", d.pivots));
       append(indexed("diagonal", d.diagonal));
       return targets;

@@ -38,11 +38,14 @@ inline constexpr std::size_t kStatementsPerPart = 2000;
 
 /// One `const double vK = ...;` per live node the targets need (K counts from 0 in the body),
 /// then `target = node;` per target. Variables read as the plan names them (C: p->M, in->u),
-/// q̈ as qdd[j] and the extra forces as Qx[j]. Long bodies come in parts (Body::parts).
+/// q̈ as qdd[j] (u̇ as udot[j] in the speeds: Plan::accelerations) and the extra forces as Qx[j].
+/// Long bodies come in parts (Body::parts).
 Body write_body(const DynamicsProgram& d, const Plan& plan, const std::vector<Target>& targets,
                 Language language);
 
-/// The body of each generated function (shared by the writers and the operation counts).
-std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction function);
+/// The body of each generated function (shared by the writers and the operation counts);
+/// forward dynamics writes `accelerations` (qdd, or udot in the speeds).
+std::vector<Target> function_targets(const DynamicsProgram& d, GeneratedFunction function,
+                                     const std::string& accelerations = "qdd");
 
 }  // namespace appell::codegen::detail

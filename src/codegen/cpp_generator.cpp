@@ -13,6 +13,7 @@
 #include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/regressor.hpp"
 #include "appell/sym/dag.hpp"
+#include "appell/sym/differentiator.hpp"
 #include "code_writer.hpp"
 #include "dynamics_program.hpp"
 #include "header_facts.hpp"
@@ -34,21 +35,45 @@ std::string counts_text(const OperationCounts& c) {
   return s.str();
 }
 
+struct Names {
+  Language language;
+  std::string prefix;  // C: "ns_" before every global name
+  // The rates' and the accelerations' arguments: qd and qdd, or u and udot in the speeds.
+  std::string rates = "qd", accelerations = "qdd";
+  bool in_speeds = false;
+  std::string parameters() const {
+    return language == Language::C ? "const " + prefix + "parameters* p" : "const Parameters& p";
+  }
+  std::string inputs() const {
+    return language == Language::C ? "const " + prefix + "inputs* in" : "const Inputs& in";
+  }
+  std::string function(const std::string& name, const char* result = "void") const {
+    return language == Language::C ? std::string("static inline ") + result + " " + prefix + name
+                                   : std::string("inline ") + result + " " + name;
+  }
+  std::string dof() const { return language == Language::C ? prefix + "dof" : "dof"; }
+  /// The number of rates (of u̇, f, Q): dof, or speed_count in the speeds.
+  std::string rate_count() const {
+    if (!in_speeds) return dof();
+    return language == Language::C ? prefix + "speed_count" : "speed_count";
+  }
+};
+
 // `static_cast<void>(x);` (C: `(void)x;`) for every argument a body does not read, so that the
 // code compiles cleanly under -Wall -Wextra -Werror.
 std::string discard_unread(const Body& body, const std::vector<Argument>& taken,
-                           Language language) {
+                           const Names& names) {
   std::string out;
   for (Argument a : taken) {
     if (body.arguments_read.count(a)) continue;
-    const char* name = a == Argument::Time         ? "t"
-                       : a == Argument::Q          ? "q"
-                       : a == Argument::Qd         ? "qd"
-                       : a == Argument::Parameters ? "p"
-                       : a == Argument::Inputs     ? "in"
-                                                   : "qdd";
-    out += language == Language::C ? std::string("  (void)") + name + ";\n"
-                                   : std::string("  static_cast<void>(") + name + ");\n";
+    const std::string name = a == Argument::Time         ? "t"
+                             : a == Argument::Q          ? "q"
+                             : a == Argument::Qd         ? names.rates
+                             : a == Argument::Parameters ? "p"
+                             : a == Argument::Inputs     ? "in"
+                                                         : names.accelerations;
+    out += names.language == Language::C ? "  (void)" + name + ";\n"
+                                         : "  static_cast<void>(" + name + ");\n";
   }
   return out;
 }
@@ -79,6 +104,7 @@ struct FunctionSpec {
   GeneratedFunction function;
   const char* name;
   const char* comment;
+  const char* speeds_comment;        // in generalized speeds
   std::vector<std::string> outputs;  // "double* M"
   std::vector<Argument> state;       // of t, q, qd, qdd, p, in (in this order)
 };
@@ -90,54 +116,47 @@ const std::vector<FunctionSpec>& function_specs() {
        "mass_matrix",
        "The mass matrix M(q, t), row-major dof x dof (composite rigid bodies when the header\n"
        "/// says recursive).",
+       "The mass matrix M(q, t) of the speeds, row-major speed_count x speed_count (composite\n"
+       "/// rigid bodies when the header says recursive).",
        {"double* M"},
        {A::Time, A::Q, A::Qd, A::Parameters, A::Inputs}},
       {GeneratedFunction::Forcing,
        "forcing",
        "The forcing f(q, qd, t): everything but the inertia of the accelerations.",
+       "The forcing f(q, u, t) of M udot = f: everything but the inertia of the accelerations.",
        {"double* f"},
        {A::Time, A::Q, A::Qd, A::Parameters, A::Inputs}},
       {GeneratedFunction::MassMatrixAndForcing,
        "mass_matrix_and_forcing",
+       "M and f together, computing their common subexpressions once.",
        "M and f together, computing their common subexpressions once.",
        {"double* M", "double* f"},
        {A::Time, A::Q, A::Qd, A::Parameters, A::Inputs}},
       {GeneratedFunction::NonlinearEffects,
        "nonlinear_effects",
        "The nonlinear effects h = C(q, qd) qd + g(q) - Q_loads = -f: M qdd + h = Q.",
+       "The nonlinear effects h = -f of the speeds: M udot + h = Q (Q on the speeds).",
        {"double* h"},
        {A::Time, A::Q, A::Qd, A::Parameters, A::Inputs}},
       {GeneratedFunction::Gravity,
        "gravity",
        "The generalized gravity g(q): the generalized forces that hold the model at rest\n"
        "/// against gravity alone.",
+       "The generalized gravity g(q) on the speeds: the generalized forces that hold the model\n"
+       "/// at rest against gravity alone.",
        {"double* g"},
        {A::Time, A::Q, A::Parameters, A::Inputs}},
       {GeneratedFunction::InverseDynamics,
        "inverse_dynamics",
        "The generalized forces that produce the accelerations qdd: Q = M qdd - f (driving\n"
        "/// forces of a prescribed motion).",
+       "The generalized forces on the speeds that produce the accelerations udot:\n"
+       "/// Q = M udot - f.",
        {"double* Q"},
        {A::Time, A::Q, A::Qd, A::Qdd, A::Parameters, A::Inputs}},
   };
   return specs;
 }
-
-struct Names {
-  Language language;
-  std::string prefix;  // C: "ns_" before every global name
-  std::string parameters() const {
-    return language == Language::C ? "const " + prefix + "parameters* p" : "const Parameters& p";
-  }
-  std::string inputs() const {
-    return language == Language::C ? "const " + prefix + "inputs* in" : "const Inputs& in";
-  }
-  std::string function(const std::string& name, const char* result = "void") const {
-    return language == Language::C ? std::string("static inline ") + result + " " + prefix + name
-                                   : std::string("inline ") + result + " " + name;
-  }
-  std::string dof() const { return language == Language::C ? prefix + "dof" : "dof"; }
-};
 
 std::vector<std::string> arguments(const Names& names, const std::vector<Argument>& state,
                                    const std::vector<std::string>& outputs) {
@@ -151,10 +170,10 @@ std::vector<std::string> arguments(const Names& names, const std::vector<Argumen
         all.push_back("const double* q");
         break;
       case Argument::Qd:
-        all.push_back("const double* qd");
+        all.push_back("const double* " + names.rates);
         break;
       case Argument::Qdd:
-        all.push_back("const double* qdd");
+        all.push_back("const double* " + names.accelerations);
         break;
       case Argument::Parameters:
         all.push_back(names.parameters());
@@ -273,7 +292,7 @@ void write_derivatives(std::ostream& h, const Names& names, const Body& inverse,
     << more << "dtau_dq[i*dof + j] = dQ_i/dq_j, dtau_dqd[i*dof + j] = dQ_i/dqd_j (forward-mode\n"
     << more << "differentiation of the Newton-Euler recursion, not finite differences)." << close
     << signature(names.function("inverse_dynamics_derivatives"), inverse_arguments)
-    << discard_unread(inverse, inverse_state, names.language) << inverse_code << "}\n\n";
+    << discard_unread(inverse, inverse_state, names) << inverse_code << "}\n\n";
 
   const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
                                        Argument::Parameters, Argument::Inputs};
@@ -297,7 +316,7 @@ void write_derivatives(std::ostream& h, const Names& names, const Body& inverse,
     << "  int i;\n"
     << "  for (i = 0; i < " << names.dof() << "; ++i) Qx[i] = Q "
     << (c ? "? Q[i]" : "!= nullptr ? Q[i]") << " : 0.0;\n"
-    << discard_unread(forward, state, names.language) << code << "  return "
+    << discard_unread(forward, state, names) << code << "  return "
     << (c ? prefix + "_pivots_accepted" : std::string("detail::pivots_accepted"))
     << "(pivot, diagonal, qdd, " << names.dof() << ");\n"
     << "}\n\n";
@@ -331,9 +350,11 @@ ConstraintExpressions constraint_expressions(const model::Model& m) {
 }
 
 // Expressions of the plan's variables as nodes of `program` (the driven functions' expressions
-// substituted, as the tape of M and f has them).
+// substituted, as the tape of M and f has them); `more` symbols read as `more_nodes`.
 std::vector<sym::Node> nodes_of(GiNaC::exvector expressions, const Plan& plan,
-                                DynamicsProgram& program) {
+                                DynamicsProgram& program,
+                                const std::vector<GiNaC::symbol>& more = {},
+                                const std::vector<sym::Node>& more_nodes = {}) {
   if (!plan.bound.driven.empty())
     for (auto& e : expressions) e = sym::substitute(e, plan.bound.driven);
   std::vector<GiNaC::symbol> symbols;
@@ -342,7 +363,29 @@ std::vector<sym::Node> nodes_of(GiNaC::exvector expressions, const Plan& plan,
     symbols.push_back(plan.variables[i].symbol);
     variables.push_back(program.program.variable(static_cast<std::uint32_t>(i)));
   }
+  symbols.insert(symbols.end(), more.begin(), more.end());
+  variables.insert(variables.end(), more_nodes.begin(), more_nodes.end());
   return program.program.import(sym::Tape(expressions, symbols), variables);
+}
+
+// The kinematic equations of a model with generalized speeds: q̇ = W(q, t) u (n), then
+// q̈ = d/dt (W u) = W u̇ + γ(q, u, t) (n) with q̇ = W u put into the derivative, as
+// kin::Rates::Speeds and num::Dynamics form them. Formed before the plan, as the constraints are
+// (a derivative they create is a member of the structs).
+GiNaC::exvector speed_kinematics(const model::Model& m) {
+  const std::size_t n = m.dof(), p = m.speeds.size();
+  sym::Differentiator differentiator(m.time_functions);
+  GiNaC::exmap in_speeds;
+  GiNaC::exvector out;
+  for (unsigned j = 0; j < n; ++j) {
+    GiNaC::ex rate = 0;
+    for (unsigned k = 0; k < p; ++k) rate += m.speed_kinematics(j, k) * m.speed_symbol(k);
+    out.push_back(rate);
+    if (!rate.is_equal(m.coordinate_symbol(j, 1))) in_speeds[m.coordinate_symbol(j, 1)] = rate;
+  }
+  for (unsigned j = 0; j < n; ++j)
+    out.push_back(sym::substitute(differentiator.time_derivative(out[j]), in_speeds));
+  return out;
 }
 
 // Targets "name[k]" for nodes[first, first + count).
@@ -441,10 +484,16 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   if (options.regressor && !principles::regressor_not_covered(m).empty())
     throw std::invalid_argument("the regressor needs a model the recursions cover, not " +
                                 principles::regressor_not_covered(m));
+  // The derivatives of the dynamics are written in q̇ and q̈ (principles::differentiate_dynamics).
+  if (options.derivatives && !eq && m.has_speeds())
+    throw std::invalid_argument(
+        "the derivatives are written in the coordinates' rates qd and qdd, not in generalized "
+        "speeds");
   // With constraints, their rows and levels besides M and f: the same expressions the formed
   // equations and num::Dynamics have (principles::constraint_rows, constraint_levels).
   ConstraintExpressions constraints;
   std::vector<Node> constraint_rows, constraint_levels;
+  std::vector<Node> kinematic_nodes;  // in generalized speeds: q̇ (n), then q̈ (n)
   if (eq) {
     constraints = constraint_expressions(m);
     plan = detail::make_plan(*eq, options.values);
@@ -472,7 +521,10 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
                                   ": generate from the equations");
     builder = std::make_unique<principles::RecursionBuilder>(m);
     constraints = constraint_expressions(m);
-    plan = detail::make_plan(m, options.values);
+    // In generalized speeds the recursions run in u, and q̇ = W u and q̈ = W u̇ + γ are written
+    // beside them (coordinate_velocities, coordinate_accelerations).
+    const GiNaC::exvector kinematics = m.has_speeds() ? speed_kinematics(m) : GiNaC::exvector{};
+    plan = detail::make_plan(m, options.values, m.has_speeds());
     program = detail::build_recursive_dynamics(plan, *builder);
     std::vector<Node> everything;
     for (auto function : {GeneratedFunction::MassMatrixAndForcing,
@@ -480,6 +532,18 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
                           GeneratedFunction::ForwardDynamics, GeneratedFunction::InverseDynamics})
       for (const auto& target : detail::function_targets(program, function))
         everything.push_back(target.node);
+    if (plan.in_speeds) {
+      // u̇ read as the accelerations' variables.
+      std::vector<GiNaC::symbol> udot;
+      std::vector<Node> udot_nodes;
+      for (std::size_t k = 0; k < plan.p; ++k) {
+        udot.push_back(m.speed_symbol(k, 1));
+        udot_nodes.push_back(
+            program.program.variable(static_cast<std::uint32_t>(program.first_qdd + k)));
+      }
+      kinematic_nodes = nodes_of(kinematics, plan, program, udot, udot_nodes);
+      everything.insert(everything.end(), kinematic_nodes.begin(), kinematic_nodes.end());
+    }
     if (constraints.count > 0) {
       constraint_rows = nodes_of(constraints.rows, plan, program);
       constraint_levels = nodes_of(constraints.levels, plan, program);
@@ -494,19 +558,32 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   std::string prefix;
   for (char ch : ns) prefix += ch == ':' ? '_' : ch;
   while (prefix.find("__") != std::string::npos) prefix.replace(prefix.find("__"), 2, "_");
-  const Names names{language, prefix + "_"};
+  const Names names{language, prefix + "_", plan.rates, plan.accelerations, plan.in_speeds};
+  const std::size_t rates = plan.p;
   if (facts)
     *facts = detail::HeaderFacts{
         n,      program.recursive, program.fallback_reason, prefix, plan.parameters,
-        inputs, constraints.count, constraints.holonomic};
+        inputs, constraints.count, constraints.holonomic,   rates,  plan.in_speeds};
 
   std::vector<Body> bodies;
   for (const auto& spec : function_specs())
     bodies.push_back(detail::write_body(
-        program, plan, detail::function_targets(program, spec.function), language));
+        program, plan, detail::function_targets(program, spec.function, plan.accelerations),
+        language));
   const Body forward = detail::write_body(
-      program, plan, detail::function_targets(program, GeneratedFunction::ForwardDynamics),
+      program, plan,
+      detail::function_targets(program, GeneratedFunction::ForwardDynamics, plan.accelerations),
       language);
+  // In generalized speeds: q̇ = W u and q̈ = W u̇ + γ.
+  std::optional<Body> velocities_body, accelerations_body;
+  if (plan.in_speeds) {
+    std::vector<detail::Target> targets;
+    add_targets(targets, "qd", kinematic_nodes, 0, n);
+    velocities_body = detail::write_body(program, plan, targets, language);
+    targets.clear();
+    add_targets(targets, "qdd", kinematic_nodes, n, n);
+    accelerations_body = detail::write_body(program, plan, targets, language);
+  }
   // The derivatives differentiate the recursions' program: they need the recursions.
   std::optional<Body> inverse_derivatives, forward_derivatives;
   if (options.derivatives) {
@@ -560,13 +637,29 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   const char* open = c ? "/* " : "// ";
   const char* line = c ? " * " : "// ";
   const char* blank = c ? " *\n" : "//\n";
-  h << open << comment_text(m.name + source) << ": equations of motion M(q, t) qdd = f(q, qd, t).\n"
-    << line << "Generated by appell, do not edit: run `appell codegen` again instead.\n"
+  if (plan.in_speeds)
+    h << open << comment_text(m.name + source)
+      << ": equations of motion in the generalized speeds u,\n"
+      << line << "M(q, t) udot = f(q, u, t), with the kinematic equations qd = W(q, t) u.\n";
+  else
+    h << open << comment_text(m.name + source)
+      << ": equations of motion M(q, t) qdd = f(q, qd, t).\n";
+  h << line << "Generated by appell, do not edit: run `appell codegen` again instead.\n"
     << blank << line << "Method: "
     << (eq ? principles::method_name(eq->method) : "the recursions (no equations formed)") << "\n"
-    << line << "Coordinates (the order of q, qd, qdd, f and of M's rows and columns):";
+    << line
+    << (plan.in_speeds
+            ? "Coordinates (the order of q, and of the qd and qdd of the kinematic equations):"
+            : "Coordinates (the order of q, qd, qdd, f and of M's rows and columns):");
   for (std::size_t j = 0; j < n; ++j) h << (j ? ", " : " ") << comment_text(m.coordinates[j].name);
   h << "\n";
+  if (plan.in_speeds) {
+    h << line << "Speeds (the order of u, udot, f, Q and of M's rows and columns):";
+    for (std::size_t k = 0; k < rates; ++k) h << (k ? ", " : " ") << comment_text(m.speeds[k].name);
+    h << "\n"
+      << line << "  coordinate_velocities() gives qd = W u, coordinate_accelerations()\n"
+      << line << "  qdd = W udot + gamma(q, u, t): what integrating q alongside u needs.\n";
+  }
   if (m_count > 0) {
     h << line << "Constraints (the order of the rows of A, b and of lambda):";
     for (std::size_t i = 0; i < m_count; ++i)
@@ -576,9 +669,12 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << line << "  and b, constraint_manifold() what a projection onto them needs;\n"
       << line << "  forward_dynamics() solves M qdd = f + Q of the tree alone, without them.\n";
   }
+  const std::string m_shape = plan.in_speeds ? "speed_count x speed_count" : "dof x dof";
   h << line
-    << (c ? "Self-contained C99: needs only <math.h> (link with -lm). M is row-major dof x dof.\n"
-          : "Self-contained C++17: needs only the standard library. M is row-major dof x dof.\n")
+    << (c ? "Self-contained C99: needs only <math.h> (link with -lm). M is row-major " + m_shape +
+                ".\n"
+          : "Self-contained C++17: needs only the standard library. M is row-major " + m_shape +
+                ".\n")
     << blank;
   if (program.recursive)
     h << line << "Recursive: inverse dynamics, nonlinear effects and gravity by Newton-Euler over\n"
@@ -600,6 +696,9 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << line << "  " << label << counts_text(bodies[i].counts) << "\n";
   }
   h << line << "  forward_dynamics:        " << counts_text(forward.counts) << "\n";
+  if (velocities_body)
+    h << line << "  coordinate_velocities:   " << counts_text(velocities_body->counts) << "\n"
+      << line << "  coordinate_accelerations: " << counts_text(accelerations_body->counts) << "\n";
   if (rows_body)
     h << line << "  constraints:             " << counts_text(rows_body->counts) << "\n"
       << line << "  constraint_manifold:     " << counts_text(levels_body->counts) << "\n";
@@ -619,6 +718,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     h << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <math.h>\n"
       << (regressor ? "#include <string.h>\n" : "") << "\n"
       << "enum { " << names.dof() << " = " << n;
+    if (plan.in_speeds) h << ", " << names.rate_count() << " = " << rates;
     if (m_count > 0)
       h << ", " << prefix << "_constraint_count = " << m_count << ", " << prefix
         << "_holonomic_count = " << h_count;
@@ -667,6 +767,9 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << (regressor ? "#include <cstring>\n" : "") << "#include <limits>\n\n"
       << "namespace " << ns << " {\n\n"
       << "constexpr int dof = " << n << ";\n";
+    if (plan.in_speeds)
+      h << "constexpr int speed_count = " << rates
+        << ";  // the generalized speeds: entries of u, udot, f, Q\n";
     if (m_count > 0)
       h << "constexpr int constraint_count = " << m_count << ";\n"
         << "constexpr int holonomic_count = " << h_count << ";\n";
@@ -698,7 +801,8 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   bool split = !forward.parts.empty() || (coriolis && !coriolis->parts.empty()) ||
                (rows_body && (!rows_body->parts.empty() || !levels_body->parts.empty())) ||
                (regressor && !regressor->parts.empty());
-  for (const auto* body : {&inverse_derivatives, &forward_derivatives})
+  for (const auto* body :
+       {&inverse_derivatives, &forward_derivatives, &velocities_body, &accelerations_body})
     split = split || (*body && !(*body)->parts.empty());
   for (const Body& body : bodies) split = split || !body.parts.empty();
   if (split) h << noinline_macro();
@@ -706,9 +810,27 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
     const FunctionSpec& spec = function_specs()[i];
     const std::vector<std::string> taken = arguments(names, spec.state, spec.outputs);
     const std::string code = body_text(h, names, spec.name, taken, bodies[i]);
-    h << (c ? "/* " : "/// ") << spec.comment << (c ? " */\n" : "\n")
-      << signature(names.function(spec.name), taken)
-      << discard_unread(bodies[i], spec.state, language) << code << "}\n\n";
+    h << (c ? "/* " : "/// ") << (plan.in_speeds ? spec.speeds_comment : spec.comment)
+      << (c ? " */\n" : "\n") << signature(names.function(spec.name), taken)
+      << discard_unread(bodies[i], spec.state, names) << code << "}\n\n";
+  }
+  if (velocities_body) {
+    const std::string doc = c ? "/* " : "/// ", more = c ? "   " : "/// ", end = c ? " */\n" : "\n";
+    std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd, Argument::Parameters,
+                                   Argument::Inputs};
+    std::vector<std::string> taken = arguments(names, state, {"double* qd"});
+    std::string code = body_text(h, names, "coordinate_velocities", taken, *velocities_body);
+    h << doc << "The kinematic equations: the coordinates' rates qd = W(q, t) u, " << names.dof()
+      << " entries." << end << signature(names.function("coordinate_velocities"), taken)
+      << discard_unread(*velocities_body, state, names) << code << "}\n\n";
+    state = {Argument::Time, Argument::Q,          Argument::Qd,
+             Argument::Qdd,  Argument::Parameters, Argument::Inputs};
+    taken = arguments(names, state, {"double* qdd"});
+    code = body_text(h, names, "coordinate_accelerations", taken, *accelerations_body);
+    h << doc << "The coordinates' accelerations qdd = d/dt (W u) = W(q, t) udot + gamma(q, u, t),\n"
+      << more << names.dof() << " entries (udot: the speeds' accelerations, e.g. of "
+      << "forward_dynamics)." << end << signature(names.function("coordinate_accelerations"), taken)
+      << discard_unread(*accelerations_body, state, names) << code << "}\n\n";
   }
   if (rows_body) {
     const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
@@ -722,7 +844,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << names.dof() << ",\n"
       << more << "b " << count << " (holonomic ones differentiated twice in t, nonholonomic once)."
       << end << signature(names.function("constraints"), taken)
-      << discard_unread(*rows_body, state, language) << code << "}\n\n";
+      << discard_unread(*rows_body, state, names) << code << "}\n\n";
     taken = arguments(names, state, {"double* phi", "double* phi_q", "double* g", "double* g_qd"});
     code = body_text(h, names, "constraint_manifold", taken, *levels_body);
     // Without holonomic constraints phi and phi_q have no entries to write.
@@ -739,7 +861,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << "velocity-level residual (d phi/dt, or the nonholonomic g), g_qd its coefficients\n"
       << more << "of qd row-major " << count << " x " << names.dof() << " (g is linear in qd)."
       << end << signature(names.function("constraint_manifold"), taken)
-      << discard_unread(*levels_body, state, language) << unwritten << code << "}\n\n";
+      << discard_unread(*levels_body, state, names) << unwritten << code << "}\n\n";
   }
   if (coriolis) {
     const std::vector<Argument> state = {Argument::Time, Argument::Q, Argument::Qd,
@@ -751,7 +873,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << (c ? "   " : "/// ")
       << "Christoffel symbols of M, so that dM/dt - 2C is skew-symmetric (C qd + g - Q = -f)."
       << (c ? " */\n" : "\n") << signature(names.function("coriolis_matrix"), taken)
-      << discard_unread(*coriolis, state, language) << code << "}\n\n";
+      << discard_unread(*coriolis, state, names) << code << "}\n\n";
   }
   if (regressor) {
     const std::vector<Argument> state = {Argument::Time, Argument::Q,          Argument::Qd,
@@ -769,31 +891,40 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
       << ", ten columns a mass (m, m*cx, m*cy, m*cz, Ixx, Ixy, Ixz, Iyy,\n"
       << next << "Iyz, Izz about its frame's origin, along its axes) for: " << masses << "."
       << (c ? " */\n" : "\n") << signature(names.function("regressor"), taken)
-      << discard_unread(*regressor, state, language) << code << "}\n\n";
+      << discard_unread(*regressor, state, names) << code << "}\n\n";
   }
   h << pivot_test(names) << "\n";
   const std::vector<Argument> forward_state = {Argument::Time, Argument::Q, Argument::Qd,
                                                Argument::Parameters, Argument::Inputs};
-  std::vector<std::string> forward_parts = arguments(names, forward_state, {"double* qdd"});
+  const std::string accelerations = "double* " + names.accelerations;
+  std::vector<std::string> forward_parts = arguments(names, forward_state, {accelerations});
   for (const char* local : {"const double* Qx", "double* pivot", "double* diagonal"})
     forward_parts.emplace_back(local);
   const std::string forward_code = body_text(h, names, "forward_dynamics", forward_parts, forward);
-  h << (c ? "/* " : "/// ")
-    << "The accelerations: solves M qdd = f + Q (Q: extra generalized forces, none if null).\n"
-    << (c ? "   " : "/// ")
-    << "False if M is not positive definite (or not finite) at this state; qdd is then\n"
-    << (c ? "   unspecified. */\n" : "/// unspecified.\n")
-    << signature(names.function("forward_dynamics", c ? "int" : "bool"),
+  if (plan.in_speeds)
+    h << (c ? "/* " : "/// ")
+      << "The speeds' accelerations: solves M udot = f + Q (Q: extra generalized forces on the\n"
+      << (c ? "   " : "/// ")
+      << "speeds, none if null). False if M is not positive definite (or not finite) at this\n"
+      << (c ? "   state; udot is then unspecified. */\n"
+            : "/// state; udot is then unspecified.\n");
+  else
+    h << (c ? "/* " : "/// ")
+      << "The accelerations: solves M qdd = f + Q (Q: extra generalized forces, none if null).\n"
+      << (c ? "   " : "/// ")
+      << "False if M is not positive definite (or not finite) at this state; qdd is then\n"
+      << (c ? "   unspecified. */\n" : "/// unspecified.\n");
+  h << signature(names.function("forward_dynamics", c ? "int" : "bool"),
                  arguments(names, forward_state,
-                           {"double* qdd", c ? "const double* Q" : "const double* Q = nullptr"}))
-    << "  double Qx[" << names.dof() << "], pivot[" << names.dof() << "], diagonal[" << names.dof()
-    << "];\n"
+                           {accelerations, c ? "const double* Q" : "const double* Q = nullptr"}))
+    << "  double Qx[" << names.rate_count() << "], pivot[" << names.rate_count() << "], diagonal["
+    << names.rate_count() << "];\n"
     << "  int i;\n"
-    << "  for (i = 0; i < " << names.dof() << "; ++i) Qx[i] = Q "
+    << "  for (i = 0; i < " << names.rate_count() << "; ++i) Qx[i] = Q "
     << (c ? "? Q[i]" : "!= nullptr ? Q[i]") << " : 0.0;\n"
-    << discard_unread(forward, forward_state, language) << forward_code << "  return "
+    << discard_unread(forward, forward_state, names) << forward_code << "  return "
     << (c ? prefix + "_pivots_accepted" : std::string("detail::pivots_accepted"))
-    << "(pivot, diagonal, qdd, " << names.dof() << ");\n"
+    << "(pivot, diagonal, " << names.accelerations << ", " << names.rate_count() << ");\n"
     << "}\n\n";
   if (inverse_derivatives)
     write_derivatives(h, names, *inverse_derivatives, *forward_derivatives, prefix);
@@ -805,8 +936,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
 }
 
 std::string recursions_do_not_write(const model::Model& model) {
-  if (model.has_speeds()) return "generalized speeds";
-  return principles::recursions_do_not_cover(model);
+  std::string reason = principles::recursions_do_not_cover(model);
+  // The constraints' rows are written in q̈ (constraints(), constraint_manifold()): none in u.
+  if (reason.empty() && model.has_speeds() && !model.constraints.empty())
+    reason = "constraints in generalized speeds";
+  return reason;
 }
 
 bool is_valid_namespace(const std::string& name) {

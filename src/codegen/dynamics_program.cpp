@@ -82,9 +82,9 @@ std::vector<Node> variable_range(ScalarProgram& p, std::size_t first, std::size_
 
 std::vector<double> program_variables(const Plan& plan, double t, const double* q, const double* qd,
                                       const double* qdd, const double* extra) {
-  const std::size_t n = plan.n;
+  const std::size_t n = plan.n, rates = plan.p;
   std::vector<double> v;
-  v.reserve(plan.variables.size() + 2 * n);
+  v.reserve(plan.variables.size() + 2 * rates);
   std::size_t parameter = 0;
   for (const auto& var : plan.variables) {
     switch (var.argument) {
@@ -109,14 +109,16 @@ std::vector<double> program_variables(const Plan& plan, double t, const double* 
         break;
     }
   }
-  for (std::size_t j = 0; j < n; ++j) v.push_back(qdd ? qdd[j] : 0.0);
-  for (std::size_t j = 0; j < n; ++j) v.push_back(extra ? extra[j] : 0.0);
+  for (std::size_t j = 0; j < rates; ++j) v.push_back(qdd ? qdd[j] : 0.0);
+  for (std::size_t j = 0; j < rates; ++j) v.push_back(extra ? extra[j] : 0.0);
   return v;
 }
 
 DynamicsProgram build_recursive_dynamics(const Plan& plan, principles::RecursionBuilder& builder) {
+  // In generalized speeds the builder reads u and takes u̇ and the extra forces on the speeds
+  // (p of each): the outputs are M̃ u̇ − f̃, −f̃, M̃ ... (principles/recursive_dynamics.hpp).
   DynamicsProgram d;
-  d.n = plan.n;
+  d.n = plan.p;
   d.first_qdd = plan.variables.size();
   d.first_extra = d.first_qdd + d.n;
   principles::RecursionInputs inputs;
@@ -176,8 +178,11 @@ DynamicsProgram build_dynamics(const principles::Equations& eq, const Plan& plan
   DynamicsProgram d = fresh();
   // Constraints are rows of their own beside the tree's M and f (generate_header): the
   // recursions give M and f all the same.
-  d.fallback_reason =
-      eq.order != 1 ? "equations of order " + std::to_string(eq.order) : recursions_do_not_write(m);
+  // The formed equations of a model with speeds are in the coordinates (derive), the recursions
+  // in the speeds: their tape is written.
+  d.fallback_reason = eq.order != 1    ? "equations of order " + std::to_string(eq.order)
+                      : m.has_speeds() ? "generalized speeds"
+                                       : recursions_do_not_write(m);
   if (d.fallback_reason.empty()) {
     principles::RecursionBuilder builder(m);
     d = build_recursive_dynamics(plan, builder);

@@ -38,8 +38,10 @@ using sym::Vec3;
 using sym::zero3;
 
 /// Program variables: plan.variables (t, q, qd, parameters, inputs), then q̈ (n), then the
-/// extra generalized forces of forward dynamics (n). The outputs (principles::RecursiveDynamics)
-/// by the recursions, or from the tape of M and f where they do not apply.
+/// extra generalized forces of forward dynamics (n); in generalized speeds (Plan::in_speeds) the
+/// rates are u and there are p of u̇ and of the forces, and n is p. The outputs
+/// (principles::RecursiveDynamics) by the recursions, or from the tape of M and f where they do
+/// not apply.
 struct DynamicsProgram : principles::RecursiveDynamics {
   std::size_t first_qdd = 0, first_extra = 0;
   bool recursive = false;

@@ -17,6 +17,9 @@ struct HeaderFacts {
   std::vector<GeneratedField> parameters, inputs;  // the structs' members, in order
   // With constraints: m, and h of them holonomic (constraints() and constraint_manifold()).
   std::size_t constraint_count = 0, holonomic_count = 0;
+  // The rates: p generalized speeds (in_speeds), or dof velocities.
+  std::size_t speed_count = 0;
+  bool in_speeds = false;
 };
 
 /// What the code is generated from: the model, and its formed equations or none (then by the

@@ -91,6 +91,8 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
   write_names(s, kLoadableInputNames, facts.inputs);
   s << "int " << kLoadableDof << "(void);\n"
     << "int " << kLoadableDof << "(void) { return " << facts.dof << "; }\n\n"
+    << "int " << kLoadableSpeedCount << "(void);\n"
+    << "int " << kLoadableSpeedCount << "(void) { return " << facts.speed_count << "; }\n\n"
     << "void " << kLoadableMassMatrixAndForcing
     << "(double t, const double* q, const double* qd, const double* p, const double* in,\n"
     << "    double* M, double* f);\n"
@@ -118,6 +120,26 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
     << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
     << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
     << "  " << p << "inverse_dynamics(t, q, qd, qdd, &P, &I, Q);\n}\n";
+  if (facts.in_speeds)
+    // The rates above are the speeds u (qd) and their accelerations u̇ (qdd).
+    s << "\nvoid " << kLoadableCoordinateVelocities
+      << "(double t, const double* q, const double* u, const double* p, const double* in,\n"
+      << "    double* qd);\n"
+      << "void " << kLoadableCoordinateVelocities
+      << "(double t, const double* q, const double* u, const double* p, const double* in,\n"
+      << "    double* qd) {\n"
+      << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+      << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+      << "  " << p << "coordinate_velocities(t, q, u, &P, &I, qd);\n}\n\n"
+      << "void " << kLoadableCoordinateAccelerations
+      << "(double t, const double* q, const double* u, const double* udot, const double* p,\n"
+      << "    const double* in, double* qdd);\n"
+      << "void " << kLoadableCoordinateAccelerations
+      << "(double t, const double* q, const double* u, const double* udot, const double* p,\n"
+      << "    const double* in, double* qdd) {\n"
+      << "  const " << p << "parameters P = appell_jit_parameters(p);\n"
+      << "  const " << p << "inputs I = appell_jit_inputs(in);\n"
+      << "  " << p << "coordinate_accelerations(t, q, u, udot, &P, &I, qdd);\n}\n";
   if (facts.constraint_count > 0) {
     const std::size_t n = facts.dof, m = facts.constraint_count, h = facts.holonomic_count;
     s << "\nint " << kLoadableConstraintCount << "(void);\n"
@@ -147,6 +169,8 @@ LoadableSource loadable_source(const detail::CodegenSource& from, const model::V
   out.code = s.str();
   out.constraint_count = facts.constraint_count;
   out.dof = facts.dof;
+  out.speed_count = facts.speed_count;
+  out.in_speeds = facts.in_speeds;
   out.recursive = facts.recursive;
   out.fallback_reason = facts.fallback_reason;
   for (const auto& f : facts.parameters) out.parameter_names.push_back(f.name);

@@ -113,7 +113,7 @@ std::string operand_literal(double v) {
   return s[0] == '-' ? "(" + s + ")" : s;
 }
 
-Plan make_plan(const model::Model& m, const model::Values& values) {
+Plan make_plan(const model::Model& m, const model::Values& values, bool in_speeds) {
   // Throws ModelError naming a name that is neither a parameter nor an input (nor a derivative
   // of one), or a bad number.
   // Parameters are members read at run time, also where a driven function's expression uses
@@ -125,14 +125,22 @@ Plan make_plan(const model::Model& m, const model::Values& values) {
   Plan plan;
   plan.bound = bound;
   plan.n = m.dof();
+  plan.in_speeds = in_speeds && m.has_speeds();
+  plan.p = plan.in_speeds ? m.speeds.size() : plan.n;
+  if (plan.in_speeds) {
+    plan.rates = "u";
+    plan.accelerations = "udot";
+  }
   auto add = [&](const GiNaC::symbol& s, Argument a, std::string reference, int field = -1) {
     plan.variables.push_back(Variable{s, a, std::move(reference), field});
   };
   add(m.time_functions->time(), Argument::Time, "t");
   for (std::size_t j = 0; j < plan.n; ++j)
     add(m.coordinate_symbol(j, 0), Argument::Q, "q[" + std::to_string(j) + "]");
-  for (std::size_t j = 0; j < plan.n; ++j)
-    add(m.coordinate_symbol(j, 1), Argument::Qd, "qd[" + std::to_string(j) + "]");
+  // The rates: q̇, or the speeds (a coordinate's own rate dot(q) among them).
+  for (std::size_t k = 0; k < plan.p; ++k)
+    add(plan.in_speeds ? m.speed_symbol(k) : m.coordinate_symbol(k, 1), Argument::Qd,
+        plan.rates + "[" + std::to_string(k) + "]");
 
   // Inputs and unspecified prescribed functions: every derivative order that exists is a
   // candidate member; the ones the equations use (or order 0) become members. A function driven

@@ -49,7 +49,14 @@ struct InputCandidate {
 /// The tape of M and f and what its variables are in the generated code.
 struct Plan {
   std::size_t n = 0;
-  std::vector<Variable> variables;  // t, q, qd, parameters, then inputs: the tape's order
+  /// The rates: p generalized speeds u (in_speeds), or the n velocities q̇. The rates'
+  /// variables, the accelerations, the forces and M's rows and columns have p entries.
+  std::size_t p = 0;
+  bool in_speeds = false;
+  /// How the generated functions name the rates' argument and the accelerations': qd and qdd,
+  /// or in the speeds u and udot.
+  std::string rates = "qd", accelerations = "qdd";
+  std::vector<Variable> variables;  // t, q, the rates, parameters, then inputs: the tape's order
   std::vector<GeneratedField> parameters;
   std::vector<InputCandidate> input_candidates;  // every known derivative order of every input
   std::vector<std::string> parameter_notes;      // per parameter: how the model defines it
@@ -59,7 +66,8 @@ struct Plan {
 
 /// The variables of `model` with `values` bound (model::bind's errors), without a tape: what the
 /// recursions read (principles::RecursionBuilder first, so that the derivatives they use exist).
-Plan make_plan(const model::Model& model, const model::Values& values);
+/// `in_speeds` (a model with generalized speeds): the rates are the speeds u, not q̇.
+Plan make_plan(const model::Model& model, const model::Values& values, bool in_speeds = false);
 /// The variables and the tape of `eq` with `values` bound (model::bind's errors).
 Plan make_plan(const principles::Equations& eq, const model::Values& values);
 /// The input members: candidates the tape reads, and order 0 of every function. Sets the

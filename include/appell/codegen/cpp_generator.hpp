@@ -109,9 +109,10 @@ std::string generate_c_header(const principles::Equations& equations,
 /// generate_cpp_header() or generate_c_header() by options.language.
 std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
 
-/// Why the recursions cannot write `model`'s code: "generalized speeds" (the code is written in
-/// q̇ and q̈), or what principles::recursions_do_not_cover() says; empty when they can,
-/// constraints included (their rows are written beside M and f).
+/// Why the recursions cannot write `model`'s code: what principles::recursions_do_not_cover()
+/// says, or "constraints in generalized speeds" (the constraints' rows are written in q̈ only);
+/// empty when they can, constraints included (their rows are written beside M and f), and
+/// generalized speeds too (the code is then written in the speeds: generate_code(model, ...)).
 std::string recursions_do_not_write(const model::Model& model);
 
 /// The same functions straight from a model the recursions write (recursions_do_not_write()
@@ -119,6 +120,18 @@ std::string recursions_do_not_write(const model::Model& model);
 /// memory about linear in the bodies (the mass matrix's composite inertias aside). The header
 /// says "Method: the recursions (no equations formed)". Throws std::invalid_argument for a model
 /// the recursions do not cover, and as generate_code() otherwise.
+///
+/// A model with generalized speeds u (q̇ = W(q, t) u: declared speeds, quaternion frames, a URDF
+/// floating base; MODEL_FORMAT.md "Speeds") is written in them, as num::Dynamics computes it: the
+/// rate arguments are the p speeds (named u, their accelerations udot), M is p×p (M̃ of
+/// M̃ u̇ = f̃), f, nonlinear_effects, gravity and the Q of inverse_dynamics and forward_dynamics
+/// have p entries, forward_dynamics gives u̇; `dof` stays n (q's entries) and `speed_count` = p
+/// (C: NS_speed_count) is declared beside it, with two more functions:
+///   coordinate_velocities(t, q, u, p, in, qd): the kinematic equations q̇ = W(q, t) u (n);
+///   coordinate_accelerations(t, q, u, udot, p, in, qdd): q̈ = W u̇ + γ(q, u, t) (n).
+/// The header's comment says so and lists the speeds. Derivatives and the regressor are written
+/// in q̇ and q̈ only: with speeds, options.derivatives or options.regressor throws
+/// std::invalid_argument naming generalized speeds.
 std::string generate_code(const model::Model& model, const CodegenOptions& options);
 
 }  // namespace appell::codegen

@@ -5,7 +5,9 @@
 // Parameters and inputs cross as arrays of doubles in the order of the generated structs'
 // members (GeneratedLayout); each entry point copies them into the structs. The entry points:
 //
-//   int  appell_jit_dof(void);
+//   int  appell_jit_dof(void);                      (n, the coordinates: q's entries)
+//   int  appell_jit_speed_count(void);              (p, the rates: the generalized speeds, or n
+//                                                    without speeds)
 //   const char* appell_jit_parameter_names(void);   (the members of p, then of in, in order:
 //   const char* appell_jit_input_names(void);        decode_loadable_names() reads them)
 //   void appell_jit_mass_matrix_and_forcing(double t, const double* q, const double* qd,
@@ -18,8 +20,20 @@
 //                                    const double* qdd, const double* p, const double* in,
 //                                    double* Q);
 //
+// For a model with generalized speeds (q̇ = W(q, t) u; no constraints) the rates of these are the
+// speeds: qd is u (p entries), qdd is u̇ (p), M is p×p, f and Q have p entries (M̃ u̇ = f̃ of
+// principles::speed_form, by the recursions in u), and the kinematic equations come besides:
+//
+//   void appell_jit_coordinate_velocities(double t, const double* q, const double* u,
+//                                         const double* p, const double* in, double* qd);
+//        (q̇ = W u, n entries)
+//   void appell_jit_coordinate_accelerations(double t, const double* q, const double* u,
+//                                            const double* udot, const double* p,
+//                                            const double* in, double* qdd);
+//        (q̈ = W u̇ + γ(q, u, t), n entries)
+//
 // and with constraints (m of them, h holonomic; generate_c_header's constraints() and
-// constraint_manifold()):
+// constraint_manifold(); not in generalized speeds):
 //
 //   int  appell_jit_constraint_count(void);   (m)
 //   int  appell_jit_holonomic_count(void);    (h)
@@ -42,6 +56,10 @@ namespace appell::codegen {
 
 /// The names of the entry points (what loadable_c_source() defines).
 inline constexpr const char* kLoadableDof = "appell_jit_dof";
+inline constexpr const char* kLoadableSpeedCount = "appell_jit_speed_count";
+inline constexpr const char* kLoadableCoordinateVelocities = "appell_jit_coordinate_velocities";
+inline constexpr const char* kLoadableCoordinateAccelerations =
+    "appell_jit_coordinate_accelerations";
 inline constexpr const char* kLoadableParameterNames = "appell_jit_parameter_names";
 inline constexpr const char* kLoadableInputNames = "appell_jit_input_names";
 inline constexpr const char* kLoadableMassMatrixAndForcing = "appell_jit_mass_matrix_and_forcing";
@@ -54,8 +72,12 @@ inline constexpr const char* kLoadableConstraintManifold = "appell_jit_constrain
 
 /// A loadable C unit and what the caller passes to it.
 struct LoadableSource {
-  std::string code;  // C99: the header, then the entry points
-  std::size_t dof = 0;
+  std::string code;             // C99: the header, then the entry points
+  std::size_t dof = 0;          // n, the coordinates
+  std::size_t speed_count = 0;  // p, the rates: the generalized speeds (in_speeds), or n
+  /// In generalized speeds: the rates are u, and the kinematic equations' entry points are
+  /// defined.
+  bool in_speeds = false;
   std::size_t constraint_count = 0;  // with constraints: their entry points are defined
   /// True when the functions are the recursions (Newton–Euler, composite rigid bodies,
   /// articulated bodies or Lᵀ D L); false when written from the tape of M and f (relative motion
@@ -73,7 +95,8 @@ struct LoadableSource {
 LoadableSource loadable_c_source(const principles::Equations& equations,
                                  const model::Values& values = {});
 /// The same straight from a model the recursions cover (generate_code(model, ...)): no
-/// equations formed. Throws std::invalid_argument for a model they do not cover.
+/// equations formed; in a model's generalized speeds when it has them. Throws
+/// std::invalid_argument for a model they do not cover (codegen::recursions_do_not_write).
 LoadableSource loadable_c_source(const model::Model& model, const model::Values& values = {});
 
 /// The names that appell_jit_parameter_names() or appell_jit_input_names() return: each name's
