@@ -89,6 +89,9 @@ run "simulate speeds" simulate examples/speeds/free_box_quaternion.yaml --t-end 
   --u0 0.1,0,0,0.01,2,0.01 --out '$OUT/run.csv'
 run "simulate floating base" simulate examples/urdf/satellite_arm.urdf --floating-base --t-end 0.2 \
   --out '$OUT/run.csv'
+run "codegen speeds" codegen examples/speeds/free_box_quaternion.yaml --out '$OUT/model.hpp'
+run "codegen floating base --language c" codegen examples/urdf/satellite_arm.urdf --floating-base \
+  --language c --out '$OUT/model.h'
 run "check planar_2r" check examples/planar_2r.yaml examples/claims/planar_2r_negrean2024.yaml
 run "check planar_2r --json" check examples/planar_2r.yaml examples/claims/planar_2r_negrean2024.yaml --json
 for format in text latex json; do
