@@ -7,6 +7,7 @@
 //   build/bench_jit                 # every model
 //   build/bench_jit spatial7 planar30
 //   build/bench_jit --warm          # a compiled Dynamics from a warm cache: Panda, spatial30
+//   build/bench_jit --speeds        # generated code in generalized speeds against num::Dynamics
 //
 // Not a Google Benchmark: each number is a mean over about 0.3 s of calls cycling through 64
 // random states (a loaded machine makes them rough). "direct" calls the compiled entry point
@@ -35,6 +36,7 @@
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/principles/derive.hpp"
 
 namespace {
@@ -288,9 +290,123 @@ void measure_warm(const std::string& name, const std::shared_ptr<const model::Mo
   std::fflush(stdout);
 }
 
+// A model in generalized speeds (a quaternion, a floating base): its loadable C source
+// (codegen::loadable_c_source, in the speeds) generated and compiled, then per call the compiled
+// entry points against num::Dynamics interpreting the same recursions in the speeds (each with
+// its workspace, as simulate calls it). The JIT does not compile such a model yet: "direct" is
+// what it would give.
+void measure_speeds(const std::string& name, const std::shared_ptr<const model::Model>& model,
+                    const std::filesystem::path& cache) {
+  num::NativeCompilerOptions compiler;
+  compiler.cache_directory = cache;
+  auto start = Clock::now();
+  const codegen::LoadableSource source = codegen::loadable_c_source(*model);
+  const double generate = seconds_since(start);
+  start = Clock::now();
+  const auto library = num::load_native_library(source.code, compiler);
+  const double compile = seconds_since(start);
+  start = Clock::now();
+  const num::Dynamics interpreted(model);
+  const double built = seconds_since(start);
+  const std::size_t n = model->dof(), p = source.speed_count;
+  std::mt19937 engine(7);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<Eigen::VectorXd> q(64), u(64), udot(64);
+  for (int s = 0; s < 64; ++s) {
+    q[s] =
+        Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(n), [&] { return uniform(engine); });
+    num::normalize_quaternions(*model, q[s]);
+    u[s] =
+        Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(p), [&] { return uniform(engine); });
+    udot[s] =
+        Eigen::VectorXd::NullaryExpr(static_cast<Eigen::Index>(p), [&] { return uniform(engine); });
+  }
+  using Forward =
+      int (*)(double, const double*, const double*, const double*, const double*, double*);
+  using MassForcing = void (*)(double, const double*, const double*, const double*, const double*,
+                               double*, double*);
+  using Inverse = void (*)(double, const double*, const double*, const double*, const double*,
+                           const double*, double*);
+  using Velocities =
+      void (*)(double, const double*, const double*, const double*, const double*, double*);
+  const auto forward = reinterpret_cast<Forward>(library.symbol(codegen::kLoadableForwardDynamics));
+  const auto mass =
+      reinterpret_cast<MassForcing>(library.symbol(codegen::kLoadableMassMatrixAndForcing));
+  const auto inverse = reinterpret_cast<Inverse>(library.symbol(codegen::kLoadableInverseDynamics));
+  const auto velocities =
+      reinterpret_cast<Velocities>(library.symbol(codegen::kLoadableCoordinateVelocities));
+  std::vector<double> parameters = source.parameters, in = source.inputs;
+  if (in.empty()) in.push_back(0.0);
+  std::vector<double> out(std::max(n, p)), M(p * p), f(p);
+  num::DynamicsWorkspace work;
+  Eigen::VectorXd a, fv;
+  Eigen::MatrixXd Mm;
+  const double fwd_direct = per_call([&](int s) {
+    forward(0.1, q[s].data(), u[s].data(), parameters.data(), in.data(), out.data());
+    return out[0];
+  });
+  const double fwd_interpreted = per_call([&](int s) {
+    interpreted.accelerations(0.1, q[s], u[s], a, work);
+    return a[0];
+  });
+  const double mf_direct = per_call([&](int s) {
+    mass(0.1, q[s].data(), u[s].data(), parameters.data(), in.data(), M.data(), f.data());
+    return M[0] + f[0];
+  });
+  const double mf_interpreted = per_call([&](int s) {
+    interpreted.mass_matrix_and_forcing(0.1, q[s], u[s], Mm, fv, work);
+    return Mm(0, 0) + fv[0];
+  });
+  const double inv_direct = per_call([&](int s) {
+    inverse(0.1, q[s].data(), u[s].data(), udot[s].data(), parameters.data(), in.data(),
+            out.data());
+    return out[0];
+  });
+  const double inv_interpreted = per_call([&](int s) {
+    interpreted.inverse_dynamics(0.1, q[s], u[s], udot[s], a, work);
+    return a[0];
+  });
+  const double qd_direct = per_call([&](int s) {
+    velocities(0.1, q[s].data(), u[s].data(), parameters.data(), in.data(), out.data());
+    return out[0];
+  });
+  const double qd_interpreted = per_call([&](int s) {
+    interpreted.coordinate_velocities(0.1, q[s], u[s], a, work);
+    return a[0];
+  });
+  std::printf(
+      "%-15s n %2zu p %2zu | C generated %6.3f s, compiled %6.2f s | Dynamics built %6.3f s "
+      "(%s)\n",
+      name.c_str(), n, p, generate, compile, built, interpreted.forward_method().c_str());
+  auto row = [](const char* what, double direct, double interpreted_seconds) {
+    std::printf("          %-9s us/call: generated %8.3f  interpreted %8.3f  (%5.1fx)\n", what,
+                1e6 * direct, 1e6 * interpreted_seconds, interpreted_seconds / direct);
+  };
+  row("forward", fwd_direct, fwd_interpreted);
+  row("M and f", mf_direct, mf_interpreted);
+  row("inverse", inv_direct, inv_interpreted);
+  row("qd = W u", qd_direct, qd_interpreted);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--speeds") {
+    const auto cache = std::filesystem::temp_directory_path() /
+                       ("appell-bench-jit-speeds-" + std::to_string(::getpid()));
+    const std::string examples = APPELL_EXAMPLES_DIR;
+    io::UrdfOptions floating;
+    floating.floating_base = true;
+    measure_speeds("free_box", io::read_model_file(examples + "/speeds/free_box_quaternion.yaml"),
+                   cache);
+    measure_speeds("satellite_arm",
+                   io::read_urdf_file(examples + "/urdf/satellite_arm.urdf", floating), cache);
+    measure_speeds("simple_humanoid",
+                   io::read_urdf_file(examples + "/urdf/simple_humanoid.urdf", floating), cache);
+    std::filesystem::remove_all(cache);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--warm") {
     const auto cache = std::filesystem::temp_directory_path() /
                        ("appell-bench-jit-warm-" + std::to_string(::getpid()));
