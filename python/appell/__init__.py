@@ -104,8 +104,11 @@ def _number(name, value, positive=False, allow_none=False):
     return value
 
 
-def _method(method):
-    _check_type("method", method, (str,), "a method name (str)")
+def _method(method, allow_none=False):
+    if method is None and allow_none:
+        return ""  # none given: the bindings route as the command line without --method
+    what = "a method name (str) or None" if allow_none else "a method name (str)"
+    _check_type("method", method, (str,), what)
     if method not in _METHODS:
         raise ValueError(f"method: unknown method {method!r} ({', '.join(_METHODS)})")
     return method
@@ -330,7 +333,8 @@ class SimulationResult(_Result):
 
 
 class InverseResult(_Result):
-    """Driving forces Q = M q'' - f (N, n) at the times t (N,) along q, qd, qdd (N, n)."""
+    """Driving forces Q = M q'' - f (N, n) at the times t (N,) along q, qd, qdd (N, n); method:
+    "recursions" (no equations formed) or the principle of the equations evaluated."""
 
     _fields = ("t", "Q")
 
@@ -422,42 +426,53 @@ def _simulation_options(t_end, output_step, rtol, atol, integrator, max_rows, in
 
 def simulate(model, t_end, q0=None, qd0=None, rtol=1e-8, atol=1e-8, output_step=None,
              values=None, inputs=None, *, integrator="bdf", max_rows=10_000_000,
-             method="gibbs-appell", jit=True, u0=None):
+             method=None, jit=True, u0=None):
     """Forward dynamics from t = 0 to t_end with SUNDIALS CVODE (`appell simulate`).
 
-    model: a Model (its equations derived by `method`) or Equations (not the minimal form).
+    model: a Model or Equations (not the minimal form). A Model without `method` is integrated
+    as `appell simulate` does: without forming its equations where the recursions cover it
+    (constraints and generalized speeds included; set-up in milliseconds even for a long chain),
+    in its Gibbs-Appell equations otherwise (a carrier frame, flexible bodies). method
+    ("lagrange", "gibbs-appell", ...): that principle's equations, formed, are integrated.
     q0, qd0: initial state (n values each; default the model's). rtol, atol: tolerances.
     output_step: time between rows (default 0.01; the last row is at t_end).
     values: {name: number or expression of t (str)} for parameters, inputs and unspecified
     prescribed functions; inputs: {name: expression of t} (as --input NAME=EXPR).
     integrator: "bdf" (default) or "adams". jit: evaluate by the generated code compiled with
-    the system's C compiler into a cached shared object (the tape when False, when the model has
-    constraints or no compiler is found; stats["evaluator"] says which). A model with
-    generalized speeds is integrated in them (M~ u' = f~, q' = W u, the tape; a quaternion kept at
-    unit length): u0 gives the initial speeds (one per speed, as `appell simulate --u0`), else
-    they follow from qd0 or the model's velocities. Returns a SimulationResult.
+    the system's C compiler into a cached shared object (jit=False: the recursions interpreted,
+    or the tape of formed equations, which formed equations with constraints always use).
+    stats["evaluator"] says what evaluated ("jit", "recursions" or "tape") and stats["method"]
+    what it evaluated ("recursions": no equations formed, or the principle of the formed
+    equations). A model with generalized speeds is integrated in them (M~ u' = f~, q' = W u; a
+    quaternion kept at unit length): u0 gives the initial speeds (one per speed, as `appell
+    simulate --u0`), else they follow from qd0 or the model's velocities. Returns a
+    SimulationResult.
     """
     _model(model, allow_equations=True)
     t_end, output_step, rtol, atol = _simulation_options(t_end, output_step, rtol, atol,
                                                          integrator, max_rows, inputs)
-    _method(method)
+    method = _method(method, allow_none=True)
     data = _appell._simulate(model, t_end, q0, qd0, rtol, atol, output_step, values, inputs,
                              integrator, max_rows, method, bool(jit), u0)
     return SimulationResult(data)
 
 
 def inverse(model, trajectory=None, *, t_end=None, output_step=None, from_csv=None, t=None,
-            q=None, qd=None, qdd=None, values=None, method="gibbs-appell", jit=True):
+            q=None, qd=None, qdd=None, values=None, method=None, jit=True):
     """Driving forces Q = M q'' - f along a prescribed motion (`appell inverse`).
 
     The motion is one of: trajectory="q1 = EXPR; q2 = EXPR" (expressions of t and the
     parameters) with t_end and output_step (rows at t = 0, H, ..., <= t_end); from_csv=PATH
     (header t,<q..>,dot(<q>)..,ddot(<q>)..); or arrays t (N,), q, qd, qdd (N, n).
-    values: parameter overrides. jit: by the compiled Newton-Euler recursion (as simulate).
+    values: parameter overrides. A Model without `method` is evaluated as `appell inverse`
+    does: by Newton-Euler straight from the model where the recursions cover it (no equations
+    formed; compiled generated code, or interpreted with jit=False), else from its Gibbs-Appell
+    equations; method ("lagrange", "gibbs-appell", ...): from that principle's equations, formed.
+    The result's .method says which ("recursions" or the principle).
     Returns an InverseResult (t, q, qd, qdd, Q).
     """
     _model(model, allow_equations=True)
-    _method(method)
+    method = _method(method, allow_none=True)
     if trajectory is not None:
         _check_type("trajectory", trajectory, (str,), "'q1 = EXPR; q2 = EXPR' (str)")
     t_end = _number("t_end", t_end, allow_none=True)
@@ -513,11 +528,14 @@ def statics(model, *, guesses=None, values=None, t=0.0, random_starts=8, toleran
     return EquilibriaResult(data)
 
 
-def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, values=None, method="gibbs-appell",
+def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, values=None, method=None,
               symbolic=False):
     """The state-space model dx/dt = A x + B u about an operating point (`appell linearize`).
 
-    model: a Model (its equations derived by `method`) or Equations. q, qd: the operating point
+    model: a Model or Equations. A Model without `method` is linearized from its recursions where
+    they cover it (no equations formed, unless symbolic=True), as `appell linearize` does;
+    method ("lagrange", "gibbs-appell", ...): from that principle's equations, formed. q, qd: the
+    operating point
     (n values each; default the model's initial values), t its time. inputs: the inputs u, a list
     of the model's input names (default every input, in order). values: {name: number} for
     parameters, the inputs' operating values and unspecified prescribed functions (--set).
@@ -531,7 +549,7 @@ def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, values=None, method
     import numpy
 
     _model(model, allow_equations=True)
-    _method(method)
+    method = _method(method, allow_none=True)
     t = _number("t", t)
     _check_type("symbolic", symbolic, (bool,), "True or False")
     raw = _appell._linearize(model, q, qd, t, inputs, values, method, symbolic)

@@ -50,18 +50,18 @@ py::dict linearize(const py::handle& target, const py::object& q, const py::obje
     }
   }
   const bool given = py::isinstance<Equations>(target);
-  const auto m = to_method(method);
+  const auto m = to_method(method.empty() ? "gibbs-appell" : method);  // "": none given
   struct Out {
     std::string json, text;
     num::LinearModel linear;
   };
   const Out out = interruptible([&] {
-    // A model's numbers from the recursions where they cover it: its equations are formed only
-    // for the symbolic A and B, or by another method than the default.
+    // A model's numbers from the recursions where they cover it (as `appell linearize`): its
+    // equations are formed only for the symbolic A and B, or for a method given by name.
     std::optional<principles::Equations> equations;
     if (given)
       equations = target.cast<const Equations&>().equations("linearize");
-    else if (symbolic || m != principles::Method::GibbsAppell)
+    else if (symbolic || !method.empty())
       equations = principles::derive(model, m);
     Out o;
     o.linear = equations ? num::linearize(*equations, q0, qd0, options)

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <mutex>
 
-#include "appell/jit/compiled_dynamics.hpp"
 #include "appell/numeric/dynamics.hpp"
 #include "appell/numeric/dynamics_derivatives.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
@@ -167,42 +166,56 @@ std::unique_ptr<Compiled> compile(const Equations& e, const ValuesArgument& valu
   return result;
 }
 
-// A batch of states: q and qd of shape (n,) or (k, n), t a number or shape (k,).
+Array as_array(const py::handle& value, const char* argument) {
+  Array a;
+  try {
+    a = Array::ensure(value);
+  } catch (const py::error_already_set&) {
+  }
+  if (!a) type_error(argument, "expected numbers (a sequence or a numpy array)");
+  return a;
+}
+
+// `value` as numbers of one state, shape (width,), or of k states, shape (k, width); ValueError
+// naming `argument` (whose entries are one per `each`) for another shape.
+Array state_numbers(const py::handle& value, std::size_t width, const char* argument,
+                    const char* each) {
+  const Array a = as_array(value, argument);
+  const std::string w = std::to_string(width);
+  if (a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) != width)
+    value_error(argument, "expected " + w + " values (one per " + each + "), got " +
+                              std::to_string(a.shape(0)));
+  if (a.ndim() == 2 && static_cast<std::size_t>(a.shape(1)) != width)
+    value_error(argument, "expected shape (k, " + w + ") (one column per " + each + "), got (" +
+                              std::to_string(a.shape(0)) + ", " + std::to_string(a.shape(1)) + ")");
+  if (a.ndim() != 1 && a.ndim() != 2)
+    value_error(argument, "expected shape (" + w + ",) or (k, " + w + ")");
+  return a;
+}
+
+// A batch of states: q of shape (n,) or (k, n), the rates qd of shape (p,) or (k, p) (p = n but
+// in generalized speeds), t a number or shape (k,).
 struct States {
   Array q, qd, t;
-  std::size_t k = 1;
+  std::size_t n = 0, p = 0, k = 1;
   bool batch = false;
   double t0 = 0.0;
   double time(std::size_t i) const { return t.size() ? t.data()[t.size() == 1 ? 0 : i] : t0; }
 };
 
-States states(std::size_t coordinates, const py::handle& q, const py::handle& qd,
-              const py::handle& t) {
+// The rates' entries are one per `rate` ("coordinate", or "speed" in generalized speeds).
+States states(std::size_t coordinates, std::size_t rates, const py::handle& q, const py::handle& qd,
+              const py::handle& t, const char* rate = "coordinate",
+              const char* rates_argument = "qd") {
   States s;
-  auto as_array = [](const py::handle& value, const char* argument) {
-    Array a;
-    try {
-      a = Array::ensure(value);
-    } catch (const py::error_already_set&) {
-    }
-    if (!a) type_error(argument, "expected numbers (a sequence or a numpy array)");
-    return a;
-  };
-  s.q = as_array(q, "q");
-  s.qd = as_array(qd, "qd");
-  const std::string n = std::to_string(coordinates);
-  for (const auto& [a, name] : {std::pair<const Array&, const char*>{s.q, "q"}, {s.qd, "qd"}}) {
-    if (a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) != coordinates)
-      value_error(name, "expected " + n + " values (one per coordinate), got " +
-                            std::to_string(a.shape(0)));
-    if (a.ndim() == 2 && static_cast<std::size_t>(a.shape(1)) != coordinates)
-      value_error(name, "expected shape (k, " + n + "), got (" + std::to_string(a.shape(0)) + ", " +
-                            std::to_string(a.shape(1)) + ")");
-    if (a.ndim() != 1 && a.ndim() != 2)
-      value_error(name, "expected shape (" + n + ",) or (k, " + n + ")");
-  }
+  s.n = coordinates;
+  s.p = rates;
+  s.q = state_numbers(q, coordinates, "q", "coordinate");
+  s.qd = state_numbers(qd, rates, rates_argument, rate);
   if (s.q.ndim() != s.qd.ndim() || (s.q.ndim() == 2 && s.q.shape(0) != s.qd.shape(0)))
-    value_error("qd", "expected the shape of q");
+    value_error(rates_argument, "expected as many states as q (shape (" + std::to_string(rates) +
+                                    ",) with q of shape (n,), (k, " + std::to_string(rates) +
+                                    ") with q of shape (k, n))");
   s.batch = s.q.ndim() == 2;
   s.k = s.batch ? static_cast<std::size_t>(s.q.shape(0)) : 1;
   if (py::isinstance<py::float_>(t) || py::isinstance<py::int_>(t)) {
@@ -216,14 +229,33 @@ States states(std::size_t coordinates, const py::handle& q, const py::handle& qd
   return s;
 }
 
-void load_state(const States& s, std::size_t i, std::size_t n, Eigen::VectorXd& q,
-                Eigen::VectorXd& qd) {
-  const double* qp = s.q.data() + i * n;
-  const double* qdp = s.qd.data() + i * n;
-  for (std::size_t j = 0; j < n; ++j) {
-    q[static_cast<Eigen::Index>(j)] = qp[j];
-    qd[static_cast<Eigen::Index>(j)] = qdp[j];
-  }
+States states(std::size_t coordinates, const py::handle& q, const py::handle& qd,
+              const py::handle& t) {
+  return states(coordinates, coordinates, q, qd, t);
+}
+
+// Another argument of the states `s` (accelerations, forces): `width` numbers per state, as many
+// states as s.
+Array per_state(const States& s, const py::handle& value, std::size_t width, const char* argument,
+                const char* each) {
+  const Array a = state_numbers(value, width, argument, each);
+  if ((a.ndim() == 2) != s.batch || (s.batch && static_cast<std::size_t>(a.shape(0)) != s.k))
+    value_error(argument, "expected as many states as q (shape (" + std::to_string(width) +
+                              ",) with q of shape (n,), (k, " + std::to_string(width) +
+                              ") with q of shape (k, n))");
+  return a;
+}
+
+void load_row(const Array& a, std::size_t i, Eigen::VectorXd& v) {
+  const auto width = static_cast<std::size_t>(v.size());
+  const double* p = a.data() + i * width;
+  for (std::size_t j = 0; j < width; ++j) v[static_cast<Eigen::Index>(j)] = p[j];
+}
+
+// q (n) and the rates (p) of state i; the vectors sized by the caller.
+void load_state(const States& s, std::size_t i, Eigen::VectorXd& q, Eigen::VectorXd& qd) {
+  load_row(s.q, i, q);
+  load_row(s.qd, i, qd);
 }
 
 // M (k, n, n) and f (k, n), or (n, n) and (n,) for one state.
@@ -239,7 +271,7 @@ py::tuple evaluate(Compiled& c, const ArrayLike& q, const ArrayLike& qd, const T
     Eigen::VectorXd qv(n), qdv(n), fv(n);
     Eigen::MatrixXd Mv(n, n);
     for (std::size_t i = 0; i < s.k; ++i) {
-      load_state(s, i, c.n, qv, qdv);
+      load_state(s, i, qv, qdv);
       c.compiled->evaluate(s.time(i), qv, qdv, Mv, fv);
       Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           Mp + i * c.n * c.n, n, n) = Mv;
@@ -269,7 +301,7 @@ py::object accelerations(Compiled& c, const ArrayLike& q, const ArrayLike& qd, c
     Eigen::VectorXd qv(n), qdv(n), fv(n), bv, qddv(n), lamv;
     Eigen::MatrixXd Mv(n, n), Av;
     for (std::size_t i = 0; i < s.k; ++i) {
-      load_state(s, i, c.n, qv, qdv);
+      load_state(s, i, qv, qdv);
       c.compiled->evaluate(s.time(i), qv, qdv, Mv, fv);
       if (c.m > 0) {
         c.compiled->constraints(Av, bv);
@@ -388,13 +420,19 @@ py::list verify(const Model& target, std::size_t states, double tolerance, bool 
 
 struct DynamicsHandle {
   std::shared_ptr<const model::Model> model;
-  std::shared_ptr<const num::Dynamics> dynamics;  // the JIT's, or the recursions interpreted
+  // Everything: the JIT's compiled code, or the recursions interpreted.
+  std::shared_ptr<const num::Dynamics> dynamics;
   std::string kind, note;
-  std::size_t n = 0;
+  std::size_t n = 0;  // coordinates: q
+  std::size_t p = 0;  // rates: u in generalized speeds, else q' (p = n)
+  std::size_t m = 0;  // constraints: lambda
   model::Values values;
   // The differentiated recursions, built on the first derivatives() call (most uses never ask).
   mutable std::once_flag derivatives_built;
   mutable std::shared_ptr<const num::DynamicsDerivativesEvaluator> derivatives;
+
+  // What each entry of a rate vector belongs to (error messages).
+  const char* rate() const { return model->has_speeds() ? "speed" : "coordinate"; }
 };
 
 std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
@@ -402,19 +440,16 @@ std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
   auto d = std::make_unique<DynamicsHandle>();
   d->model = model_of(target, "model");
   const model::Values bound = to_values(*d->model, values, "values");
-  const std::string reason = principles::recursions_alone_do_not_cover(*d->model);
+  const std::string reason = principles::recursions_do_not_cover(*d->model);
   if (!reason.empty())
     value_error("model", "the recursions do not cover " + reason +
                              ": use derive(model).compile() (the formed equations)");
-  locked([&] {
-    jit::JitOptions options;
-    options.enabled = jit;
-    d->dynamics =
-        std::make_shared<const num::Dynamics>(jit::compile_dynamics(d->model, bound, options));
-    d->note = d->dynamics->compilation().note;
-  });
+  d->dynamics = locked([&] { return compile_dynamics(d->model, bound, jit); });
+  d->note = d->dynamics->compilation().note;
   d->kind = d->dynamics->kind();
   d->n = d->model->dof();
+  d->p = d->dynamics->speed_count();
+  d->m = d->dynamics->constraint_count();
   d->values = bound;
   return d;
 }
@@ -437,16 +472,21 @@ py::array_t<double> vector_array(const Eigen::VectorXd& v) {
 // The derivatives at one state (num::DynamicsDerivativesEvaluator), as numpy arrays by name.
 py::dict dynamics_derivatives(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
                               double t, const ArrayLike& tau) {
-  const States s = states(d.n, q, qd, py::float_(t));
+  // The tree's programs alone are differentiated: no rows for constraints, written in q' (not u).
+  if (const std::string reason = principles::recursions_alone_do_not_cover(*d.model);
+      !reason.empty())
+    value_error("model",
+                "derivatives() differentiates the recursions of the tree, which do not "
+                "cover " +
+                    reason);
+  const States s = states(d.n, d.p, q, qd, py::float_(t), d.rate());
   if (s.batch) value_error("q", "one state: shape (n,)");
-  Eigen::VectorXd qv(static_cast<Eigen::Index>(d.n)), qdv(qv.size()), tauv;
-  load_state(s, 0, d.n, qv, qdv);
+  Eigen::VectorXd qv(static_cast<Eigen::Index>(d.n)), qdv(static_cast<Eigen::Index>(d.p)), tauv;
+  load_state(s, 0, qv, qdv);
   if (!tau.is_none()) {
-    const States f = states(d.n, tau, tau, py::float_(0.0));
-    if (f.batch) value_error("tau", "expected the shape of q");
-    Eigen::VectorXd unused(qv.size());
-    tauv.resize(qv.size());
-    load_state(f, 0, d.n, tauv, unused);
+    const Array f = per_state(s, tau, d.p, "tau", d.rate());
+    tauv.resize(static_cast<Eigen::Index>(d.p));
+    load_row(f, 0, tauv);
   }
   std::call_once(d.derivatives_built, [&] {
     locked([&] {
@@ -468,13 +508,14 @@ py::dict dynamics_derivatives(const DynamicsHandle& d, const ArrayLike& q, const
   return out;
 }
 
-// Runs `each(i, q, qd)` over the states, the GIL released for a long batch.
+// Runs `each(i, q, qd)` over the states (q with n entries, qd with p), the GIL released for a
+// long batch.
 template <class Each>
-void over_states(const States& s, std::size_t n, Each&& each) {
+void over_states(const States& s, Each&& each) {
   auto run = [&] {
-    Eigen::VectorXd q(static_cast<Eigen::Index>(n)), qd(static_cast<Eigen::Index>(n));
+    Eigen::VectorXd q(static_cast<Eigen::Index>(s.n)), qd(static_cast<Eigen::Index>(s.p));
     for (std::size_t i = 0; i < s.k; ++i) {
-      load_state(s, i, n, q, qd);
+      load_state(s, i, q, qd);
       each(i, q, qd);
     }
   };
@@ -486,74 +527,135 @@ void over_states(const States& s, std::size_t n, Each&& each) {
   }
 }
 
-py::array_t<double> vectors(const States& s, std::size_t n) {
-  const auto nn = static_cast<py::ssize_t>(n), k = static_cast<py::ssize_t>(s.k);
-  return s.batch ? py::array_t<double>({k, nn}) : py::array_t<double>(nn);
+// (k, width) for a batch, (width,) for one state.
+py::array_t<double> vectors(const States& s, std::size_t width) {
+  const auto w = static_cast<py::ssize_t>(width), k = static_cast<py::ssize_t>(s.k);
+  return s.batch ? py::array_t<double>({k, w}) : py::array_t<double>(w);
 }
 
-py::array_t<double> dynamics_accelerations(const DynamicsHandle& d, const ArrayLike& q,
-                                           const ArrayLike& qd, const Time& t) {
-  const States s = states(d.n, q, qd, t);
-  py::array_t<double> out = vectors(s, d.n);
+// (k, rows, cols) for a batch, (rows, cols) for one state.
+py::array_t<double> matrices(const States& s, std::size_t rows, std::size_t cols) {
+  const auto r = static_cast<py::ssize_t>(rows), c = static_cast<py::ssize_t>(cols),
+             k = static_cast<py::ssize_t>(s.k);
+  return s.batch ? py::array_t<double>({k, r, c}) : py::array_t<double>({r, c});
+}
+
+// Matrix i of a (k, rows, cols) array from Eigen's column-major.
+void store_matrix(double* out, std::size_t i, const Eigen::MatrixXd& M) {
+  const auto rows = static_cast<std::size_t>(M.rows()), cols = static_cast<std::size_t>(M.cols());
+  double* p = out + i * rows * cols;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      p[r * cols + c] = M(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
+}
+
+// q'' (u' in the speeds), (k, p) or (p,); with constraints also lambda, (k, m) or (m,), as
+// Compiled.accelerations (the same solver and tolerances: least-squares accelerations and
+// minimum-norm multipliers of redundant constraints).
+py::object dynamics_accelerations(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
+                                  const Time& t) {
+  const States s = states(d.n, d.p, q, qd, t, d.rate());
+  py::array_t<double> out = vectors(s, d.p);
+  py::array_t<double> lam = vectors(s, d.m);
   double* p = out.mutable_data();
-  Eigen::VectorXd qdd;
+  double* lp = lam.mutable_data();
+  Eigen::VectorXd qdd, lambda;
+  const num::ConstraintTolerances tolerances;
   num::DynamicsWorkspace work;
-  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    d.dynamics->accelerations(s.time(i), qv, qdv, qdd, work);
-    Eigen::Map<Eigen::VectorXd>(p + i * d.n, qdd.size()) = qdd;
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    if (d.m > 0) {
+      d.dynamics->accelerations(s.time(i), qv, qdv, qdd, lambda, work, tolerances);
+      for (std::size_t j = 0; j < d.m; ++j)
+        lp[i * d.m + j] = j < static_cast<std::size_t>(lambda.size())
+                              ? lambda[static_cast<Eigen::Index>(j)]
+                              : 0.0;
+    } else {
+      d.dynamics->accelerations(s.time(i), qv, qdv, qdd, work);
+    }
+    Eigen::Map<Eigen::VectorXd>(p + i * d.p, qdd.size()) = qdd;
   });
+  if (d.m > 0) return py::make_tuple(out, lam);
   return out;
 }
 
 py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const ArrayLike& q,
                                      const ArrayLike& qd, const ArrayLike& qdd, const Time& t) {
-  const States s = states(d.n, q, qd, t);
-  const States a = states(d.n, qdd, qdd, py::float_(0.0));
-  if (a.k != s.k || a.batch != s.batch) value_error("qdd", "expected the shape of q");
-  py::array_t<double> out = vectors(s, d.n);
+  const States s = states(d.n, d.p, q, qd, t, d.rate());
+  const Array a = per_state(s, qdd, d.p, "qdd", d.rate());
+  py::array_t<double> out = vectors(s, d.p);
   double* p = out.mutable_data();
-  Eigen::VectorXd accelerations(static_cast<Eigen::Index>(d.n)), unused(accelerations.size()), tau;
+  Eigen::VectorXd accelerations(static_cast<Eigen::Index>(d.p)), tau;
   num::DynamicsWorkspace work;
-  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    load_state(a, i, d.n, accelerations, unused);
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    load_row(a, i, accelerations);
     d.dynamics->inverse_dynamics(s.time(i), qv, qdv, accelerations, tau, work);
-    Eigen::Map<Eigen::VectorXd>(p + i * d.n, tau.size()) = tau;
+    Eigen::Map<Eigen::VectorXd>(p + i * d.p, tau.size()) = tau;
   });
   return out;
 }
 
 py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const ArrayLike& q,
                                     const ArrayLike& qd, const Time& t) {
-  const States s = states(d.n, q, qd, t);
-  const auto n = static_cast<py::ssize_t>(d.n), k = static_cast<py::ssize_t>(s.k);
-  py::array_t<double> M = s.batch ? py::array_t<double>({k, n, n}) : py::array_t<double>({n, n});
-  py::array_t<double> f = vectors(s, d.n);
+  const States s = states(d.n, d.p, q, qd, t, d.rate());
+  py::array_t<double> M = matrices(s, d.p, d.p);
+  py::array_t<double> f = vectors(s, d.p);
   double* Mp = M.mutable_data();
   double* fp = f.mutable_data();
   num::DynamicsWorkspace work;
   Eigen::MatrixXd Mv;
   Eigen::VectorXd fv;
-  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
     d.dynamics->mass_matrix_and_forcing(s.time(i), qv, qdv, Mv, fv, work);
-    // numpy's row-major (n, n) from Eigen's column-major: M is symmetric, but stay exact.
-    for (std::size_t r = 0; r < d.n; ++r)
-      for (std::size_t c = 0; c < d.n; ++c)
-        Mp[i * d.n * d.n + r * d.n + c] =
-            Mv(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
-    Eigen::Map<Eigen::VectorXd>(fp + i * d.n, fv.size()) = fv;
+    store_matrix(Mp, i, Mv);  // numpy's row-major: M is symmetric, but stay exact
+    Eigen::Map<Eigen::VectorXd>(fp + i * d.p, fv.size()) = fv;
   });
   return py::make_tuple(M, f);
 }
 
 py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q, const Time& t) {
-  const States s = states(d.n, q, q, t);
-  py::array_t<double> out = vectors(s, d.n);
+  const States s = states(d.n, d.n, q, q, t);
+  py::array_t<double> out = vectors(s, d.p);
   double* p = out.mutable_data();
   num::DynamicsWorkspace work;
   Eigen::VectorXd g;
-  over_states(s, d.n, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd&) {
-    d.dynamics->gravity(s.time(i), qv, g, work);
-    Eigen::Map<Eigen::VectorXd>(p + i * d.n, g.size()) = g;
+  const States rest{s.q, s.q, s.t, s.n, 0, s.k, s.batch, s.t0};  // no rates to load
+  over_states(rest, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd&) {
+    d.dynamics->gravity(rest.time(i), qv, g, work);
+    Eigen::Map<Eigen::VectorXd>(p + i * d.p, g.size()) = g;
+  });
+  return out;
+}
+
+// (A, b) of A q'' = b (A u' = b in the speeds): (m, p) and (m,), or (k, m, p) and (k, m).
+py::tuple dynamics_constraints(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
+                               const Time& t) {
+  const States s = states(d.n, d.p, q, qd, t, d.rate());
+  py::array_t<double> A = matrices(s, d.m, d.p);
+  py::array_t<double> b = vectors(s, d.m);
+  double* Ap = A.mutable_data();
+  double* bp = b.mutable_data();
+  num::DynamicsWorkspace work;
+  Eigen::MatrixXd Av;
+  Eigen::VectorXd bv;
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    d.dynamics->constraints(s.time(i), qv, qdv, Av, bv, work);
+    store_matrix(Ap, i, Av);
+    Eigen::Map<Eigen::VectorXd>(bp + i * d.m, bv.size()) = bv;
+  });
+  return py::make_tuple(A, b);
+}
+
+// q' = W(q, t) u: (n,) or (k, n).
+py::array_t<double> dynamics_coordinate_velocities(const DynamicsHandle& d, const ArrayLike& q,
+                                                   const ArrayLike& u, const Time& t) {
+  const States s = states(d.n, d.p, q, u, t, d.rate(), "u");
+  py::array_t<double> out = vectors(s, d.n);
+  double* p = out.mutable_data();
+  num::DynamicsWorkspace work;
+  Eigen::VectorXd qd;
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& uv) {
+    d.dynamics->coordinate_velocities(s.time(i), qv, uv, qd, work);
+    Eigen::Map<Eigen::VectorXd>(p + i * d.n, qd.size()) = qd;
   });
   return out;
 }
@@ -667,12 +769,28 @@ prescribed functions, e.g. {"M": 2.0, "u": "sin(t)"}.)doc");
 equations: built from the recursions over its frame tree (Newton-Euler, articulated bodies) in
 milliseconds, values folded in; q'' and tau by the compiled generated code of those recursions
 (jit=True and a C compiler) or by the recursions interpreted. Immutable: one object may be used
-from several Python threads at once (long batches release the GIL). q, qd, qdd have shape (n,) or
-(k, n) for k states; t is a number or shape (k,). Models with constraints, generalized speeds, a
-carrier frame or flexible bodies are refused (ValueError): use derive(model).compile().)doc")
+from several Python threads at once (long batches release the GIL). q has shape (n,) or (k, n)
+for k states; t is a number or shape (k,).
+
+The rates have p = speed_count entries: q' (p = n), or for a model in generalized speeds
+(speeds:, rot_quat, a URDF floating base) the speeds u, so that the argument qd is u, qdd is u',
+M is p x p and f, tau, g have p entries (coordinate_velocities gives q' = W u).
+
+With constraints, accelerations() gives (q'', lambda) of M q'' = f + A^T lambda, A q'' = b, and
+constraints() gives (A, b). Models with a carrier frame or flexible bodies are refused
+(ValueError naming why): use derive(model).compile().)doc")
       .def(py::init(&make_dynamics), py::arg("model"), py::arg("values") = py::none(),
            py::kw_only(), py::arg("jit") = true)
-      .def_property_readonly("dof", [](const DynamicsHandle& d) { return d.n; })
+      .def_property_readonly(
+          "dof", [](const DynamicsHandle& d) { return d.n; },
+          "n, the number of coordinates (q's entries)")
+      .def_property_readonly(
+          "speed_count", [](const DynamicsHandle& d) { return d.p; },
+          "p, the number of rates: the generalized speeds, or n without them")
+      .def_property_readonly("constraint_count", [](const DynamicsHandle& d) { return d.m; })
+      .def_property_readonly(
+          "multipliers", [](const DynamicsHandle& d) { return d.dynamics->multipliers(); },
+          "lambda_NAME of each constraint: the names of lambda's entries")
       .def_property_readonly(
           "kind", [](const DynamicsHandle& d) { return d.kind; },
           "'jit' (compiled generated code) or 'recursions' (interpreted)")
@@ -685,20 +803,41 @@ carrier frame or flexible bodies are refused (ValueError): use derive(model).com
                                for (const auto& c : d.model->coordinates) names.push_back(c.name);
                                return names;
                              })
+      .def_property_readonly(
+          "speeds",
+          [](const DynamicsHandle& d) {
+            std::vector<std::string> names;
+            for (const auto& speed : d.model->speeds) names.push_back(speed.name);
+            return names;
+          },
+          "the generalized speeds' names ([] without them)")
       .def("accelerations", &dynamics_accelerations, py::arg("q"), py::arg("qd"),
-           py::arg("t") = 0.0, "q'' of M q'' = f, shape (n,) or (k, n)")
+           py::arg("t") = 0.0,
+           "q'' (u' in the speeds) of M q'' = f, shape (p,) or (k, p); with constraints "
+           "(q'', lambda), lambda of shape (m,) or (k, m), as Compiled.accelerations")
       .def("inverse_dynamics", &dynamics_inverse, py::arg("q"), py::arg("qd"), py::arg("qdd"),
-           py::arg("t") = 0.0, "tau = M q'' - f, shape (n,) or (k, n)")
+           py::arg("t") = 0.0,
+           "tau = M q'' - f, shape (p,) or (k, p) (with constraints: the forces of the tree, "
+           "the constraints' reactions A^T lambda included)")
       .def("mass_matrix_and_forcing", &dynamics_mass_and_forcing, py::arg("q"), py::arg("qd"),
-           py::arg("t") = 0.0, "(M, f): shapes (n, n), (n,), or (k, n, n), (k, n)")
+           py::arg("t") = 0.0, "(M, f): shapes (p, p), (p,), or (k, p, p), (k, p)")
       .def("gravity", &dynamics_gravity, py::arg("q"), py::arg("t") = 0.0,
-           "g(q): the generalized forces that hold the model still against gravity")
+           "g(q), shape (p,) or (k, p): the generalized forces that hold the model still against "
+           "gravity")
+      .def("constraints", &dynamics_constraints, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
+           "(A, b) of the constraints at acceleration level A q'' = b (A u' = b in the speeds): "
+           "shapes (m, p), (m,), or (k, m, p), (k, m); m = 0 without constraints")
+      .def("coordinate_velocities", &dynamics_coordinate_velocities, py::arg("q"), py::arg("u"),
+           py::arg("t") = 0.0,
+           "q' = W(q, t) u, shape (n,) or (k, n): the coordinates' rates from the speeds u (p "
+           "entries); u itself without generalized speeds")
       .def("derivatives", &dynamics_derivatives, py::arg("q"), py::arg("qd"), py::arg("t") = 0.0,
            py::arg("tau") = py::none(),
            R"doc(The derivatives of the dynamics at one state (shape (n,)), by differentiating the
 recursions (as `appell eval --derivatives`, not finite differences): a dict of numpy arrays
 'qdd' (q'' of M q'' = f + tau), 'dtau_dq', 'dtau_dqd' (of tau = M q'' - f at that q''),
-'dqdd_dq', 'dqdd_dqd' and 'minv' (M^-1 = dq''/dtau); entry [i, j] = dy_i/dx_j.)doc");
+'dqdd_dq', 'dqdd_dqd' and 'minv' (M^-1 = dq''/dtau); entry [i, j] = dy_i/dx_j. Not for a model
+with constraints or generalized speeds (ValueError).)doc");
 
   m.def("_derive", &derive, py::arg("model"), py::arg("method"), py::arg("order"),
         py::arg("values"), py::arg("raw"), py::arg("minimal"), py::arg("show"),

@@ -184,6 +184,9 @@ Model.from_yaml(text) or ModelBuilder.build().)doc")
           "the unspecified prescribed functions of time (given values at evaluation)")
       .def_property_readonly("constraints",
                              [](const Model& s) { return names_of(s.model->constraints); })
+      .def_property_readonly(
+          "speeds", [](const Model& s) { return names_of(s.model->speeds); },
+          "the generalized speeds' names (speeds:, rot_quat, a URDF floating base), [] without")
       .def_property_readonly("frames", [](const Model& s) { return names_of(s.model->frames); })
       .def_property_readonly("bodies", [](const Model& s) { return names_of(s.model->bodies); })
       .def_property_readonly("particles",

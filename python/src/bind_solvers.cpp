@@ -2,6 +2,7 @@
 // commands simulate, inverse, statics, codegen, regressor and fem with their options as arguments.
 // The package's Python part wraps the dicts returned here into result objects.
 #include <cmath>
+#include <optional>
 
 #include "common.hpp"
 
@@ -10,7 +11,7 @@ namespace appell::python {
 namespace {
 
 // The equations of `target`: an Equations as derived (not the minimal form), or derived from a
-// Model by `method`.
+// Model by `method` (a name: the caller has put Gibbs–Appell for none given).
 principles::Equations equations_of(const py::handle& target, const std::string& method,
                                    const std::string& argument) {
   if (py::isinstance<Equations>(target))
@@ -97,6 +98,7 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
   bool complete = true;
   std::string message;
   std::string evaluator = "tape";
+  std::string route;  // stats["method"]: "recursions", or the principle of the formed equations
   auto integrate = [&](auto&& run) {
     interruptible([&] {
       try {
@@ -109,20 +111,30 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
       return 0;
     });
   };
+  // As `appell simulate`: a model without a method is integrated without forming its equations
+  // where the recursions cover it, in its Gibbs–Appell equations otherwise; a method asks for
+  // that principle's equations, formed (and so do given equations).
+  const bool given = py::isinstance<Equations>(target);
+  const bool from_model = !given && method.empty();
+  const std::string principle = method.empty() ? "gibbs-appell" : method;
+  const bool covered = principles::recursions_do_not_cover(*model).empty();
   if (in_speeds) {
     // M̃ u̇ = f̃ with q̇ = W u.
     // Given equations in the speeds are integrated as given (those written through named
-    // intermediates are formed again: the names are no values); a model as `appell simulate`
-    // does, through the recursions in its speeds where they cover it (no equations formed).
-    const principles::Derivation* given =
-        py::isinstance<Equations>(target) ? &target.cast<const Equations&>().derivation : nullptr;
-    const bool formed = given != nullptr;
+    // intermediates are formed again: the names are no values); a model without a method as
+    // `appell simulate` does, through the recursions in its speeds where they cover it.
+    const principles::Derivation* derivation =
+        given ? &target.cast<const Equations&>().derivation : nullptr;
     const principles::Equations equations =
-        given && given->equations && !given->named &&
-                given->equations->form == principles::Form::Speeds
-            ? *given->equations
-        : formed ? interruptible([&] { return principles::speed_form(model, to_method(method)); })
-                 : principles::Equations{};
+        derivation && derivation->equations && !derivation->named &&
+                derivation->equations->form == principles::Form::Speeds
+            ? *derivation->equations
+        : from_model
+            ? principles::Equations{}
+            : interruptible([&] { return principles::speed_form(model, to_method(principle)); });
+    route = from_model ? (covered ? "recursions" : "gibbs-appell")
+                       : principles::method_name(equations.method);
+    if (from_model && covered) evaluator = "recursions";
     options.u0 = speeds0;
     const auto on_row = [&](const num::SimulationRow& r) {
       collect(r);
@@ -130,20 +142,27 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
       rows.udot.insert(rows.udot.end(), r.vdot.data(), r.vdot.data() + r.vdot.size());
     };
     integrate([&] {
-      return formed ? num::simulate(equations, options, on_row)
-                    : num::simulate(model, options, on_row);
+      return from_model ? num::simulate(model, options, on_row)
+                        : num::simulate(equations, options, on_row);
     });
+  } else if (from_model && covered) {
+    // q̈ (with constraints also λ, A, b and the projection) by the generated code of the
+    // recursions compiled into a cached shared object, or the recursions interpreted (jit=False,
+    // no compiler); T and V from the recursions.
+    options.dynamics = interruptible([&] { return compile_dynamics(model, options.values, jit); });
+    evaluator = options.dynamics->kind();
+    route = "recursions";
+    integrate([&] { return num::simulate(model, options, collect); });
   } else {
-    const auto equations = equations_of(target, method, "model");
-    // q̈ by the generated code compiled into a cached shared object, as `appell simulate`, unless
-    // jit=False (or the model has constraints, or no compiler: then the tape).
-    if (equations.constraint_count() == 0 && jit &&
+    const auto equations = equations_of(target, principle, "model");
+    route = principles::method_name(equations.method);
+    // q̈ by the recursions' generated code compiled into a cached shared object (the numbers of
+    // these equations, to rounding) unless jit=False, the equations have constraints (their own
+    // A and b are solved with them) or the recursions do not cover the model: then the tape.
+    if (jit && equations.constraint_count() == 0 &&
         principles::recursions_do_not_cover(*equations.model).empty()) {
-      jit::JitOptions jit_options;
-      options.dynamics = interruptible([&] {
-        return std::make_shared<const num::Dynamics>(
-            jit::compile_dynamics(equations.model, options.values, jit_options));
-      });
+      options.dynamics =
+          interruptible([&] { return compile_dynamics(equations.model, options.values, true); });
       evaluator = options.dynamics->kind();
     }
     integrate([&] { return num::simulate(equations, options, collect); });
@@ -184,6 +203,7 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
       py::make_tuple(result.initial_correction.position, result.initial_correction.velocity);
   stats["redundant_constraints"] = result.redundant_constraints;
   stats["evaluator"] = evaluator;
+  stats["method"] = route;
   d["stats"] = stats;
   return d;
 }
@@ -246,17 +266,27 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
       samples.push_back(std::move(s));
     }
   }
-  const auto equations = equations_of(target, method, "model");
+  // As `appell inverse`: a model without a method by Newton–Euler straight from the model (the
+  // recursions' generated code compiled, or interpreted) where the recursions alone cover it, no
+  // equations formed; otherwise the equations of the method (default Gibbs–Appell), compiled or
+  // by the tape (with constraints: the tape, whose driving forces include the reactions).
+  const bool by_recursions = !py::isinstance<Equations>(target) && method.empty() &&
+                             principles::recursions_alone_do_not_cover(*model).empty();
+  std::optional<principles::Equations> equations;
+  if (!by_recursions)
+    equations = equations_of(target, method.empty() ? "gibbs-appell" : method, "model");
   const std::size_t rows = samples.size();
   std::vector<double> tv, qv, qdv, qddv, Q;
   interruptible([&] {
-    jit::JitOptions jit_options;
-    jit_options.enabled = jit;
+    // With a method and jit, q̈ of the formed equations equals the recursions': their compiled
+    // Newton–Euler where it covers the model (without constraints, whose reactions Q includes).
+    const bool compiled =
+        by_recursions || (jit && equations->constraint_count() == 0 &&
+                          principles::recursions_alone_do_not_cover(*equations->model).empty());
     const num::InverseDynamics inverse =
-        principles::recursions_alone_do_not_cover(*equations.model).empty()
-            ? num::InverseDynamics(std::make_shared<const num::Dynamics>(
-                  jit::compile_dynamics(equations.model, bound, jit_options)))
-            : num::InverseDynamics(equations, bound);
+        compiled ? num::InverseDynamics(
+                       compile_dynamics(by_recursions ? model : equations->model, bound, jit))
+                 : num::InverseDynamics(*equations, bound);
     for (const auto& s : samples) {
       const Eigen::VectorXd forces = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
       tv.push_back(s.t);
@@ -274,6 +304,8 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
   d["qdd"] = rows_to_numpy(qddv, rows, n);
   d["Q"] = rows_to_numpy(Q, rows, n);
   d["coordinates"] = coordinate_names(*model);
+  d["method"] =
+      by_recursions ? std::string("recursions") : principles::method_name(equations->method);
   return d;
 }
 
@@ -339,7 +371,7 @@ py::dict statics(const Model& target, const py::object& guesses, const py::objec
 }
 
 std::string codegen(const ModelArgument& target, const OptionalText& namespace_name,
-                    const std::string& method, const ValuesArgument& values) {
+                    const OptionalText& method, const ValuesArgument& values) {
   const auto model = model_of(target, "model");
   codegen::CodegenOptions options;
   if (!namespace_name.is_none()) {
@@ -351,7 +383,16 @@ std::string codegen(const ModelArgument& target, const OptionalText& namespace_n
                       options.namespace_name + "'");
   }
   options.values = to_values(*model, values, "values");
-  const auto equations = equations_of(target, method, "model");
+  if (!method.is_none() && !py::isinstance<py::str>(method))
+    type_error("method", "expected a method name (str) or None");
+  // As `appell codegen`: a model without a method straight from the recursions where they write
+  // it (no equations formed); otherwise the equations of the method (default Gibbs–Appell).
+  const bool given = py::isinstance<Equations>(target);
+  if (!given && method.is_none() && codegen::recursions_do_not_write(*model).empty())
+    return interruptible([&] { return codegen::generate_code(*model, options); });
+  const std::string principle =
+      method.is_none() ? std::string("gibbs-appell") : std::string(py::str(py::object(method)));
+  const auto equations = equations_of(target, principle, "model");
   return interruptible([&] { return codegen::generate_cpp_header(equations, options); });
 }
 
@@ -467,9 +508,13 @@ void bind_solvers(py::module_& m) {
         py::arg("random_starts"), py::arg("tolerance"), py::arg("stability_tolerance"),
         py::arg("modes"));
   m.def("codegen", &codegen, py::arg("model"), py::kw_only(), py::arg("namespace") = py::none(),
-        py::arg("method") = "gibbs-appell", py::arg("values") = py::none(),
+        py::arg("method") = py::none(), py::arg("values") = py::none(),
         R"doc(A self-contained C++17 header for the equations (`appell codegen`): M, f, forward and
-inverse dynamics. `model` is a Model (derived by `method`) or Equations; `values` gives the
+inverse dynamics (with constraints also constraints() and constraint_manifold()). `model` is a
+Model or Equations. A Model without `method` is written straight from the recursions where they
+cover it, without forming its equations (time about linear in the bodies; the header says
+"Method: the recursions (no equations formed)"), else from its Gibbs-Appell equations; a method
+("lagrange", "gibbs-appell", ...) writes that principle's equations, formed. `values` gives the
 generated structs' defaults.)doc");
   m.def("regressor", &regressor, py::arg("model"), py::arg("q"), py::arg("qd"), py::arg("qdd"),
         py::kw_only(), py::arg("t") = 0.0, py::arg("values") = py::none(),

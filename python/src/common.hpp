@@ -115,6 +115,13 @@ io::UrdfOptions urdf_options(const std::optional<std::array<double, 3>>& gravity
 /// A method name as on the command line; ValueError naming `method` for an unknown one.
 principles::Method to_method(const std::string& name);
 
+/// The bindings' one call of jit::compile_dynamics: the num::Dynamics of `model`, which the
+/// recursions must cover (principles::recursions_do_not_cover() empty), without forming its
+/// equations: compiled unless `jit` is false (or no compiler: compilation().note says so), else
+/// the recursions interpreted. Touches GiNaC: call it under ginac_mutex().
+std::shared_ptr<const num::Dynamics> compile_dynamics(std::shared_ptr<const model::Model> model,
+                                                      const model::Values& values, bool jit);
+
 /// A copy of an Eigen vector or matrix as a new numpy array (matrices row-major, rows × cols).
 py::array_t<double> to_numpy(const Eigen::VectorXd& v);
 py::array_t<double> to_numpy(const Eigen::MatrixXd& m);

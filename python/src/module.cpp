@@ -2,6 +2,7 @@
 // rest). Bindings over the public C++ API (appell/appell.hpp), no logic of their own.
 #include <cmath>
 
+#include "appell/jit/compiled_dynamics.hpp"
 #include "common.hpp"
 
 namespace appell::python {
@@ -102,6 +103,14 @@ principles::Method to_method(const std::string& name) {
     value_error("method", "unknown method '" + name +
                               "' (lagrange, gibbs-appell, dalembert, gauss, nielsen)");
   return *method;
+}
+
+std::shared_ptr<const num::Dynamics> compile_dynamics(std::shared_ptr<const model::Model> model,
+                                                      const model::Values& values, bool jit) {
+  jit::JitOptions options;
+  options.enabled = jit;
+  return std::make_shared<const num::Dynamics>(
+      jit::compile_dynamics(std::move(model), values, options));
 }
 
 py::array_t<double> to_numpy(const Eigen::VectorXd& v) {

@@ -209,17 +209,31 @@ def test_ctrl_c_stops_a_long_simulation():
 
 def test_simulate_and_inverse_by_the_compiled_code_agree_with_the_tape(robot):
     import shutil
-    compiled = appell.simulate(robot, 0.5, output_step=0.05, rtol=1e-10, atol=1e-10)
-    tape = appell.simulate(robot, 0.5, output_step=0.05, rtol=1e-10, atol=1e-10, jit=False)
-    assert tape.stats["evaluator"] == "tape"
     have_cc = shutil.which(os.environ.get("CC", "cc")) is not None
+    options = dict(output_step=0.05, rtol=1e-10, atol=1e-10)
+    # The formed equations: compiled, or their tape.
+    compiled = appell.simulate(robot, 0.5, method="gibbs-appell", **options)
+    tape = appell.simulate(robot, 0.5, method="gibbs-appell", jit=False, **options)
+    assert tape.stats["evaluator"] == "tape" and tape.stats["method"] == "gibbs-appell"
     assert compiled.stats["evaluator"] == ("jit" if have_cc else "tape")
     np.testing.assert_allclose(compiled.q, tape.q, rtol=1e-7, atol=1e-8)
     np.testing.assert_allclose(compiled.qdd, tape.qdd, rtol=1e-6, atol=1e-7)
+    # The model without a method: the recursions' compiled code, or the recursions interpreted.
+    fast = appell.simulate(robot, 0.5, **options)
+    interpreted = appell.simulate(robot, 0.5, jit=False, **options)
+    assert fast.stats["method"] == interpreted.stats["method"] == "recursions"
+    assert interpreted.stats["evaluator"] == "recursions"
+    assert fast.stats["evaluator"] == ("jit" if have_cc else "recursions")
+    for r in (fast, interpreted):
+        np.testing.assert_allclose(r.q, tape.q, rtol=1e-7, atol=1e-8)
+        np.testing.assert_allclose(r.qdd, tape.qdd, rtol=1e-6, atol=1e-7)
     motion = dict(trajectory="q1 = sin(t); q2 = t^2", t_end=1.0, output_step=0.1)
     a = appell.inverse(robot, **motion)
     b = appell.inverse(robot, **motion, jit=False)
+    c = appell.inverse(robot, **motion, method="gibbs-appell", jit=False)
+    assert a.method == b.method == "recursions" and c.method == "gibbs-appell"
     np.testing.assert_allclose(a.Q, b.Q, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(a.Q, c.Q, rtol=1e-10, atol=1e-10)
 
 
 # ---------------------------------------------------------------------------------------------
