@@ -193,6 +193,14 @@ Array state_numbers(const py::handle& value, std::size_t width, const char* argu
   return a;
 }
 
+// What an argument of `width` numbers per state whose states are not q's is told.
+std::string other_states(std::size_t coordinates, std::size_t width) {
+  if (width == coordinates) return "expected the shape of q";
+  const std::string w = std::to_string(width);
+  return "expected as many states as q (shape (" + w + ",) with q of shape (n,), (k, " + w +
+         ") with q of shape (k, n))";
+}
+
 // A batch of states: q of shape (n,) or (k, n), the rates qd of shape (p,) or (k, p) (p = n but
 // in generalized speeds), t a number or shape (k,).
 struct States {
@@ -213,9 +221,7 @@ States states(std::size_t coordinates, std::size_t rates, const py::handle& q, c
   s.q = state_numbers(q, coordinates, "q", "coordinate");
   s.qd = state_numbers(qd, rates, rates_argument, rate);
   if (s.q.ndim() != s.qd.ndim() || (s.q.ndim() == 2 && s.q.shape(0) != s.qd.shape(0)))
-    value_error(rates_argument, "expected as many states as q (shape (" + std::to_string(rates) +
-                                    ",) with q of shape (n,), (k, " + std::to_string(rates) +
-                                    ") with q of shape (k, n))");
+    value_error(rates_argument, other_states(coordinates, rates));
   s.batch = s.q.ndim() == 2;
   s.k = s.batch ? static_cast<std::size_t>(s.q.shape(0)) : 1;
   if (py::isinstance<py::float_>(t) || py::isinstance<py::int_>(t)) {
@@ -240,9 +246,7 @@ Array per_state(const States& s, const py::handle& value, std::size_t width, con
                 const char* each) {
   const Array a = state_numbers(value, width, argument, each);
   if ((a.ndim() == 2) != s.batch || (s.batch && static_cast<std::size_t>(a.shape(0)) != s.k))
-    value_error(argument, "expected as many states as q (shape (" + std::to_string(width) +
-                              ",) with q of shape (n,), (k, " + std::to_string(width) +
-                              ") with q of shape (k, n))");
+    value_error(argument, other_states(s.n, width));
   return a;
 }
 
