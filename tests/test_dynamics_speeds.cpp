@@ -6,6 +6,7 @@
 // Euler's equations I ẇ + w × I w = M; its simulation keeps E = T + V; eight threads sharing one
 // Dynamics get the bits of one; and what is still refused says why.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,7 @@
 
 #include "appell/io/model_reader.hpp"
 #include "appell/io/urdf_reader.hpp"
+#include "appell/jit/compiled_dynamics.hpp"
 #include "appell/kinematics/kinematics.hpp"
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
@@ -30,6 +32,7 @@
 #include "appell/principles/speed_form.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "support/c_compiler.hpp"
 #include "support/run_cli.hpp"
 
 namespace {
@@ -426,3 +429,90 @@ TEST(DynamicsSpeeds, AConstrainedQuaternionBodyFollowsTheFormedEquations) {
 }
 
 }  // namespace
+
+// The JIT compiles a model in its speeds (jit::compile_dynamics): M̃, f̃, u̇, τ and the kinematic
+// equations by the generated code agree with the recursions interpreted for every speeds example
+// the generated code writes and two floating bases; one compiled with constraints in the speeds
+// runs interpreted and says why; a compiled simulation follows the interpreted one.
+TEST(DynamicsSpeedsJit, CompiledInTheSpeedsAgreesWithTheRecursionsInterpreted) {
+  if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
+  const fs::path cache =
+      fs::temp_directory_path() / ("appell-speeds-jit-" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  jit::JitOptions options;
+  options.compiler.cache_directory = cache;
+  std::vector<std::pair<std::string, std::shared_ptr<const model::Model>>> models;
+  for (const auto& name : speed_examples())
+    models.emplace_back(name, io::read_model_file(examples + "/speeds/" + name + ".yaml"));
+  models.emplace_back("satellite_arm", floating("satellite_arm.urdf"));
+  models.emplace_back("simple_humanoid", floating("simple_humanoid.urdf"));
+  std::mt19937 engine(27);
+  std::size_t compiled_models = 0;
+  for (const auto& [name, model] : models) {
+    SCOPED_TRACE(name);
+    const num::Dynamics compiled = jit::compile_dynamics(model, {}, options);
+    if (!model->constraints.empty()) {
+      EXPECT_STREQ(compiled.kind(), "recursions");
+      EXPECT_NE(compiled.compilation().note.find("constraints in generalized speeds"),
+                std::string::npos)
+          << compiled.compilation().note;
+      continue;
+    }
+    ASSERT_STREQ(compiled.kind(), "jit") << compiled.compilation().note;
+    ++compiled_models;
+    const num::Dynamics interpreted(model);
+    const auto n = static_cast<Eigen::Index>(model->dof());
+    const auto p = static_cast<Eigen::Index>(model->speeds.size());
+    ASSERT_EQ(compiled.speed_count(), static_cast<std::size_t>(p));
+    num::DynamicsWorkspace work;
+    for (int s = 0; s < 4; ++s) {
+      Eigen::VectorXd q = random_vector(engine, n, -1.0, 1.0);
+      num::normalize_quaternions(*model, q);
+      const Eigen::VectorXd u = random_vector(engine, p, -1.5, 1.5),
+                            udot = random_vector(engine, p, -2.0, 2.0);
+      Eigen::MatrixXd M1, M2;
+      Eigen::VectorXd f1, f2, a1, a2, tau1, tau2, qd1, qd2, qdd1, qdd2;
+      compiled.mass_matrix_and_forcing(0.2, q, u, M1, f1, work);
+      interpreted.mass_matrix_and_forcing(0.2, q, u, M2, f2, work);
+      EXPECT_LE(relative(M1, M2), 1e-10);
+      EXPECT_LE(relative(f1, f2), 1e-10);
+      compiled.accelerations(0.2, q, u, a1, work);
+      interpreted.accelerations(0.2, q, u, a2, work);
+      EXPECT_LE(relative(a1, a2), 1e-9);
+      compiled.inverse_dynamics(0.2, q, u, udot, tau1, work);
+      interpreted.inverse_dynamics(0.2, q, u, udot, tau2, work);
+      EXPECT_LE(relative(tau1, tau2), 1e-10);
+      compiled.coordinate_velocities(0.2, q, u, qd1, work);
+      interpreted.coordinate_velocities(0.2, q, u, qd2, work);
+      EXPECT_LE(relative(qd1, qd2), 1e-12);
+      compiled.coordinate_accelerations(0.2, q, u, udot, qdd1, work);
+      interpreted.coordinate_accelerations(0.2, q, u, udot, qdd2, work);
+      EXPECT_LE(relative(qdd1, qdd2), 1e-12);
+    }
+  }
+  EXPECT_GE(compiled_models, 4u);
+
+  // The free box tumbling for 5 s by the compiled code: the interpreted run's motion and energy.
+  const auto box = io::read_model_file(examples + "/speeds/free_box_quaternion.yaml");
+  num::SimulationOptions run;
+  run.t_end = 5.0;
+  run.output_step = 0.5;
+  run.rtol = run.atol = 1e-10;
+  run.u0 = {0.1, 0.0, -0.05, 0.01, 3.0, 0.02};
+  std::vector<Eigen::VectorXd> by_jit, by_recursions;
+  auto keep = [](std::vector<Eigen::VectorXd>& into) {
+    return [&into](const num::SimulationRow& row) {
+      Eigen::VectorXd y(row.q.size() + row.v.size() + 1);
+      y << row.q, row.v, row.total;
+      into.push_back(y);
+    };
+  };
+  num::simulate(box, run, keep(by_recursions));
+  run.dynamics = std::make_shared<const num::Dynamics>(jit::compile_dynamics(box, {}, options));
+  ASSERT_STREQ(run.dynamics->kind(), "jit");
+  num::simulate(box, run, keep(by_jit));
+  ASSERT_EQ(by_jit.size(), by_recursions.size());
+  for (std::size_t r = 0; r < by_jit.size(); ++r)
+    EXPECT_LE((by_jit[r] - by_recursions[r]).cwiseAbs().maxCoeff(), 1e-7) << "row " << r;
+  fs::remove_all(cache);
+}

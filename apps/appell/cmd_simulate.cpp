@@ -105,7 +105,8 @@ int run_simulate(const SimulateOptions& o) {
   auto model = read_model(o.model, o.urdf);
   warn_coordinates_moving_no_mass(*model);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}, {"--report", o.report}});
-  if (model->has_speeds()) return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report);
+  if (model->has_speeds())
+    return run_simulate_speeds(model, o.flags, o.out, o.reactions, o.report, o.no_jit);
   if (!o.flags.u0.empty())
     throw usage_error("--u0", "the model has no generalized speeds (speeds:, rot_quat)",
                       o.flags.u0);

@@ -7,8 +7,10 @@
 #include "appell/io/csv_writer.hpp"
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/simulate.hpp"
+#include "appell/principles/recursive_dynamics.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "cli_support.hpp"
+#include "jit_flags.hpp"
 #include "simulation_flags.hpp"
 
 namespace appell::cli {
@@ -36,7 +38,8 @@ void print_summary(const model::Model& model, const num::SimulationOptions& opti
 }  // namespace
 
 int run_simulate_speeds(std::shared_ptr<const model::Model> model, const SimulationFlags& flags,
-                        const std::string& out, bool reactions, const std::string& report) {
+                        const std::string& out, bool reactions, const std::string& report,
+                        bool no_jit) {
   if (reactions)
     throw usage_error("--reactions", "not computed yet for a model with generalized speeds",
                       model->name);
@@ -62,7 +65,11 @@ int run_simulate_speeds(std::shared_ptr<const model::Model> model, const Simulat
     if (recording) recording->add(row, row.v);
   };
   try {
-    // The recursions in the speeds where they cover the model, its equations otherwise.
+    // The recursions in the speeds where they cover the model (their generated code compiled,
+    // or interpreted), its equations otherwise.
+    if (principles::recursions_do_not_cover(*model).empty())
+      options.dynamics = std::make_shared<const num::Dynamics>(
+          compiled_dynamics(model, values, no_jit, "simulate"));
     const auto result = num::simulate(model, options, on_row);
     csv.close();
     print_summary(*model, options, result, out, true);

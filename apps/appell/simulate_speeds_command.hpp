@@ -11,9 +11,11 @@
 namespace appell::cli {
 
 /// Runs the simulation of `model` (which has speeds) as `appell simulate` would, writing the
-/// CSV t,<q..>,<speeds..>,T,V,E,p_x,..,L_z to `out`. --reactions and --report are refused
+/// CSV t,<q..>,<speeds..>,T,V,E,p_x,..,L_z to `out`: by the recursions in the speeds where they
+/// cover the model (compiled unless `no_jit`), its equations otherwise. --reactions is refused
 /// (usage_error) as not supported with speeds yet. Returns the exit code.
 int run_simulate_speeds(std::shared_ptr<const model::Model> model, const SimulationFlags& flags,
-                        const std::string& out, bool reactions, const std::string& report);
+                        const std::string& out, bool reactions, const std::string& report,
+                        bool no_jit);
 
 }  // namespace appell::cli

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../numeric/native_dynamics.hpp"
+#include "appell/codegen/cpp_generator.hpp"
 #include "appell/codegen/loadable_source.hpp"
 #include "appell/jit/dynamics_key.hpp"
 #include "appell/numeric/dynamics.hpp"
@@ -87,7 +88,9 @@ std::shared_ptr<const NativeDynamics> native_dynamics(
     const model::Values& values) {
   auto c = std::make_shared<NativeDynamics>();
   c->library = std::make_shared<const NativeLibrary>(library);
-  c->n = c->p = model->dof();
+  c->n = model->dof();
+  c->speeds = model->has_speeds();
+  c->p = c->speeds ? model->speeds.size() : c->n;
   c->mass_matrix_and_forcing = function_of<NativeDynamics::MassMatrixAndForcing>(
       library, codegen::kLoadableMassMatrixAndForcing);
   c->forward_dynamics =
@@ -95,8 +98,16 @@ std::shared_ptr<const NativeDynamics> native_dynamics(
   c->inverse_dynamics =
       function_of<NativeDynamics::InverseDynamics>(library, codegen::kLoadableInverseDynamics);
   const auto dof = function_of<int (*)()>(library, codegen::kLoadableDof);
-  if (dof() != static_cast<int>(c->n))
+  const auto speed_count = function_of<int (*)()>(library, codegen::kLoadableSpeedCount);
+  if (dof() != static_cast<int>(c->n) || speed_count() != static_cast<int>(c->p))
     throw num::NativeCompileError(library.path().string() + " is not for this model");
+  if (c->speeds) {
+    // The kinematic equations q̇ = W u and q̈ = W u̇ + γ beside the dynamics in u.
+    c->coordinate_velocities = function_of<NativeDynamics::CoordinateVelocities>(
+        library, codegen::kLoadableCoordinateVelocities);
+    c->coordinate_accelerations = function_of<NativeDynamics::CoordinateAccelerations>(
+        library, codegen::kLoadableCoordinateAccelerations);
+  }
   if (!model->constraints.empty()) {
     // The rows and levels of the constraints, as many as the model has.
     const auto count = function_of<int (*)()>(library, codegen::kLoadableConstraintCount);
@@ -144,13 +155,11 @@ num::Dynamics compile_dynamics(std::shared_ptr<const model::Model> model,
   const std::string reason = principles::recursions_do_not_cover(*model);
   if (!reason.empty())
     throw std::invalid_argument("num::Dynamics: the recursions do not cover " + reason);
-  // The generated code is written in q̇ and q̈: the recursions in generalized speeds run
-  // interpreted (num::Dynamics in u).
-  if (model->has_speeds())
-    return interpreted_only(
-        "generalized speeds",
-        "the JIT compiles no model in generalized speeds: the recursions in the "
-        "speeds run interpreted");
+  // What the generated code does not write yet (constraints in generalized speeds) runs
+  // interpreted.
+  if (const std::string unwritten = codegen::recursions_do_not_write(*model); !unwritten.empty())
+    return interpreted_only(unwritten, "the JIT compiles no model with " + unwritten +
+                                           ": the recursions run interpreted");
   // The interpreted programs too (energies, g): built here, where symbolic work is the caller's,
   // so that the Dynamics returned never does any (it is shared by threads). This also checks
   // the values.

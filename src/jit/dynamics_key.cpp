@@ -200,8 +200,9 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
   if (!reason.empty())
     throw std::invalid_argument("jit::dynamics_content: the recursions do not cover " + reason);
   Content c;
-  // Version 2 of this layout (2: the constraints); its number changes with the layout.
-  c.mark("appell jit dynamics content 2\n");
+  // Version 3 of this layout (2: the constraints, 3: the speeds); its number changes with the
+  // layout.
+  c.mark("appell jit dynamics content 3\n");
   c.name(generator_identity());
   c.mark("\nparameters");
   c.count(m.parameters.size());
@@ -270,6 +271,28 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
     c.mark(constraint.kind == model::Constraint::Kind::Holonomic ? "h" : "g");
     c.expression(constraint.expression.expand());
   }
+  // Generalized speeds: the code is written in them (each one's definition, and q̇ = W u).
+  c.mark("\nspeeds");
+  c.count(m.speeds.size());
+  for (const auto& speed : m.speeds) {
+    c.name(speed.name);
+    switch (speed.kind) {
+      case model::Speed::Kind::Declared:
+        c.mark("d");
+        c.expression(speed.value);
+        break;
+      case model::Speed::Kind::Frame:
+        c.mark("f");
+        c.name(speed.frame);
+        c.count(speed.axis);
+        break;
+      case model::Speed::Kind::Coordinate:
+        c.mark("c");
+        c.count(speed.coordinate);
+        break;
+    }
+  }
+  if (m.has_speeds()) c.matrix(m.speed_kinematics);
   // Readable forms only, but cheap to say.
   c.mark("\npositive");
   c.count(m.positive.size());

@@ -410,11 +410,12 @@ void run(const sym::Tape& tape, DynamicsWorkspace& work) {
   tape.evaluate(work.variables.data(), work.outputs.data(), work.slots);
 }
 
-// The sizes the compiled code checks its arguments against (it is written in q̇: p = n).
+// The sizes the compiled code checks its arguments against.
 Layout layout_of(const detail::NativeDynamics& c) {
   Layout at;
   at.n = c.n;
   at.p = c.p;
+  at.speeds = c.speeds;
   return at;
 }
 
@@ -426,17 +427,17 @@ void check_no_parameters(const DynamicsWorkspace& work) {
                                 " values, the Dynamics 0 run-time parameters");
 }
 
-// M (n×n) and f (n) by the compiled code at (t, q, q̇); q̇ null: zeros (for M alone).
+// M (p×p) and f (p) by the compiled code at (t, q, q̇ or u); the rates null: zeros (for M alone).
 void native_mass_matrix_and_forcing(const detail::NativeDynamics& c, double t,
                                     const Eigen::VectorXd& q, const Eigen::VectorXd* qd,
                                     Eigen::MatrixXd& M, Eigen::VectorXd& f,
                                     DynamicsWorkspace& work) {
-  const auto n = static_cast<Eigen::Index>(c.n);
-  M.resize(n, n);
-  f.resize(n);
+  const auto p = static_cast<Eigen::Index>(c.p);
+  M.resize(p, p);
+  f.resize(p);
   const double* rates = qd ? qd->data() : nullptr;
   if (!rates) {
-    work.variables.assign(c.n, 0.0);
+    work.variables.assign(c.p, 0.0);
     rates = work.variables.data();
   }
   c.mass_matrix_and_forcing(t, q.data(), rates, c.parameters.data(), c.inputs.data(), M.data(),
@@ -701,6 +702,16 @@ void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const E
     qd = u;
     return;
   }
+  if (native_ && native_->coordinate_velocities) {
+    const detail::NativeDynamics& c = *native_;
+    const Layout at = layout_of(c);
+    at.check_q(q);
+    at.check_rates(u, "qd", "u");
+    check_no_parameters(work);
+    qd.resize(static_cast<Eigen::Index>(c.n));
+    c.coordinate_velocities(t, q.data(), u.data(), c.parameters.data(), c.inputs.data(), qd.data());
+    return;
+  }
   const Programs& at = programs();
   at.check_q(q);
   at.check_rates(u, "qd", "u");
@@ -717,6 +728,18 @@ void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
     Layout::check(u, dof(), "qd", "coordinates");
     Layout::check(udot, dof(), "qdd", "coordinates");
     qdd = udot;
+    return;
+  }
+  if (native_ && native_->coordinate_accelerations) {
+    const detail::NativeDynamics& c = *native_;
+    const Layout at = layout_of(c);
+    at.check_q(q);
+    at.check_rates(u, "qd", "u");
+    at.check_rates(udot, "qdd", "udot");
+    check_no_parameters(work);
+    qdd.resize(static_cast<Eigen::Index>(c.n));
+    c.coordinate_accelerations(t, q.data(), u.data(), udot.data(), c.parameters.data(),
+                               c.inputs.data(), qdd.data());
     return;
   }
   const Programs& at = programs();

@@ -32,16 +32,23 @@ struct NativeDynamics {
                                double*, double*);
   using ConstraintLevels = void (*)(double, const double*, const double*, const double*,
                                     const double*, double*);
+  using CoordinateVelocities = void (*)(double, const double*, const double*, const double*,
+                                        const double*, double*);
+  using CoordinateAccelerations = void (*)(double, const double*, const double*, const double*,
+                                           const double*, const double*, double*);
 
   /// Keeps the functions loaded (shared by every copy rebound to other numbers).
   std::shared_ptr<const NativeLibrary> library;
-  std::size_t n = 0, p = 0;  // coordinates, rates (p = n: the code is written in q̇)
+  std::size_t n = 0, p = 0;  // coordinates, rates (q̇: p = n; or the generalized speeds u)
+  bool speeds = false;       // the code is written in generalized speeds
   std::size_t m = 0, h = 0;  // constraints, holonomic ones
   MassMatrixAndForcing mass_matrix_and_forcing = nullptr;  // M row-major, f
   ForwardDynamics forward_dynamics = nullptr;              // 1: solved; 0: refused
   InverseDynamics inverse_dynamics = nullptr;
   Constraints constraints = nullptr;  // A row-major, b (m > 0)
   ConstraintLevels levels = nullptr;  // principles::ConstraintLevels::outputs() (m > 0)
+  CoordinateVelocities coordinate_velocities = nullptr;        // q̇ = W u (speeds)
+  CoordinateAccelerations coordinate_accelerations = nullptr;  // q̈ = W u̇ + γ (speeds)
   /// The numbers of the generated parameters and inputs structs, in their members' order.
   std::vector<double> parameters, inputs;
   /// Fills parameters and inputs from other values (the JIT's: the members the object lists);

@@ -416,7 +416,10 @@ SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
     return simulate_speeds(principles::speed_form(model), options, on_row);
   check_span_and_tolerances(options);
   const model::Values values = values_with_inputs(options);
-  const Dynamics dynamics(model, values);
+  // The Dynamics given (the JIT's, built with these values) or the recursions interpreted.
+  if (options.dynamics && &options.dynamics->model() != model.get())
+    throw std::invalid_argument("simulate: SimulationOptions::dynamics is of another model");
+  const Dynamics dynamics = options.dynamics ? *options.dynamics : Dynamics(model, values);
   const RecursionsInSpeeds recursions(dynamics);
   return integrate(*model, recursions, values, dynamics.energy_not_conserved_because(), options,
                    on_row);

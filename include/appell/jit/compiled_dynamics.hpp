@@ -31,11 +31,14 @@ struct JitOptions {
 /// (milliseconds); otherwise generated, compiled and stored. Dynamics::with_values() gives the
 /// same code with other numbers (a sweep's case) without compiling.
 ///
+/// A model in generalized speeds (quaternion frames, declared speeds, URDF floating bases) is
+/// compiled in its speeds: M̃, f̃, u̇, τ and the kinematic equations q̇ = W u, q̈ = W u̇ + γ.
+///
 /// The programs run interpreted (kind() "recursions", compilation() says why) when the JIT is
-/// off, for a model in generalized speeds (the generated code is written in q̇), and when no
-/// compiler is found, compiling fails or times out, or the cache is not writable or not private
-/// (compilation().note says so: the caller asked for speed and did not get it). Either may be
-/// used from several threads at once. Throws std::invalid_argument for a model the recursions do
+/// off, for constraints in generalized speeds (not written yet: codegen::recursions_do_not_write),
+/// and when no compiler is found, compiling fails or times out, or the cache is not writable or not
+/// private (compilation().note says so: the caller asked for speed and did not get it). Either may
+/// be used from several threads at once. Throws std::invalid_argument for a model the recursions do
 /// not cover, model::ModelError for bad values.
 num::Dynamics compile_dynamics(std::shared_ptr<const model::Model> model,
                                const model::Values& values = {}, const JitOptions& options = {});
