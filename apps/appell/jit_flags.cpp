@@ -6,8 +6,9 @@ namespace appell::cli {
 
 void add_jit_flag(CLI::App& command, bool& no_jit) {
   command.add_flag("--no-jit", no_jit,
-                   "evaluate by the tape instead of the generated C compiled with $CC (or cc) "
-                   "into a cached shared object (docs/user-guide.md, \"Compiled evaluation\")");
+                   "run the recursions interpreted instead of their generated C compiled with $CC "
+                   "(or cc) into a cached shared object (docs/user-guide.md, \"Compiled "
+                   "evaluation\"; eval compiles nothing either way)");
 }
 
 num::Dynamics compiled_dynamics(std::shared_ptr<const model::Model> model,

@@ -134,7 +134,13 @@ py::dict simulate(const py::handle& target, double t_end, const py::object& q0,
             : interruptible([&] { return principles::speed_form(model, to_method(principle)); });
     route = from_model ? (covered ? "recursions" : "gibbs-appell")
                        : principles::method_name(equations.method);
-    if (from_model && covered) evaluator = "recursions";
+    if (from_model && covered) {
+      // The recursions in the speeds compiled (jit=False, no compiler, or constraints in the
+      // speeds: interpreted), as `appell simulate`.
+      options.dynamics =
+          interruptible([&] { return compile_dynamics(model, options.values, jit); });
+      evaluator = options.dynamics->kind();
+    }
     options.u0 = speeds0;
     const auto on_row = [&](const num::SimulationRow& r) {
       collect(r);
