@@ -12,8 +12,10 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "appell/io/model_reader.hpp"
@@ -23,6 +25,7 @@
 #include "appell/model/values.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
+#include "appell/numeric/inverse_dynamics.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/speeds.hpp"
 #include "appell/principles/lagrange.hpp"
@@ -333,9 +336,8 @@ TEST(DynamicsSpeeds, SimulationKeepsTheEnergyOfAFreeBodyAndFollowsTheFormedEquat
   EXPECT_LT(lowest_w2, -2.0);
 }
 
-// What is still refused says why: constraints in the speeds in num::Dynamics, and everything
-// written in q̇ and q̈ (codegen, the JIT's code, the derivatives, the regressor) for any model
-// with speeds.
+// What is still refused says why: what is written in q̇ and q̈ (the derivatives, the regressor)
+// for any model with speeds, and sizes that are not the speeds'.
 TEST(DynamicsSpeeds, RefusalsNameWhy) {
   const auto robot = floating("satellite_arm.urdf");
   EXPECT_EQ(principles::recursions_do_not_cover(*robot), "");
@@ -515,4 +517,64 @@ TEST(DynamicsSpeedsJit, CompiledInTheSpeedsAgreesWithTheRecursionsInterpreted) {
   for (std::size_t r = 0; r < by_jit.size(); ++r)
     EXPECT_LE((by_jit[r] - by_recursions[r]).cwiseAbs().maxCoeff(), 1e-7) << "row " << r;
   fs::remove_all(cache);
+}
+
+// Inverse dynamics in the speeds from a motion given in the coordinates: u = W⁺ q̇ and
+// u̇ = W⁺ (q̈ − γ) recovered, so τ = M̃ u̇ − f̃ at the speeds the motion has (a floating arm at
+// random states), and the CLI's forces on a box spun up about its z axis and pushed along x:
+// m ẍ and I_zz θ̈, nothing else.
+TEST(DynamicsSpeeds, InverseDynamicsFromAMotionInTheCoordinatesActsOnTheSpeeds) {
+  const auto robot = floating("satellite_arm.urdf");
+  const auto dynamics = std::make_shared<const num::Dynamics>(robot);
+  const num::InverseDynamics inverse(dynamics);
+  ASSERT_TRUE(inverse.in_speeds());
+  const auto n = static_cast<Eigen::Index>(robot->dof());
+  const auto p = static_cast<Eigen::Index>(robot->speeds.size());
+  EXPECT_EQ(inverse.force_count(), static_cast<std::size_t>(p));
+  std::mt19937 engine(31);
+  num::DynamicsWorkspace work;
+  for (int s = 0; s < 5; ++s) {
+    Eigen::VectorXd q = random_vector(engine, n, -1.0, 1.0);
+    num::normalize_quaternions(*robot, q);
+    const Eigen::VectorXd u = random_vector(engine, p, -1.0, 1.0),
+                          udot = random_vector(engine, p, -2.0, 2.0);
+    Eigen::VectorXd qd, qdd, f;
+    Eigen::MatrixXd M;
+    dynamics->coordinate_velocities(0.1, q, u, qd, work);
+    dynamics->coordinate_accelerations(0.1, q, u, udot, qdd, work);
+    dynamics->mass_matrix_and_forcing(0.1, q, u, M, f, work);
+    const Eigen::VectorXd tau = inverse.driving_forces(0.1, q, qd, qdd);
+    ASSERT_EQ(tau.size(), p);
+    EXPECT_LE(relative(tau, M * udot - f), 1e-10) << "state " << s;
+  }
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("appell-inverse-speeds-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "forces.csv").string();
+  const auto run = test_support::run_cli(
+      "inverse " + examples +
+      "/speeds/free_box_quaternion.yaml --trajectory 'x=t^2; y=0; z=0; e0=cos(t^2/2); e1=0; "
+      "e2=0; e3=sin(t^2/2)' --t-end 1 --output-step 0.5 --out " +
+      out);
+  ASSERT_EQ(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find("(6 speeds, the recursions)"), std::string::npos) << run.out;
+  std::ifstream in(out);
+  std::string header, line;
+  std::getline(in, header);
+  EXPECT_EQ(header, "t,Q_vx,Q_vy,Q_vz,Q_w1,Q_w2,Q_w3");
+  const double m = 2, a = 0.3, b = 0.2, izz = m * (a * a + b * b) / 12;  // θ = t², θ̈ = 2
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<double> cells;
+    std::stringstream cut(line);
+    for (std::string cell; std::getline(cut, cell, ',');) cells.push_back(std::stod(cell));
+    ASSERT_EQ(cells.size(), 7u);
+    EXPECT_NEAR(cells[1], 2 * m, 1e-12);
+    EXPECT_NEAR(cells[6], 2 * izz, 1e-12);
+    for (int k : {2, 3, 4, 5}) EXPECT_NEAR(cells[k], 0.0, 1e-12);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+  fs::remove_all(dir);
 }

@@ -57,7 +57,10 @@ int run_inverse(const InverseOptions& o) {
     inputs.push_back({"--from-csv", o.from_csv});
     check_output_paths(inputs, {{"--out", o.out}});
   }
-  principles::require_coordinates(*model);  // before the trajectory names its coordinates
+  // A model in generalized speeds (quaternions, floating bases) by the recursions in its speeds
+  // (the forces on the speeds); its formed equations (--method) are in the coordinates.
+  if (!model->has_speeds() || o.method_given)
+    principles::require_coordinates(*model);  // before the trajectory names its coordinates
 
   reject_constraints(*model, "inverse");
   const auto values = parse_assignments(o.set);
@@ -90,7 +93,9 @@ int run_inverse(const InverseOptions& o) {
   // equations, by their tape.
   const principles::Method method = method_option(o.method);
   const bool by_recursions =
-      !o.method_given && principles::recursions_alone_do_not_cover(*model).empty();
+      !o.method_given &&
+      (model->has_speeds() ? principles::recursions_do_not_cover(*model).empty()
+                           : principles::recursions_alone_do_not_cover(*model).empty());
   const num::InverseDynamics inverse =
       by_recursions ? num::InverseDynamics(std::make_shared<const num::Dynamics>(
                           compiled_dynamics(model, values, o.no_jit, "inverse")))
@@ -115,8 +120,9 @@ int run_inverse(const InverseOptions& o) {
     throw;
   }
   out.close();
-  std::cout << "appell inverse: " << rows << " rows of driving forces (" << model->dof()
-            << " coordinates, "
+  std::cout << "appell inverse: " << rows << " rows of driving forces ("
+            << (inverse.in_speeds() ? std::to_string(inverse.force_count()) + " speeds, "
+                                    : std::to_string(model->dof()) + " coordinates, ")
             << (by_recursions ? "the recursions" : principles::method_name(method))
             << ") written to " << o.out << "\n";
   return 0;
@@ -137,7 +143,9 @@ void add_inverse_command(CLI::App& app, Commands& commands) {
                 "the motion as samples: CSV with header t,<q..>,dot(<q>)..,ddot(<q>)..");
   c->add_option("--t-end", o->t_end, "with --trajectory: last time T (rows at t = 0, H, .., T)");
   c->add_option("--output-step", o->output_step, "with --trajectory: time step H between rows");
-  c->add_option("--out", o->out, "output CSV: t,Q_<q1>,Q_<q2>,..")->required();
+  c->add_option("--out", o->out,
+                "output CSV: t,Q_<q1>,Q_<q2>,.. (a model in generalized speeds: t,Q_<u1>,..)")
+      ->required();
   c->add_option("--set", o->set,
                 "NAME=VALUE for a parameter, an input or an unspecified prescribed function "
                 "(also dot(NAME)=VALUE); repeatable");

@@ -145,16 +145,21 @@ void SimulationCsvFile::close() {
 
 // ----- inverse dynamics -----------------------------------------------------------------------
 
-std::string driving_forces_csv_header(const model::Model& model) {
+std::string driving_forces_csv_header(const model::Model& model, bool in_speeds) {
   std::string header = "t";
-  for (const auto& c : model.coordinates) header += ",Q_" + c.name;
+  // In generalized speeds the forces act on the speeds (num::InverseDynamics of a Dynamics).
+  if (in_speeds)
+    for (const auto& speed : model.speeds) header += ",Q_" + speed.name;
+  else
+    for (const auto& c : model.coordinates) header += ",Q_" + c.name;
   return header;
 }
 
 std::size_t write_driving_forces_csv(
     std::ostream& out, const model::Model& model, const num::InverseDynamics& inverse,
     std::size_t count, const std::function<num::TrajectorySample(std::size_t)>& sample) {
-  out << std::setprecision(kDigits) << driving_forces_csv_header(model) << "\n";
+  out << std::setprecision(kDigits) << driving_forces_csv_header(model, inverse.in_speeds())
+      << "\n";
   for (std::size_t k = 0; k < count; ++k) {
     const num::TrajectorySample s = sample(k);
     const Eigen::VectorXd Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);

@@ -53,16 +53,16 @@ InverseDynamics::InverseDynamics(const principles::Equations& equations,
 InverseDynamics::InverseDynamics(std::shared_ptr<const Dynamics> dynamics)
     : model_dynamics_(std::move(dynamics)) {
   if (!model_dynamics_) throw std::invalid_argument("InverseDynamics: no Dynamics");
-  if (model_dynamics_->speed_count() != model_dynamics_->dof() ||
-      model_dynamics_->model().has_speeds())
-    throw std::invalid_argument(
-        "InverseDynamics: the model has generalized speeds (its forces act on the speeds)");
+  in_speeds_ = model_dynamics_->model().has_speeds();
   evaluator_ = std::make_shared<DynamicsOnWorkspace>(*model_dynamics_);
 }
 
 InverseDynamics::~InverseDynamics() = default;
 
 std::size_t InverseDynamics::dof() const { return evaluator_->dof(); }
+std::size_t InverseDynamics::force_count() const {
+  return in_speeds_ ? model_dynamics_->speed_count() : dof();
+}
 const char* InverseDynamics::kind() const { return evaluator_->kind(); }
 
 const CompiledEquations& InverseDynamics::compiled() const {
@@ -77,7 +77,19 @@ Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd&
   const auto n = to_index(dof());
   if (q.size() != n || qd.size() != n || qdd.size() != n)
     throw std::invalid_argument("driving_forces: q, qd and qdd must have one entry per coordinate");
-  evaluator_->driving_forces(t, q, qd, qdd, forces_);
+  if (!in_speeds_) {
+    evaluator_->driving_forces(t, q, qd, qdd, forces_);
+    return forces_;
+  }
+  // The speeds of the motion: W u = q̇ and W u̇ = q̈ − γ(q, u) (γ: q̈ at u̇ = 0), solved by QR.
+  const Dynamics& dynamics = *model_dynamics_;
+  dynamics.speed_kinematics(t, q, kinematics_, work_);
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(kinematics_);
+  speeds_ = qr.solve(qd);
+  speed_rates_.setZero(static_cast<Eigen::Index>(dynamics.speed_count()));
+  dynamics.coordinate_accelerations(t, q, speeds_, speed_rates_, offset_, work_);
+  speed_rates_ = qr.solve(qdd - offset_);
+  dynamics.inverse_dynamics(t, q, speeds_, speed_rates_, forces_, work_);
   return forces_;
 }
 

@@ -105,8 +105,9 @@ class SimulationCsvFile {
 
 // ----- inverse dynamics -----------------------------------------------------------------------
 
-/// The header of a driving-forces CSV: t,Q_<q1>,Q_<q2>,.. (coordinate order).
-std::string driving_forces_csv_header(const model::Model& model);
+/// The header of a driving-forces CSV: t,Q_<q1>,Q_<q2>,.. (coordinate order), or with
+/// `in_speeds` (num::InverseDynamics::in_speeds()) t,Q_<u1>,.. (the model's speeds, in order).
+std::string driving_forces_csv_header(const model::Model& model, bool in_speeds = false);
 
 /// A driving-forces CSV stopped at a sample where the motion or the forces are not finite: the
 /// rows before it were written, then `# incomplete: REASON`. what() is the reason.

@@ -37,15 +37,23 @@ class InverseDynamics {
   explicit InverseDynamics(const principles::Equations& equations,
                            const model::Values& values = {});
   /// Q = τ of `dynamics` (Newton–Euler, interpreted or compiled: jit::compile_dynamics), bound
-  /// to the values the caller chose; not null (std::invalid_argument). Without generalized
-  /// speeds (std::invalid_argument: Q is a force on each coordinate).
+  /// to the values the caller chose; not null (std::invalid_argument). In generalized speeds
+  /// (quaternion frames, floating bases, declared speeds) τ = M̃ u̇ − f̃ acts on the speeds: the
+  /// motion q(t) is given in the coordinates as ever, and u = W⁺ q̇, u̇ = W⁺ (q̈ − γ(q, u)) are
+  /// taken from it (W of full column rank: exact for a motion the speeds can make, least squares
+  /// otherwise, e.g. a quaternion whose length drifts).
   explicit InverseDynamics(std::shared_ptr<const Dynamics> dynamics);
   ~InverseDynamics();
 
   /// n, the number of coordinates.
   std::size_t dof() const;
+  /// The entries of Q: n, or in generalized speeds p, the speeds.
+  std::size_t force_count() const;
+  /// Whether Q acts on the model's generalized speeds (a Dynamics of a model with speeds).
+  bool in_speeds() const { return in_speeds_; }
   /// Q = M(q, t) q̈ − f(q, q̇, t) (n values, coordinate order; N or N·m as the coordinate is a
-  /// length or an angle) at time t for q, q̇, q̈ of n values each. Vectors of the wrong size
+  /// length or an angle; in_speeds(): p values on the speeds) at time t for q, q̇, q̈ of n values
+  /// each. Vectors of the wrong size
   /// throw std::invalid_argument. The constraint rows A, b are not used: with constraints Q is
   /// the whole generalized force the motion needs, the constraints' reactions Aᵀλ included.
   /// Non-finite numbers are returned as they come, not thrown.
@@ -61,6 +69,10 @@ class InverseDynamics {
  private:
   std::shared_ptr<const Dynamics> model_dynamics_;  // kept alive for evaluator_
   std::shared_ptr<const DynamicsEvaluator> evaluator_;
+  bool in_speeds_ = false;
+  mutable DynamicsWorkspace work_;  // in generalized speeds: W, γ, τ
+  mutable Eigen::MatrixXd kinematics_;
+  mutable Eigen::VectorXd speeds_, speed_rates_, offset_;
   mutable Eigen::VectorXd forces_;  // reused between calls: no allocation per sample
 };
 
