@@ -334,7 +334,9 @@ class SimulationResult(_Result):
 
 class InverseResult(_Result):
     """Driving forces Q = M q'' - f (N, n) at the times t (N,) along q, qd, qdd (N, n); method:
-    "recursions" (no equations formed) or the principle of the equations evaluated."""
+    "recursions" (no equations formed) or the principle of the equations evaluated; forces: what
+    Q's columns act on (the coordinates, or for a model in generalized speeds its p speeds:
+    Q is then (N, p), tau = M~ u' - f~ with u, u' taken from the motion)."""
 
     _fields = ("t", "Q")
 

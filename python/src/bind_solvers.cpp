@@ -276,13 +276,19 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
   // recursions' generated code compiled, or interpreted) where the recursions alone cover it, no
   // equations formed; otherwise the equations of the method (default Gibbs–Appell), compiled or
   // by the tape (with constraints: the tape, whose driving forces include the reactions).
-  const bool by_recursions = !py::isinstance<Equations>(target) && method.empty() &&
-                             principles::recursions_alone_do_not_cover(*model).empty();
+  // A model in generalized speeds: by the recursions in its speeds (forces on the speeds).
+  const bool by_recursions =
+      !py::isinstance<Equations>(target) && method.empty() &&
+      (model->has_speeds()
+           ? principles::recursions_do_not_cover(*model).empty() && model->constraints.empty()
+           : principles::recursions_alone_do_not_cover(*model).empty());
   std::optional<principles::Equations> equations;
   if (!by_recursions)
     equations = equations_of(target, method.empty() ? "gibbs-appell" : method, "model");
   const std::size_t rows = samples.size();
   std::vector<double> tv, qv, qdv, qddv, Q;
+  std::size_t forces = n;  // Q's columns: n, or p on the speeds
+  bool on_speeds = false;
   interruptible([&] {
     // With a method and jit, q̈ of the formed equations equals the recursions': their compiled
     // Newton–Euler where it covers the model (without constraints, whose reactions Q includes).
@@ -293,13 +299,15 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
         compiled ? num::InverseDynamics(
                        compile_dynamics(by_recursions ? model : equations->model, bound, jit))
                  : num::InverseDynamics(*equations, bound);
+    forces = inverse.force_count();
+    on_speeds = inverse.in_speeds();
     for (const auto& s : samples) {
-      const Eigen::VectorXd forces = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+      const Eigen::VectorXd Qs = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
       tv.push_back(s.t);
       qv.insert(qv.end(), s.q.data(), s.q.data() + n);
       qdv.insert(qdv.end(), s.qd.data(), s.qd.data() + n);
       qddv.insert(qddv.end(), s.qdd.data(), s.qdd.data() + n);
-      Q.insert(Q.end(), forces.data(), forces.data() + n);
+      Q.insert(Q.end(), Qs.data(), Qs.data() + Qs.size());
     }
     return 0;
   });
@@ -308,8 +316,15 @@ py::dict inverse(const py::handle& target, const py::object& trajectory, const p
   d["q"] = rows_to_numpy(qv, rows, n);
   d["qd"] = rows_to_numpy(qdv, rows, n);
   d["qdd"] = rows_to_numpy(qddv, rows, n);
-  d["Q"] = rows_to_numpy(Q, rows, n);
+  d["Q"] = rows_to_numpy(Q, rows, forces);
   d["coordinates"] = coordinate_names(*model);
+  // What Q's columns act on: the coordinates, or a model's generalized speeds.
+  std::vector<std::string> names = coordinate_names(*model);
+  if (on_speeds) {
+    names.clear();
+    for (const auto& speed : model->speeds) names.push_back(speed.name);
+  }
+  d["forces"] = names;
   d["method"] =
       by_recursions ? std::string("recursions") : principles::method_name(equations->method);
   return d;

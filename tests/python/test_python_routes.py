@@ -175,3 +175,18 @@ def test_bad_methods(examples):
         appell.inverse(model, "q1 = t; q2 = t", t_end=0.1, output_step=0.1, method="x")
     with pytest.raises(ValueError, match="^method: unknown method"):
         appell.linearize(model, method="x")
+
+
+def test_inverse_in_the_speeds_acts_on_the_speeds(examples):
+    # A box spun up about z (theta = t^2) and pushed along x (x = t^2): m x'' = 4 N along x and
+    # I_zz theta'' about z, nothing else, as `appell inverse` writes them.
+    box = appell.load(examples / "speeds" / "free_box_quaternion.yaml")
+    r = appell.inverse(box, "x=t^2; y=0; z=0; e0=cos(t^2/2); e1=0; e2=0; e3=sin(t^2/2)",
+                       t_end=1.0, output_step=0.25)
+    assert r.method == "recursions"
+    assert r.forces == ["vx", "vy", "vz", "w1", "w2", "w3"]
+    assert r.Q.shape == (5, 6)
+    izz = 2 * (0.3**2 + 0.2**2) / 12
+    np.testing.assert_allclose(r.Q[:, 0], 4.0, atol=1e-12)
+    np.testing.assert_allclose(r.Q[:, 5], 2 * izz, atol=1e-12)
+    np.testing.assert_allclose(r.Q[:, 1:5], 0.0, atol=1e-12)
