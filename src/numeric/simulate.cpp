@@ -480,6 +480,8 @@ SimulationResult simulate(std::shared_ptr<const model::Model> model,
 
 SimulationResult simulate(const Dynamics& dynamics, const std::vector<double>& parameters,
                           const SimulationOptions& options, const RowCallback& on_row) {
+  // In the speeds: (q, u) by the loop simulate_speeds.cpp shares with the model's route.
+  if (dynamics.model().has_speeds()) return simulate_speeds(dynamics, parameters, options, on_row);
   if (!options.values.empty() || !options.inputs.empty())
     throw std::invalid_argument(
         "simulate: the values of a Dynamics are given when it is built (SimulationOptions::values "

@@ -113,10 +113,17 @@ class FormedSpeedEquations final : public SpeedEvaluator {
 };
 
 // The recursions in the speeds (num::Dynamics): no equations formed; the constraints' rows in the
-// speeds beside them.
+// speeds beside them. `dynamics` evaluates with `parameters` (its run-time parameters' numbers;
+// empty: those it was built with), T and V come from `energies` with `energy_parameters` (the
+// same Dynamics, or the one a JIT's code was made from: the code has no energies).
 class RecursionsInSpeeds final : public SpeedEvaluator {
  public:
-  explicit RecursionsInSpeeds(const Dynamics& dynamics) : dynamics_(dynamics) {}
+  RecursionsInSpeeds(const Dynamics& dynamics, const std::vector<double>& parameters,
+                     const Dynamics& energies, const std::vector<double>& energy_parameters)
+      : dynamics_(dynamics), energies_(energies) {
+    work_.parameters = parameters;
+    energy_work_.parameters = energy_parameters;
+  }
   CompiledEquations::State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                  const ConstraintTolerances& tolerances) const override {
     CompiledEquations::State s;
@@ -144,12 +151,13 @@ class RecursionsInSpeeds final : public SpeedEvaluator {
   }
   void energies(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u, double& kinetic,
                 double& potential) const override {
-    dynamics_.energies(t, q, u, kinetic, potential, work_);
+    energies_.energies(t, q, u, kinetic, potential, energy_work_);
   }
 
  private:
   const Dynamics& dynamics_;
-  mutable DynamicsWorkspace work_;
+  const Dynamics& energies_;
+  mutable DynamicsWorkspace work_, energy_work_;
 };
 
 // y = (q, u), ẏ = (W u, M̃⁻¹ f̃). Exceptions are kept, never unwound through CVODE's C frames.
@@ -248,11 +256,19 @@ int project_onto_constraints(sunrealtype t, N_Vector y, N_Vector correction,
   }
 }
 
-// Integrates (q, u) by `compiled` (built with `values`: options' values with the inputs driven);
-// `not_conservative_because` as SimulationResult's.
+// What a route gives the integration besides its evaluator: the speeds of the initial velocities
+// (at t, q), and with constraints the manifold that q is projected onto (its rank tolerance
+// given).
+using SpeedsOfVelocities =
+    std::function<Eigen::VectorXd(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd)>;
+using ManifoldOf = std::function<ConstraintManifold(double rank_tolerance)>;
+
+// Integrates (q, u) by `compiled`: the one loop of both routes. `not_conservative_because` as
+// SimulationResult's.
 SimulationResult integrate(const model::Model& m, const SpeedEvaluator& compiled,
-                           const model::Values& values, std::string not_conservative_because,
-                           const SimulationOptions& options, const RowCallback& on_row) {
+                           const SpeedsOfVelocities& speeds_of, const ManifoldOf& manifold_of,
+                           std::string not_conservative_because, const SimulationOptions& options,
+                           const RowCallback& on_row) {
   const std::vector<double>& u0 = options.u0;
   const auto n = static_cast<Eigen::Index>(m.dof());
   const auto p = static_cast<Eigen::Index>(m.speeds.size());
@@ -273,10 +289,9 @@ SimulationResult integrate(const model::Model& m, const SpeedEvaluator& compiled
   const Eigen::VectorXd qd0 = given_or(options.qd0, model_qd, "qd0", "values (one per coordinate)");
   normalize_quaternions(m, q, "q0");
 
-  const model::BoundValues bound = model::bind(m, values);
   Eigen::VectorXd u(p);
   if (u0.empty()) {
-    u = speeds_from_velocities(m, values, options.t_start, q, qd0);
+    u = speeds_of(options.t_start, q, qd0);
   } else {
     u = given_or(u0, Eigen::VectorXd::Zero(p), "u0",
                  "speeds (one per speed, in the model's order)");
@@ -299,7 +314,7 @@ SimulationResult integrate(const model::Model& m, const SpeedEvaluator& compiled
                               integrator_name(options.integrator));
     rhs.tolerances = constraint_tolerances_for(options.rtol, options.atol);
     rhs.projection_tolerance = std::max(1e-3 * options.atol, 1e-14);
-    manifold.emplace(m, bound.substitution(), rhs.tolerances.rank);
+    manifold.emplace(manifold_of(rhs.tolerances.rank));
     rhs.manifold = &*manifold;
     const Eigen::VectorXd given_q = q, given_u = u;
     if (!project_state(rhs, options.t_start, q, u)) {
@@ -387,6 +402,20 @@ model::Values values_with_inputs(const SimulationOptions& options) {
   return values;
 }
 
+// The speeds of the velocities by Y (each speed's value; symbolic) and the manifold of the
+// constraints with `values` bound: the routes that bind their values per call.
+SpeedsOfVelocities speeds_by_their_values(const model::Model& m, const model::Values& values) {
+  return [&m, &values](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+    return speeds_from_velocities(m, values, t, q, qd);
+  };
+}
+
+ManifoldOf manifold_with(const model::Model& m, const model::BoundValues& bound) {
+  return [&m, &bound](double rank_tolerance) {
+    return ConstraintManifold(m, bound.substitution(), rank_tolerance);
+  };
+}
+
 }  // namespace
 
 SimulationResult simulate_speeds(const principles::Equations& equations,
@@ -404,7 +433,7 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
   for (const auto& e : everything)
     bound_expressions.push_back(sym::substitute(e, bound.substitution()));
   return integrate(
-      m, compiled, values,
+      m, compiled, speeds_by_their_values(m, values), manifold_with(m, bound),
       non_conservative_reason(m, sym::symbols_in(bound_expressions), bound.substitution()), options,
       on_row);
 }
@@ -420,9 +449,51 @@ SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
   if (options.dynamics && &options.dynamics->model() != model.get())
     throw std::invalid_argument("simulate: SimulationOptions::dynamics is of another model");
   const Dynamics dynamics = options.dynamics ? *options.dynamics : Dynamics(model, values);
-  const RecursionsInSpeeds recursions(dynamics);
-  return integrate(*model, recursions, values, dynamics.energy_not_conserved_because(), options,
+  const RecursionsInSpeeds recursions(dynamics, {}, dynamics, {});
+  // The values are at hand: the speeds by Y, as the formed equations' route has them, and the
+  // constraints' manifold with the values bound (both symbolic, once per call).
+  const model::BoundValues bound =
+      model->constraints.empty() ? model::BoundValues{} : model::bind(*model, values);
+  return integrate(*model, recursions, speeds_by_their_values(*model, values),
+                   manifold_with(*model, bound), dynamics.energy_not_conserved_because(), options,
                    on_row);
+}
+
+SimulationResult simulate_speeds(const Dynamics& dynamics, const std::vector<double>& parameters,
+                                 const SimulationOptions& options, const RowCallback& on_row) {
+  if (!options.values.empty() || !options.inputs.empty())
+    throw std::invalid_argument(
+        "simulate: the values of a Dynamics are given when it is built (SimulationOptions::values "
+        "and inputs must be empty)");
+  const model::Model& m = dynamics.model();
+  if (!m.constraints.empty())
+    throw std::invalid_argument(
+        "simulate: a Dynamics in generalized speeds with constraints is simulated from its model "
+        "(simulate(model, ...)): projecting q onto the holonomic constraints needs them in q "
+        "with the Dynamics' values bound, which a Dynamics does not carry");
+  const std::size_t runtime = dynamics.runtime_parameters().size();
+  if (!parameters.empty() && parameters.size() != runtime)
+    throw std::invalid_argument("simulate: " + std::to_string(parameters.size()) + " values for " +
+                                std::to_string(runtime) + " run-time parameters");
+  if (options.dynamics && (&options.dynamics->model() != &m ||
+                           options.dynamics->speed_count() != dynamics.speed_count()))
+    throw std::invalid_argument(
+        "simulate: SimulationOptions::dynamics is not of the Dynamics' model in its speeds");
+  // Accelerations and kinematics from the Dynamics given (the JIT's) or from `dynamics` with this
+  // case's parameters; T and V from `dynamics`. Nothing symbolic: distinct calls, distinct
+  // threads.
+  const RecursionsInSpeeds recursions =
+      options.dynamics ? RecursionsInSpeeds(*options.dynamics, {}, dynamics, parameters)
+                       : RecursionsInSpeeds(dynamics, parameters, dynamics, parameters);
+  const Dynamics& kinematics = options.dynamics ? *options.dynamics : dynamics;
+  const std::vector<double> no_parameters;
+  const std::vector<double>& kinematic_parameters = options.dynamics ? no_parameters : parameters;
+  return integrate(
+      m, recursions,
+      [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+        return speeds_from_velocities(kinematics, kinematic_parameters, t, q, qd);
+      },
+      nullptr, dynamics.energy_not_conserved_because(), options, on_row);
 }
 
 }  // namespace appell::num

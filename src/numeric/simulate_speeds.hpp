@@ -48,4 +48,17 @@ SimulationResult simulate_speeds(const principles::Equations& equations,
 SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
                                  const SimulationOptions& options, const RowCallback& on_row);
 
+/// The same through `dynamics`, built for a model with generalized speeds, with `parameters` its
+/// run-time parameters' numbers (simulate(const Dynamics&, ...) in the speeds: a sweep's case).
+/// The loop above; nothing symbolic, so distinct calls run on distinct threads: the initial
+/// speeds without options.u0 are those of the velocities by the Dynamics' W
+/// (speeds_from_velocities(dynamics, ...)), not by Y's tape. options.dynamics, when given,
+/// evaluates u̇ and the kinematics (the same values; its speed_count() the same), `dynamics` T
+/// and V. std::invalid_argument: options.values or options.inputs given, a wrong number of
+/// parameters, and a model with constraints, whose projection of q onto the holonomic
+/// constraints needs them in q with the values bound (ConstraintManifold of the model), which a
+/// Dynamics does not carry in the speeds (Dynamics::constraint_manifold refuses it there).
+SimulationResult simulate_speeds(const Dynamics& dynamics, const std::vector<double>& parameters,
+                                 const SimulationOptions& options, const RowCallback& on_row);
+
 }  // namespace appell::num

@@ -74,6 +74,24 @@ Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::V
                                            static_cast<Eigen::Index>(outputs.size()));
 }
 
+Eigen::VectorXd speeds_from_velocities(const Dynamics& dynamics,
+                                       const std::vector<double>& parameters, double t,
+                                       const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  DynamicsWorkspace work;
+  work.parameters = parameters;
+  Eigen::MatrixXd W;
+  dynamics.speed_kinematics(t, q, W, work);
+  if (!W.allFinite())
+    throw model::ComputationError("the kinematic equations are not finite at the initial state");
+  // Householder QR with column pivoting: W has full column rank wherever Y is invertible.
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(W);
+  if (qr.rank() < W.cols())
+    throw model::ComputationError(
+        "the speeds of the initial velocities are not determined: W (q' = W u) is singular at "
+        "the initial state");
+  return qr.solve(qd);
+}
+
 std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Model& model) {
   std::vector<std::array<Eigen::Index, 4>> groups;
   for (const auto& q : model.quaternions) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -154,8 +155,14 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
   model::bind(*s.model, s.options.common);
 
   // Constrained models too: their rows and projection are compiled with the Dynamics (and the
-  // JIT's code), and a case's run-time parameters reach them without GiNaC.
-  s.by_recursions = !s.model->has_speeds() && principles::recursions_do_not_cover(*s.model).empty();
+  // JIT's code), and a case's run-time parameters reach them without GiNaC. So are models in
+  // generalized speeds, (q, u) integrated through the Dynamics in the speeds, except with
+  // constraints: their projection of q onto the holonomic constraints is a ConstraintManifold of
+  // the model in q and q̇ with each case's values bound (GiNaC per case), which the Dynamics in
+  // the speeds does not compile (Dynamics::constraint_manifold refuses it there), so those keep
+  // the formed equations below.
+  s.by_recursions = principles::recursions_do_not_cover(*s.model).empty() &&
+                    (!s.model->has_speeds() || s.model->constraints.empty());
   if (s.by_recursions) {
     if (s.table.size() > 0) {
       // The first case's inputs prepared now: compile errors and notes before any case runs.
@@ -170,8 +177,8 @@ SweepRunner::SweepRunner(std::shared_ptr<const model::Model> model, CaseTable ta
     s.speed_equations = principles::speed_form(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
     s.note =
-        "a model with generalized speeds is integrated in its equations in the speeds, one "
-        "case at a time";
+        "a model with generalized speeds and constraints is integrated in its equations in the "
+        "speeds, one case at a time";
   } else {
     s.equations = principles::derive(s.model, principles::Method::GibbsAppell);
     s.evaluator = "equations";
@@ -225,12 +232,32 @@ CaseResult SweepRunner::run(std::size_t index) const {
             s.table.numbers[index][c];
   }
 
-  // A model with speeds: the initial speeds of its velocities, then the case's u0 columns.
-  std::vector<double> u0;
+  // A model with speeds: the initial speeds of its velocities, then the case's u0 columns (none:
+  // the integration takes the speeds of the velocities itself).
   bool speeds_given = false;
   for (const auto& column : s.table.columns)
     speeds_given = speeds_given || column.kind == ColumnKind::InitialSpeed;
   const Eigen::VectorXd* u_row = nullptr;
+  // `of_velocities`: the speeds of (t, q normalized, q̇).
+  auto initial_speeds =
+      [&](const std::function<Eigen::VectorXd(const Eigen::VectorXd& q, const Eigen::VectorXd& qd)>&
+              of_velocities) {
+        r.speeds = m.speeds.size();
+        if (!speeds_given) return;
+        Eigen::VectorXd q0 =
+            Eigen::Map<const Eigen::VectorXd>(options.q0.data(), static_cast<Eigen::Index>(n));
+        num::normalize_quaternions(m, q0);
+        const Eigen::VectorXd u = of_velocities(
+            q0,
+            Eigen::Map<const Eigen::VectorXd>(options.qd0.data(), static_cast<Eigen::Index>(n)));
+        options.u0.assign(u.data(), u.data() + u.size());
+        for (std::size_t c = 0; c < s.table.columns.size(); ++c)
+          if (s.table.columns[c].kind == ColumnKind::InitialSpeed)
+            for (std::size_t k = 0; k < m.speeds.size(); ++k)
+              if (m.speeds[k].name == s.table.columns[c].target)
+                options.u0[k] = s.table.numbers[index][c];
+        options.qd0.clear();  // the speeds say it
+      };
 
   auto on_row = [&](const num::SimulationRow& row) {
     const bool first = r.rows == 0;
@@ -259,6 +286,10 @@ CaseResult SweepRunner::run(std::size_t index) const {
     r.t_reached = row.t;
     ++r.rows;
   };
+  auto on_speed_row = [&](const num::SimulationRow& row) {
+    u_row = &row.v;
+    on_row(row);
+  };
   auto record = [&](const num::SimulationResult& result) {
     r.steps = result.steps;
     r.energy_drift =
@@ -282,30 +313,27 @@ CaseResult SweepRunner::run(std::size_t index) const {
           options.dynamics =
               std::make_shared<const num::Dynamics>(prepared->compiled->with_values(values));
       }
-      record(num::simulate(*prepared->dynamics, parameters, options, on_row));
+      if (m.has_speeds()) {
+        // The speeds of the velocities by the Dynamics' W, numerically (Y's tape would be GiNaC
+        // per case).
+        const num::Dynamics& kinematics =
+            options.dynamics ? *options.dynamics : *prepared->dynamics;
+        const std::vector<double> no_parameters;
+        initial_speeds([&](const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0) {
+          return num::speeds_from_velocities(
+              kinematics, options.dynamics ? no_parameters : parameters, options.t_start, q0, qd0);
+        });
+        record(num::simulate(*prepared->dynamics, parameters, options, on_speed_row));
+      } else {
+        record(num::simulate(*prepared->dynamics, parameters, options, on_row));
+      }
     } else if (s.speed_equations) {
       std::lock_guard<std::mutex> lock(s.symbolic);
       options.values = s.values_of(index, true, true);
-      r.speeds = m.speeds.size();
-      if (speeds_given) {
-        Eigen::VectorXd q0 =
-            Eigen::Map<const Eigen::VectorXd>(options.q0.data(), static_cast<Eigen::Index>(n));
-        num::normalize_quaternions(m, q0);
-        const Eigen::VectorXd u = num::speeds_from_velocities(
-            m, options.values, 0.0, q0,
-            Eigen::Map<const Eigen::VectorXd>(options.qd0.data(), static_cast<Eigen::Index>(n)));
-        u0.assign(u.data(), u.data() + u.size());
-        for (std::size_t c = 0; c < s.table.columns.size(); ++c)
-          if (s.table.columns[c].kind == ColumnKind::InitialSpeed)
-            for (std::size_t k = 0; k < m.speeds.size(); ++k)
-              if (m.speeds[k].name == s.table.columns[c].target) u0[k] = s.table.numbers[index][c];
-        options.qd0.clear();  // the speeds say it
-      }
-      options.u0 = u0;
-      record(num::simulate(*s.speed_equations, options, [&](const num::SimulationRow& row) {
-        u_row = &row.v;
-        on_row(row);
-      }));
+      initial_speeds([&](const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0) {
+        return num::speeds_from_velocities(m, options.values, options.t_start, q0, qd0);
+      });
+      record(num::simulate(*s.speed_equations, options, on_speed_row));
     } else {
       std::lock_guard<std::mutex> lock(s.symbolic);
       options.values = s.values_of(index, true, true);

@@ -22,6 +22,17 @@ Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::V
                                        double t, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& qd);
 
+/// The same by the kinematic equations of `dynamics` (built for a model with speeds) with its
+/// run-time `parameters` (empty: those it was built with): u of W(q, t) u = q̇ in least squares,
+/// nothing symbolic (callable from any thread). That is Y q̇ whenever q̇ = W u for some u, and
+/// also for a quaternion's ė with a radial part (W's block ½ E(e) has orthogonal columns of
+/// length |e|/2: its pseudo-inverse is 2 Eᵀ(e)/|e|², Y's block) where no declared speed mentions
+/// a quaternion's coordinates. Throws model::ComputationError where W is not finite or not of
+/// full column rank.
+Eigen::VectorXd speeds_from_velocities(const Dynamics& dynamics,
+                                       const std::vector<double>& parameters, double t,
+                                       const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+
 /// Each quaternion of `q` (the coordinates of every rot_quat, in frame order) divided by its
 /// length. Throws model::ModelError located at `option` naming the frame when one is zero.
 void normalize_quaternions(const model::Model& model, Eigen::VectorXd& q,

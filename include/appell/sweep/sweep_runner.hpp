@@ -9,11 +9,13 @@
 //   - inputs (input.NAME): code. Cases that give the same input cells share one Dynamics and one
 //     library; each distinct set of input cells builds its own (once). To sweep an input's
 //     amplitude or frequency, write it with parameters (--input u='A*sin(w*t)') and sweep those.
-// A model the recursions do not cover (constraints, a carrier frame, flexible bodies) is
-// integrated in its Gibbs–Appell equations, derived once; its cases then run one at a time per
-// process (the set-up of each case uses GiNaC, which is not thread-safe): spread them over MPI
-// ranks instead. So are models with generalized speeds (speeds:, rot_quat), in their equations in
-// the speeds; their u0.NAME columns set initial speeds (the others follow from the velocities).
+// Models with generalized speeds (speeds:, rot_quat, a URDF's floating base) run the same way,
+// (q, u) integrated through the Dynamics in the speeds; their u0.NAME columns set initial speeds
+// (the others follow from the velocities, by the Dynamics' W). A model the recursions do not
+// cover (a carrier frame, flexible bodies), and one in generalized speeds with constraints (its
+// projection is set up with GiNaC per case), is integrated in its Gibbs–Appell equations, derived
+// once; its cases then run one at a time per process (GiNaC is not thread-safe): spread them over
+// MPI ranks instead.
 //
 // A case never throws: what goes wrong with it (a bad value such as a negative mass, a singular
 // mass matrix, an integrator failure) is its status, "failed: REASON", and the other cases go on.
