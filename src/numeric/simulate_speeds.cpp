@@ -66,6 +66,14 @@ class SpeedEvaluator {
                                          const ConstraintTolerances& tolerances) const = 0;
   virtual Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q,
                                      const Eigen::VectorXd& u) const = 0;
+  // q̇ and u̇ alone, what the integrator asks at every evaluation (solve()'s by default).
+  virtual void rates(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+                     const ConstraintTolerances& tolerances, Eigen::VectorXd& qd,
+                     Eigen::VectorXd& udot) const {
+    CompiledEquations::State s = solve(t, q, u, tolerances);
+    qd = std::move(s.qd);
+    udot = std::move(s.vdot);
+  }
   virtual void velocity_constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                     Eigen::MatrixXd& A, Eigen::VectorXd& residual) const = 0;
   // T and V.
@@ -135,6 +143,15 @@ class RecursionsInSpeeds final : public SpeedEvaluator {
       throw model::ComputationError("the kinematic equations are not finite at this state");
     return s;
   }
+  // Without q̈ = W u̇ + γ, which only the rows need: a third of the programs per evaluation.
+  void rates(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
+             const ConstraintTolerances& tolerances, Eigen::VectorXd& qd,
+             Eigen::VectorXd& udot) const override {
+    dynamics_.accelerations(t, q, u, udot, lambda_, work_, tolerances);
+    dynamics_.coordinate_velocities(t, q, u, qd, work_);
+    if (!qd.allFinite())
+      throw model::ComputationError("the kinematic equations are not finite at this state");
+  }
   Eigen::VectorXd velocities(double t, const Eigen::VectorXd& q,
                              const Eigen::VectorXd& u) const override {
     Eigen::VectorXd qd;
@@ -158,6 +175,7 @@ class RecursionsInSpeeds final : public SpeedEvaluator {
   const Dynamics& dynamics_;
   const Dynamics& energies_;
   mutable DynamicsWorkspace work_, energy_work_;
+  mutable Eigen::VectorXd lambda_;
 };
 
 // y = (q, u), ẏ = (W u, M̃⁻¹ f̃). Exceptions are kept, never unwound through CVODE's C frames.
@@ -166,7 +184,7 @@ struct RightHandSide {
   const std::vector<std::array<Eigen::Index, 4>>& quaternions;
   Eigen::Index n, p;
   Eigen::VectorXd q, u;
-  CompiledEquations::State state;
+  Eigen::VectorXd qd, udot;  // the rates at (q, u)
   std::exception_ptr failure;
   // With constraints: the holonomic ones in q (positions), the rest through Ã u + ã0 = 0.
   const ConstraintManifold* manifold = nullptr;
@@ -186,9 +204,9 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
   try {
     sym::poll_cancellation();
     rhs.load(N_VGetArrayPointer(y));
-    rhs.state = rhs.equations.solve(t, rhs.q, rhs.u, rhs.tolerances);
+    rhs.equations.rates(t, rhs.q, rhs.u, rhs.tolerances, rhs.qd, rhs.udot);
     double* rate = N_VGetArrayPointer(ydot);
-    for (Eigen::Index j = 0; j < rhs.n; ++j) rate[j] = rhs.state.qd[j];
+    for (Eigen::Index j = 0; j < rhs.n; ++j) rate[j] = rhs.qd[j];
     // |e| is an invariant of ė = ½ E(e) w (eᵀE(e) = 0) that only truncation errors change; a
     // radial pull κ (1 − |e|²) e, which the dynamics never see (R(e)/|e|²), keeps it at 1.
     for (const auto& group : rhs.quaternions) {
@@ -196,7 +214,7 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* data) {
       for (Eigen::Index j : group) norm2 += rhs.q[j] * rhs.q[j];
       for (Eigen::Index j : group) rate[j] += kNormalizationRate * (1.0 - norm2) * rhs.q[j];
     }
-    for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.state.vdot[k];
+    for (Eigen::Index k = 0; k < rhs.p; ++k) rate[rhs.n + k] = rhs.udot[k];
     return 0;
   } catch (...) {
     rhs.failure = std::current_exception();
@@ -301,7 +319,7 @@ SimulationResult integrate(const model::Model& m, const SpeedEvaluator& compiled
   result.not_conservative_because = std::move(not_conservative_because);
   result.conservative = result.not_conservative_because.empty();
 
-  RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, nullptr, nullptr, 0.0, {}};
+  RightHandSide rhs{compiled, quaternions, n, p, q, u, {}, {}, nullptr, nullptr, 0.0, {}};
   // The constraints, as simulate() keeps them (the same tolerances), in the speeds: the initial
   // state made consistent, then projected after every step.
   std::optional<ConstraintManifold> manifold;
