@@ -20,6 +20,7 @@
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/speeds.hpp"
 #include "appell/sweep/sweep_runner.hpp"
+#include "support/c_compiler.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -64,8 +65,9 @@ sweep::CaseTable grid(const std::vector<sweep::CaseColumn>& columns,
   return table;
 }
 
-sweep::RunnerOptions runner_options(double t_end) {
+sweep::RunnerOptions runner_options(double t_end, bool jit = false) {
   sweep::RunnerOptions options;
+  options.jit.enabled = jit;
   options.settings.t_end = t_end;
   options.settings.output_step = 0.05;
   options.settings.rtol = 1e-10;
@@ -98,7 +100,7 @@ void expect_each_case_its_own_simulation(const std::shared_ptr<const model::Mode
   const model::Model& m = *model;
   const sweep::CaseTable& table = runner.cases();
   const sweep::SweepSettings& settings = runner.options().settings;
-  EXPECT_EQ(runner.evaluator(), "recursions");
+  EXPECT_EQ(runner.evaluator(), runner.options().jit.enabled ? "jit" : "recursions");
   EXPECT_TRUE(runner.parallel());
   for (std::size_t k = 0; k < table.size(); ++k) {
     SCOPED_TRACE("case " + std::to_string(k));
@@ -183,9 +185,17 @@ TEST(SweepSpeeds, EachCaseOfTheFreeBoxIsItsOwnSimulation) {
 TEST(SweepSpeeds, EachCaseOfTheDampedCubeIsItsOwnSimulationAndDecaysAsExpected) {
   const auto model = example("damped_cube.yaml");
   const std::vector<double> k{0.02, 0.05, 0.2}, w1{1.5, -2.0};
+  // The interpreted recursions, then the JIT's code (u̇ and the kinematics compiled, the case's k
+  // bound to it).
+  for (const bool jit : {false, true}) {
+    if (jit && !test_support::have_compiler()) break;
+    SCOPED_TRACE(jit ? "jit" : "recursions");
+    const sweep::SweepRunner runner(model, grid({parameter("k"), initial_speed("w1")}, {k, w1}),
+                                    runner_options(2.0, jit));
+    expect_each_case_its_own_simulation(model, runner);
+  }
   const sweep::SweepRunner runner(model, grid({parameter("k"), initial_speed("w1")}, {k, w1}),
                                   runner_options(2.0));
-  expect_each_case_its_own_simulation(model, runner);
   // A cube has no gyroscopic term: each speed decays alone, w(t) = w0 exp(−k t / I).
   const double I = 2.0 * 0.3 * 0.3 / 6;
   for (std::size_t c = 0; c < runner.cases().size(); ++c) {
@@ -215,36 +225,39 @@ TEST(SweepSpeeds, EightThreadsGiveTheBitsOfOneAndTheFreeBoxKeepsItsEnergy) {
   const auto model = example("free_box_quaternion.yaml");
   const std::vector<double> m{1.0, 2.0, 3.5, 5.0}, w2{4.0, -5.0, 6.0, 8.0};
   const std::vector<double> w1{0.05}, vx{0.3};
-  sweep::RunnerOptions options = runner_options(5.0);
-  const sweep::SweepRunner runner(
-      model,
-      grid({parameter("m"), initial_speed("w2"), initial_speed("w1"), initial_speed("vx")},
-           {m, w2, w1, vx}),
-      options);
-  const auto all = all_cases(runner);
-  std::vector<sweep::CaseResult> one(all.size()), eight(all.size());
-  sweep::run_cases(runner, all, 1, [&](sweep::CaseResult&& r) { one[r.index] = std::move(r); });
-  sweep::run_cases(runner, all, 8, [&](sweep::CaseResult&& r) { eight[r.index] = std::move(r); });
-  const double a = 0.3, b = 0.2, c = 0.1;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    SCOPED_TRACE("case " + std::to_string(k));
-    ASSERT_EQ(one[k].status, "ok");
-    EXPECT_EQ(one[k].status, eight[k].status);
-    EXPECT_EQ(one[k].q, eight[k].q);
-    EXPECT_EQ(one[k].u, eight[k].u);
-    EXPECT_EQ(one[k].qd, eight[k].qd);
-    EXPECT_EQ(one[k].total, eight[k].total);
-    EXPECT_EQ(one[k].steps, eight[k].steps);
-    // E = ½ m v² + ½ (Ixx w1² + Iyy w2²) for the box's principal moments, at every row.
-    const double mass = m[k / 4], spin = w2[k % 4];
-    const double Ixx = mass * (b * b + c * c) / 12, Iyy = mass * (a * a + c * c) / 12;
-    const double E = 0.5 * mass * vx[0] * vx[0] + 0.5 * (Ixx * w1[0] * w1[0] + Iyy * spin * spin);
-    // (rtol 1e-10: the error of u accumulates over some thousand steps of a fast tumble.)
-    EXPECT_NEAR(one[k].min_total, E, 1e-7 * E);
-    EXPECT_NEAR(one[k].max_total, E, 1e-7 * E);
-    EXPECT_LT(one[k].energy_drift, 1e-7 * E);
-    // It tumbled (the intermediate axis: w2 changes sign): T moved between the axes.
-    EXPECT_LT(one[k].min_u[4] * one[k].max_u[4], 0.0);
+  for (const bool jit : {false, true}) {
+    if (jit && !test_support::have_compiler()) break;
+    SCOPED_TRACE(jit ? "jit" : "recursions");
+    const sweep::SweepRunner runner(
+        model,
+        grid({parameter("m"), initial_speed("w2"), initial_speed("w1"), initial_speed("vx")},
+             {m, w2, w1, vx}),
+        runner_options(5.0, jit));
+    const auto all = all_cases(runner);
+    std::vector<sweep::CaseResult> one(all.size()), eight(all.size());
+    sweep::run_cases(runner, all, 1, [&](sweep::CaseResult&& r) { one[r.index] = std::move(r); });
+    sweep::run_cases(runner, all, 8, [&](sweep::CaseResult&& r) { eight[r.index] = std::move(r); });
+    const double a = 0.3, b = 0.2, c = 0.1;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      SCOPED_TRACE("case " + std::to_string(k));
+      ASSERT_EQ(one[k].status, "ok");
+      EXPECT_EQ(one[k].status, eight[k].status);
+      EXPECT_EQ(one[k].q, eight[k].q);
+      EXPECT_EQ(one[k].u, eight[k].u);
+      EXPECT_EQ(one[k].qd, eight[k].qd);
+      EXPECT_EQ(one[k].total, eight[k].total);
+      EXPECT_EQ(one[k].steps, eight[k].steps);
+      // E = ½ m v² + ½ (Ixx w1² + Iyy w2²) for the box's principal moments, at every row.
+      const double mass = m[k / 4], spin = w2[k % 4];
+      const double Ixx = mass * (b * b + c * c) / 12, Iyy = mass * (a * a + c * c) / 12;
+      const double E = 0.5 * mass * vx[0] * vx[0] + 0.5 * (Ixx * w1[0] * w1[0] + Iyy * spin * spin);
+      // (rtol 1e-10: the error of u accumulates over some thousand steps of a fast tumble.)
+      EXPECT_NEAR(one[k].min_total, E, 1e-7 * E);
+      EXPECT_NEAR(one[k].max_total, E, 1e-7 * E);
+      EXPECT_LT(one[k].energy_drift, 1e-7 * E);
+      // It tumbled (the intermediate axis: w2 changes sign): T moved between the axes.
+      EXPECT_LT(one[k].min_u[4] * one[k].max_u[4], 0.0);
+    }
   }
 }
 
@@ -306,17 +319,22 @@ TEST(SweepSpeeds, WithConstraintsTheFormedEquationsStay) {
 
 class SweepSpeedsCli : public test_support::ScratchDirTest {};
 
-TEST_F(SweepSpeedsCli, RunsOnThreadsThroughTheRecursions) {
-  const std::string out = (dir_ / "box.h5").string();
-  const auto run = test_support::run_cli(
-      "sweep " + examples +
-      "/speeds/free_box_quaternion.yaml --grid m=1,2 --grid u0.w2=1,3 --t-end 1 --jobs 2 "
-      "--out " +
-      out);
-  ASSERT_EQ(run.code, 0) << run.out;
-  EXPECT_NE(run.out.find("swept free-box-quaternion: 4 cases; ok 4, failed 0"), std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("(recursions, 1 rank x 2 threads)"), std::string::npos) << run.out;
+TEST_F(SweepSpeedsCli, RunsOnThreadsThroughTheRecursionsOrTheirCode) {
+  // The cases by the interpreted recursions (--no-jit), then by the JIT's code.
+  for (const bool jit : {false, true}) {
+    if (jit && !test_support::have_compiler()) break;
+    const std::string out = (dir_ / (jit ? "jit.h5" : "interpreted.h5")).string();
+    const auto run = test_support::run_cli(
+        "sweep " + examples +
+        "/speeds/free_box_quaternion.yaml --grid m=1,2 --grid u0.w2=1,3 --t-end 1 --jobs 2 " +
+        (jit ? "" : "--no-jit ") + "--out " + out);
+    ASSERT_EQ(run.code, 0) << run.out;
+    EXPECT_NE(run.out.find("swept free-box-quaternion: 4 cases; ok 4, failed 0"), std::string::npos)
+        << run.out;
+    EXPECT_NE(run.out.find(jit ? "(jit, 1 rank x 2 threads)" : "(recursions, 1 rank x 2 threads)"),
+              std::string::npos)
+        << run.out;
+  }
 }
 
 }  // namespace

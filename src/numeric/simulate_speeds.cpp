@@ -503,13 +503,12 @@ SimulationResult simulate_speeds(const Dynamics& dynamics, const std::vector<dou
   const RecursionsInSpeeds recursions =
       options.dynamics ? RecursionsInSpeeds(*options.dynamics, {}, dynamics, parameters)
                        : RecursionsInSpeeds(dynamics, parameters, dynamics, parameters);
-  const Dynamics& kinematics = options.dynamics ? *options.dynamics : dynamics;
-  const std::vector<double> no_parameters;
-  const std::vector<double>& kinematic_parameters = options.dynamics ? no_parameters : parameters;
+  // The initial speeds by `dynamics` too: a compiled Dynamics has no W in its code, and would
+  // build its interpreted programs (GiNaC) at the first call that needs it.
   return integrate(
       m, recursions,
       [&](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-        return speeds_from_velocities(kinematics, kinematic_parameters, t, q, qd);
+        return speeds_from_velocities(dynamics, parameters, t, q, qd);
       },
       nullptr, dynamics.energy_not_conserved_because(), options, on_row);
 }

@@ -52,12 +52,13 @@ SimulationResult simulate_speeds(std::shared_ptr<const model::Model> model,
 /// run-time parameters' numbers (simulate(const Dynamics&, ...) in the speeds: a sweep's case).
 /// The loop above; nothing symbolic, so distinct calls run on distinct threads: the initial
 /// speeds without options.u0 are those of the velocities by the Dynamics' W
-/// (speeds_from_velocities(dynamics, ...)), not by Y's tape. options.dynamics, when given,
-/// evaluates u̇ and the kinematics (the same values; its speed_count() the same), `dynamics` T
-/// and V. std::invalid_argument: options.values or options.inputs given, a wrong number of
-/// parameters, and a model with constraints, whose projection of q onto the holonomic
-/// constraints needs them in q with the values bound (ConstraintManifold of the model), which a
-/// Dynamics does not carry in the speeds (Dynamics::constraint_manifold refuses it there).
+/// (speeds_from_velocities(dynamics, ...)), not by Y's tape. options.dynamics, when given (the
+/// JIT's, Dynamics::with_values), evaluates u̇, q̇ and q̈ (the same values; its speed_count() the
+/// same), `dynamics` T, V and the initial speeds. std::invalid_argument: options.values or
+/// options.inputs given, a wrong number of parameters, and a model with constraints, whose
+/// projection of q onto the holonomic constraints needs them in q with the values bound
+/// (ConstraintManifold of the model), which a Dynamics does not carry in the speeds
+/// (Dynamics::constraint_manifold refuses it there).
 SimulationResult simulate_speeds(const Dynamics& dynamics, const std::vector<double>& parameters,
                                  const SimulationOptions& options, const RowCallback& on_row);
 

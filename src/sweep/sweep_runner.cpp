@@ -315,13 +315,11 @@ CaseResult SweepRunner::run(std::size_t index) const {
       }
       if (m.has_speeds()) {
         // The speeds of the velocities by the Dynamics' W, numerically (Y's tape would be GiNaC
-        // per case).
-        const num::Dynamics& kinematics =
-            options.dynamics ? *options.dynamics : *prepared->dynamics;
-        const std::vector<double> no_parameters;
+        // per case), by the interpreted Dynamics with the case's parameters (the JIT's code has
+        // no W: its interpreted programs would be built per case).
         initial_speeds([&](const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0) {
-          return num::speeds_from_velocities(
-              kinematics, options.dynamics ? no_parameters : parameters, options.t_start, q0, qd0);
+          return num::speeds_from_velocities(*prepared->dynamics, parameters, options.t_start, q0,
+                                             qd0);
         });
         record(num::simulate(*prepared->dynamics, parameters, options, on_speed_row));
       } else {
