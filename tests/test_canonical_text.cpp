@@ -4,6 +4,7 @@
 // same bytes in every process.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -68,6 +69,60 @@ TEST(CanonicalText, ASumFactorsSignDoesNotShowInTheText) {
   GiNaC::lst symbols{r, f, l};
   const GiNaC::ex read = GiNaC::ex(canonical_text(other), symbols);
   EXPECT_TRUE((read - c * (r - f)).expand().is_zero()) << canonical_text(other);
+}
+
+// A negative coefficient is a sign like any other: GiNaC keeps −1/3·c·(r − f) or 1/3·c·(f − r)
+// (and −0.5·c·(r − f) or 0.5·c·(f − r)); one text, which reads back as the expression.
+TEST(CanonicalText, ANegativeCoefficientsSignIsTheProducts) {
+  GiNaC::symbol r("r"), f("f"), l("l");
+  const GiNaC::ex c = GiNaC::cos(l);
+  for (const GiNaC::numeric& k : {GiNaC::numeric(1, 3), GiNaC::numeric(0.5)}) {
+    const GiNaC::ex one = GiNaC::mul(GiNaC::exvector{-k, c, r - f}).hold();
+    const GiNaC::ex other = GiNaC::mul(GiNaC::exvector{k, c, f - r}).hold();
+    ASSERT_FALSE(one.is_equal(other));
+    for (const auto style : {appell::sym::TextStyle::Readable, appell::sym::TextStyle::Marked}) {
+      EXPECT_EQ(canonical_text(one, style), canonical_text(other, style));
+      EXPECT_EQ(canonical_text(1 + one, style), canonical_text(1 + other, style));
+    }
+    GiNaC::lst symbols{r, f, l};
+    const GiNaC::ex read = GiNaC::ex(canonical_text(other), symbols);
+    EXPECT_TRUE((read + k * c * (r - f)).expand().is_zero()) << canonical_text(other);
+  }
+}
+
+// Marked (for a key), names and numbers say their kind and length: what reads alike in GiNaC's
+// syntax (a name holding an operator, f(x) and its derivative D[0](f)(x), a matrix's shape) is
+// told apart, a number is written exactly (the next double up is another text), and the text is
+// as blind to GiNaC's choice of sign as the readable one.
+TEST(CanonicalText, MarkedTextsTellApartWhatReadsAlike) {
+  using appell::sym::TextStyle;
+  const auto marked = [](const GiNaC::ex& e) { return canonical_text(e, TextStyle::Marked); };
+  GiNaC::symbol a("a"), b("b"), ab("a*b"), x("x");
+  EXPECT_EQ(canonical_text(ab), canonical_text(a * b));  // why the key marks names
+  EXPECT_NE(marked(ab), marked(a * b));
+  EXPECT_EQ(marked(a * b), "s1:a*s1:b");
+  const GiNaC::ex derivative =
+      GiNaC::fderivative(GiNaC::sin_SERIAL::serial, GiNaC::paramset{0}, GiNaC::exvector{x});
+  EXPECT_NE(marked(derivative), marked(GiNaC::sin(x)));
+  EXPECT_NE(canonical_text(derivative), canonical_text(GiNaC::sin(x)));
+  EXPECT_NE(marked(GiNaC::matrix(1, 2, GiNaC::lst{a, b})),
+            marked(GiNaC::matrix(2, 1, GiNaC::lst{a, b})));
+  EXPECT_NE(marked(GiNaC::Pi), marked(GiNaC::symbol("Pi")));
+  // Numbers exactly: the next double, a rational, an integer and its float.
+  const double tenth = 0.1;
+  EXPECT_NE(marked(GiNaC::numeric(tenth) * x),
+            marked(GiNaC::numeric(std::nextafter(tenth, 1.0)) * x));
+  EXPECT_NE(marked(GiNaC::numeric(1, 3) * x), marked(GiNaC::numeric(1.0 / 3) * x));
+  EXPECT_NE(marked(2 * x), marked(GiNaC::numeric(2.0) * x));
+  EXPECT_EQ(marked(-GiNaC::numeric(1, 12) * x), "-(n4:1/12)*s1:x");
+  // The sign of a sum factor, as in ASumFactorsSignDoesNotShowInTheText.
+  GiNaC::symbol r("r"), f("f"), l("l");
+  const GiNaC::ex c = GiNaC::cos(l);
+  const GiNaC::ex one = GiNaC::mul(GiNaC::exvector{c, r - f}).hold();
+  const GiNaC::ex other = GiNaC::mul(GiNaC::exvector{GiNaC::ex(-1), c, f - r}).hold();
+  EXPECT_EQ(marked(one), marked(other));
+  EXPECT_EQ(marked(1 + one), marked(1 + other));
+  EXPECT_NE(marked(one), marked(GiNaC::mul(c, f - r).hold()));
 }
 
 class CanonicalTextCli : public appell::test_support::ScratchDirTest {};

@@ -3,16 +3,14 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-#include <charconv>
 #include <filesystem>
-#include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
 
 #include "appell/codegen/cpp_generator.hpp"
 #include "appell/principles/recursive_dynamics.hpp"
-#include "appell/sym/canonical_order.hpp"
+#include "appell/sym/canonical_text.hpp"
 
 #ifndef APPELL_VERSION
 #error "APPELL_VERSION is defined by CMakeLists.txt for this file"
@@ -23,9 +21,9 @@ namespace appell::jit {
 namespace {
 
 // What is written, with the marks that keep two different contents apart: every name and
-// every printed number is length-prefixed ("5:dot(u)"), every list says how long it is, every
-// node of an expression starts with a mark of its kind; so no two different sequences of
-// writes give the same text.
+// every expression's text is length-prefixed ("5:dot(u)"), every list says how long it is, and
+// an expression's text marks each of its names and numbers with its kind and length
+// (sym::TextStyle::Marked); so no two different sequences of writes give the same text.
 class Content {
  public:
   void mark(const char* text) { out_ += text; }
@@ -39,44 +37,12 @@ class Content {
     out_ += std::to_string(n);
     out_ += ';';
   }
-  void number(double value) {
-    char buffer[32];
-    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
-    name(std::string(buffer, end));
-  }
-
-  // An expression by its structure: the operands of sums and products in the structural order
-  // (sym::CanonicalOrder), which is the same in every run, whatever order GiNaC keeps them in.
+  // An expression by sym::canonical_text, marked (every name and number with its kind and
+  // length): the same text in every run whatever order and signs GiNaC keeps its operands in,
+  // and numbers exact.
   void expression(const GiNaC::ex& e) {
-    if (GiNaC::is_a<GiNaC::numeric>(e)) {
-      // GiNaC's (CLN's) text of a number is exact: a rational as p/q, a float with all its digits.
-      std::ostringstream text;
-      text << e;
-      mark("n");
-      name(text.str());
-    } else if (GiNaC::is_a<GiNaC::symbol>(e)) {
-      mark("s");
-      name(GiNaC::ex_to<GiNaC::symbol>(e).get_name());
-    } else if (GiNaC::is_a<GiNaC::constant>(e)) {
-      std::ostringstream text;
-      text << e;
-      mark("k");
-      name(text.str());
-    } else if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
-      mark(GiNaC::is_a<GiNaC::add>(e) ? "+" : "*");
-      operands(order_.operands(e));
-    } else if (GiNaC::is_a<GiNaC::function>(e)) {
-      mark("f");
-      name(GiNaC::ex_to<GiNaC::function>(e).get_name());
-      in_order(e);
-    } else if (GiNaC::is_a<GiNaC::matrix>(e)) {
-      matrix(GiNaC::ex_to<GiNaC::matrix>(e));
-    } else {
-      // A power, and whatever else: its operands in their own (meaningful) order.
-      mark("o");
-      name(GiNaC::ex_to<GiNaC::basic>(e).class_name());
-      in_order(e);
-    }
+    mark("e");
+    name(sym::canonical_text(e, sym::TextStyle::Marked));
   }
   void matrix(const GiNaC::matrix& m) {
     mark("m");
@@ -98,17 +64,7 @@ class Content {
   const std::string& text() const { return out_; }
 
  private:
-  void operands(const GiNaC::exvector& list) {
-    count(list.size());
-    for (const auto& e : list) expression(e);
-  }
-  void in_order(const GiNaC::ex& e) {
-    count(e.nops());
-    for (std::size_t i = 0; i < e.nops(); ++i) expression(e.op(i));
-  }
-
   std::string out_;
-  sym::CanonicalOrder order_;
 };
 
 // The build of appell that generates the code: its version, and the file this function is in
@@ -200,9 +156,9 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
   if (!reason.empty())
     throw std::invalid_argument("jit::dynamics_content: the recursions do not cover " + reason);
   Content c;
-  // Version 3 of this layout (2: the constraints, 3: the speeds); its number changes with the
-  // layout.
-  c.mark("appell jit dynamics content 3\n");
+  // Version 4 of this layout (2: the constraints, 3: the speeds, 4: expressions by
+  // sym::canonical_text); its number changes with the layout.
+  c.mark("appell jit dynamics content 4\n");
   c.name(generator_identity());
   c.mark("\nparameters");
   c.count(m.parameters.size());
@@ -261,15 +217,13 @@ std::string dynamics_content(const model::Model& m, const model::Values& values)
   c.count(m.loads.size());
   for (const auto& load : m.loads) write_load(c, load);
   // Their rows and levels are code (constraints(), constraint_manifold()); their names are not.
-  // Expanded: GiNaC's tree of a constraint is not the same in every run (whether −(a − b)·c keeps
-  // its sign outside the sum or takes it in follows the order GiNaC keeps the terms in: Bricard's
-  // closures), its expansion is. Constraints equal once expanded share their code (it agrees to
-  // rounding); a constraint is a few terms, so expanding costs nothing worth counting.
+  // As written: GiNaC keeps Bricard's closures with −(a − b)·c in one run and (b − a)·c in the
+  // next, which canonical_text writes alike.
   c.mark("\nconstraints");
   c.count(m.constraints.size());
   for (const auto& constraint : m.constraints) {
     c.mark(constraint.kind == model::Constraint::Kind::Holonomic ? "h" : "g");
-    c.expression(constraint.expression.expand());
+    c.expression(constraint.expression);
   }
   // Generalized speeds: the code is written in them (each one's definition, and q̇ = W u).
   c.mark("\nspeeds");

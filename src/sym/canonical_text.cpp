@@ -13,19 +13,17 @@ namespace {
 
 class Writer {
  public:
+  explicit Writer(TextStyle style) : style_(style) {}
+
   std::string text(const GiNaC::ex& e) {
-    if (GiNaC::is_a<GiNaC::add>(e)) {
-      std::string out;
-      for (const std::string& t : term_texts(e)) {
-        if (out.empty())
-          out = t;
-        else if (!t.empty() && t[0] == '-')
-          out += " - " + t.substr(1);
-        else
-          out += " + " + t;
-      }
-      return out;
+    if (GiNaC::is_a<GiNaC::numeric>(e)) {
+      // A negative number as its magnitude after a minus sign (GiNaC writes it so too), so that a
+      // sum or a product sees its sign as it sees any other term's or factor's.
+      const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
+      if (n.is_real() && n.is_negative()) return "-" + leaf(-n);
+      return leaf(e);
     }
+    if (GiNaC::is_a<GiNaC::add>(e)) return joined(signed_terms(e));
     if (GiNaC::is_a<GiNaC::mul>(e)) {
       // The factors flattened, each written with its sign moved to the product, then put in the
       // order of their texts (numbers, then names and functions, then groups): GiNaC may hand a
@@ -37,21 +35,76 @@ class Writer {
       std::sort(factors.begin(), factors.end());
       std::string out;
       for (const auto& [rank, f] : factors) out += (out.empty() ? "" : "*") + f;
-      if (out.empty()) out = "1";
+      if (out.empty()) out = leaf(GiNaC::ex(1));
       return negative ? "-" + out : out;
     }
     if (GiNaC::is_a<GiNaC::power>(e)) return grouped(e.op(0)) + "^" + grouped(e.op(1));
-    if (GiNaC::is_a<GiNaC::function>(e)) {
-      std::string out = GiNaC::ex_to<GiNaC::function>(e).get_name() + "(";
-      for (std::size_t i = 0; i < e.nops(); ++i) out += (i ? ", " : "") + text(e.op(i));
-      return out + ")";
+    if (GiNaC::is_a<GiNaC::fderivative>(e)) {
+      // D[0,1](f)(x, y), as GiNaC writes it: the derivative's indices keep it apart from f(x, y).
+      std::string out = "D[";
+      bool first = true;
+      for (const unsigned i : GiNaC::ex_to<GiNaC::fderivative>(e).derivatives()) {
+        out += (first ? "" : ",") + std::to_string(i);
+        first = false;
+      }
+      return out + "](" + name('f', GiNaC::ex_to<GiNaC::function>(e).get_name()) + ")" +
+             arguments(e);
     }
-    std::ostringstream leaf;
-    leaf << e;
-    return leaf.str();
+    if (GiNaC::is_a<GiNaC::function>(e))
+      return name('f', GiNaC::ex_to<GiNaC::function>(e).get_name()) + arguments(e);
+    if (style_ == TextStyle::Marked && !GiNaC::is_a<GiNaC::symbol>(e) &&
+        !GiNaC::is_a<GiNaC::constant>(e)) {
+      // Any other node by its kind (a matrix with its shape) and its operands in their own order.
+      std::string kind = GiNaC::ex_to<GiNaC::basic>(e).class_name();
+      if (GiNaC::is_a<GiNaC::matrix>(e)) {
+        const auto& m = GiNaC::ex_to<GiNaC::matrix>(e);
+        kind += "[" + std::to_string(m.rows()) + "," + std::to_string(m.cols()) + "]";
+      }
+      return name('o', kind) + arguments(e);
+    }
+    return leaf(e);
   }
 
  private:
+  // A sum's term: its text without its sign, and the sign.
+  struct Term {
+    std::string text;
+    bool minus;
+    bool operator<(const Term& other) const {
+      return text != other.text ? text < other.text : minus < other.minus;
+    }
+  };
+
+  // The terms of a sum in the order of their texts without the sign (then the positive first):
+  // for the same reason as a product's factors, a term's text does not depend on how GiNaC holds
+  // it, its place among the operands may.
+  std::vector<Term> signed_terms(const GiNaC::ex& sum) {
+    std::vector<Term> terms;
+    for (const GiNaC::ex& term : order_.operands(sum)) {
+      std::string t = text(term);
+      const bool minus = !t.empty() && t[0] == '-';
+      terms.push_back({minus ? t.substr(1) : std::move(t), minus});
+    }
+    std::sort(terms.begin(), terms.end());
+    return terms;
+  }
+
+  // The sum of `terms`, negated when `negate` (each sign turned, in the order that gives).
+  static std::string joined(std::vector<Term> terms, bool negate = false) {
+    if (negate) {
+      for (Term& t : terms) t.minus = !t.minus;
+      std::sort(terms.begin(), terms.end());
+    }
+    std::string out;
+    for (const Term& t : terms) {
+      if (out.empty())
+        out = (t.minus ? "-" : "") + t.text;
+      else
+        out += (t.minus ? " - " : " + ") + t.text;
+    }
+    return out;
+  }
+
   // The factors of the product `e`, nested products flattened, each with its rank (0 a number,
   // 1 a name or function, 2 a group) and its text without a sign; `negative` flips with each
   // sign taken out.
@@ -62,8 +115,15 @@ class Writer {
         collect_factors(factor, negative, out);
         continue;
       }
-      if (factor.is_equal(-1)) {
-        negative = !negative;
+      if (GiNaC::is_a<GiNaC::numeric>(factor)) {
+        // The coefficient by its magnitude: GiNaC keeps −1/3·c·(a − b) or 1/3·c·(b − a).
+        GiNaC::numeric n = GiNaC::ex_to<GiNaC::numeric>(factor);
+        if (n.is_real() && n.is_negative()) {
+          negative = !negative;
+          n = -n;
+        }
+        if (n.is_integer() && n.is_equal(1)) continue;
+        out.emplace_back(0, grouped(n));
         continue;
       }
       std::string f = sign_normalized(factor, negative);
@@ -71,32 +131,8 @@ class Writer {
         negative = !negative;
         f = f.substr(1);
       }
-      if (f == "1") continue;
-      const int rank = GiNaC::is_a<GiNaC::numeric>(factor) ? 0 : (f[0] == '(' ? 2 : 1);
-      out.emplace_back(rank, f);
+      out.emplace_back(!f.empty() && f[0] == '(' ? 2 : 1, f);
     }
-  }
-
-  // The texts of a sum's terms in the order of their texts without the sign (then the positive
-  // first): for the same reason as a product's factors, a term's text does not depend on how
-  // GiNaC holds it, its place among the operands may.
-  std::vector<std::string> term_texts(const GiNaC::ex& sum) {
-    std::vector<std::pair<std::string, std::string>> keyed;
-    for (const GiNaC::ex& term : order_.operands(sum)) {
-      std::string t = text(term);
-      const bool minus = !t.empty() && t[0] == '-';
-      keyed.emplace_back((minus ? t.substr(1) : t) + (minus ? "\x01" : ""), std::move(t));
-    }
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<std::string> texts;
-    for (auto& [key, t] : keyed) texts.push_back(std::move(t));
-    return texts;
-  }
-
-  // Whether a sum's first term (term_texts' order) is written with a minus sign.
-  bool leads_negative(const GiNaC::ex& sum) {
-    const auto terms = term_texts(sum);
-    return !terms.empty() && !terms.front().empty() && terms.front()[0] == '-';
   }
 
   // A factor of a product, grouped. GiNaC keeps a sum factor with either sign, by its hash order
@@ -104,15 +140,20 @@ class Writer {
   // one, whose first term is negative is written negated, the sign moved to the product
   // (`negative` flips), so that the text does not depend on it.
   std::string sign_normalized(const GiNaC::ex& factor, bool& negative) {
-    if (GiNaC::is_a<GiNaC::add>(factor) && leads_negative(factor)) {
-      negative = !negative;
-      return grouped(-factor);
+    if (GiNaC::is_a<GiNaC::add>(factor)) {
+      const auto terms = signed_terms(factor);
+      const bool leads_negative = !terms.empty() && terms.front().minus;
+      if (leads_negative) negative = !negative;
+      return "(" + joined(terms, leads_negative) + ")";
     }
     if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::add>(factor.op(0)) &&
         GiNaC::is_a<GiNaC::numeric>(factor.op(1)) &&
-        GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_integer() && leads_negative(factor.op(0))) {
-      if (GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_odd()) negative = !negative;
-      return "(" + text(-factor.op(0)) + ")^" + grouped(factor.op(1));
+        GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_integer()) {
+      const auto terms = signed_terms(factor.op(0));
+      const bool leads_negative = !terms.empty() && terms.front().minus;
+      if (leads_negative && GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_odd())
+        negative = !negative;
+      return "(" + joined(terms, leads_negative) + ")^" + grouped(factor.op(1));
     }
     return grouped(factor);
   }
@@ -126,11 +167,39 @@ class Writer {
     return compound ? "(" + t + ")" : t;
   }
 
+  // A function's (or another node's) operands in their own order, in parentheses.
+  std::string arguments(const GiNaC::ex& e) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < e.nops(); ++i) out += (i ? ", " : "") + text(e.op(i));
+    return out + ")";
+  }
+
+  // A name (`kind` 's' a symbol, 'k' a constant, 'f' a function, 'o' another kind of node) or a
+  // number ('n') as written: marked, it says its kind and length so that no character of it
+  // (a name may hold any) reads as syntax.
+  std::string name(char kind, const std::string& written) const {
+    if (style_ == TextStyle::Readable) return written;
+    return kind + std::to_string(written.size()) + ":" + written;
+  }
+
+  // A symbol, a constant or a number (GiNaC's (CLN's) text of a number is exact: a rational as
+  // p/q, a float with the digits that read back as the same float), or in the readable style
+  // whatever else as GiNaC prints it.
+  std::string leaf(const GiNaC::ex& e) const {
+    if (GiNaC::is_a<GiNaC::symbol>(e)) return name('s', GiNaC::ex_to<GiNaC::symbol>(e).get_name());
+    std::ostringstream written;
+    written << e;
+    if (GiNaC::is_a<GiNaC::numeric>(e)) return name('n', written.str());
+    if (GiNaC::is_a<GiNaC::constant>(e)) return name('k', written.str());
+    return written.str();
+  }
+
+  TextStyle style_;
   CanonicalOrder order_;
 };
 
 }  // namespace
 
-std::string canonical_text(const GiNaC::ex& e) { return Writer().text(e); }
+std::string canonical_text(const GiNaC::ex& e, TextStyle style) { return Writer(style).text(e); }
 
 }  // namespace appell::sym

@@ -7,14 +7,15 @@
 // gravity, loads, constraints, parameters with their defaults, coordinates, inputs, prescribed
 // functions), the functions the values drive by expressions of t (those are generated as code;
 // numbers cross at run time, so one library serves every `--set`), and the build of appell that
-// generates it. The
-// content is written canonically: expressions by their structure, the operands of sums and
-// products in sym::CanonicalOrder (never GiNaC's order, which changes from run to run), every
-// name and number length-prefixed or delimited, so that two models whose code differs never
-// write the same content, and the layout of a model file (whitespace, comments, the order of keys
-// in a mapping) never reaches it. What never reaches the code is left out: the model's name,
-// description and file, source locations, coordinate limits and initial values, the names of
-// constraints, the shapes of inertias and the visuals.
+// generates it. The content is written canonically: expressions by sym::canonical_text (marked:
+// every name and number with its kind and length; numbers exact), which writes them alike
+// whatever order GiNaC keeps the operands of sums and products in and wherever it keeps the sign
+// of a sum factor (both change from run to run), every name and list length-prefixed or
+// delimited, so that two models whose code differs never write the same content, and the layout
+// of a model file (whitespace, comments, the order of keys in a mapping) never reaches it. What
+// never reaches the code is left out: the model's name, description and file, source locations,
+// coordinate limits and initial values, the names of constraints, the shapes of inertias and the
+// visuals.
 #pragma once
 
 #include <string>
