@@ -15,9 +15,9 @@ enum class TextStyle {
   Readable,
   /// Each marked with its kind and length, `s3:phi` (a symbol), `k2:Pi` (a constant), `n4:1/12`
   /// (a number), `f3:sin(...)` (a function), and any other kind of node by its class name
-  /// (`o6:matrix[2,2](...)`) and its operands: whatever characters a name holds, none reads as
-  /// syntax, so two expressions with different texts are different trees (but for the sign of a
-  /// sum factor and the order of operands, see below) and one text is one expression. For a key.
+  /// (`o11:matrix[2,2](...)`) and its operands: whatever characters a name holds, none reads as
+  /// syntax, so one text is one expression (up to what the text leaves out by design: the order
+  /// of operands, how products nest, where GiNaC keeps a sign). For a key (jit::dynamics_content).
   Marked,
 };
 
