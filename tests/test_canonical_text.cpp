@@ -90,6 +90,37 @@ TEST(CanonicalText, ANegativeCoefficientsSignIsTheProducts) {
   }
 }
 
+// An integer power of a sum is kept by GiNaC as (a − b)ⁿ or (b − a)ⁿ, anywhere (not only as a
+// factor of a product); and a term −x² must read as a minus and the text of x², or a sum with
+// squares of both signs orders its terms one way in one run and another in the next (the rotation
+// of a quaternion frame: (e0² + e1² − e2² − e3²)·c or −(e2² + e3² − e0² − e1²)·c). One text for
+// each pair, which reads back as the expression.
+TEST(CanonicalText, PowersAndSquaresReadTheSameWhicheverSignGiNaCKeeps) {
+  GiNaC::symbol r("r"), f("f"), l("l"), e0("e0"), e1("e1"), e2("e2"), e3("e3");
+  const GiNaC::ex c = GiNaC::cos(l);
+  const GiNaC::ex x = GiNaC::pow(e0, 2) + GiNaC::pow(e1, 2) - GiNaC::pow(e2, 2) - GiNaC::pow(e3, 2);
+  const std::vector<std::pair<GiNaC::ex, GiNaC::ex>> pairs = {
+      {GiNaC::power(r - f, 2).hold(), GiNaC::power(f - r, 2).hold()},
+      {GiNaC::power(r - f, 3).hold(),
+       GiNaC::mul(GiNaC::ex(-1), GiNaC::power(f - r, 3).hold()).hold()},
+      {GiNaC::mul(c, x).hold(), GiNaC::mul(GiNaC::exvector{GiNaC::ex(-1), c, -x}).hold()},
+  };
+  GiNaC::lst symbols{r, f, l, e0, e1, e2, e3};
+  for (const auto& [one, other] : pairs) {
+    ASSERT_FALSE(one.is_equal(other));
+    for (const auto style : {appell::sym::TextStyle::Readable, appell::sym::TextStyle::Marked}) {
+      EXPECT_EQ(canonical_text(one, style), canonical_text(other, style)) << one << " " << other;
+      EXPECT_EQ(canonical_text(l + one, style), canonical_text(l + other, style));
+    }
+    const GiNaC::ex read = GiNaC::ex(canonical_text(other), symbols);
+    EXPECT_TRUE((read - one).expand().is_zero()) << canonical_text(other);
+  }
+  // A negative exponent in a product reads back (GiNaC reads x^-1*y as x^(-y)).
+  const GiNaC::ex quotient = l / (r - f) * GiNaC::pow(e0, -2);
+  const GiNaC::ex read = GiNaC::ex(canonical_text(quotient), symbols);
+  EXPECT_TRUE((read - quotient).normal().is_zero()) << canonical_text(quotient);
+}
+
 // Marked (for a key), names and numbers say their kind and length: what reads alike in GiNaC's
 // syntax (a name holding an operator, f(x) and its derivative D[0](f)(x), a matrix's shape) is
 // told apart, a number is written exactly (the next double up is another text), and the text is

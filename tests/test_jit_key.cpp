@@ -1,8 +1,8 @@
 // The JIT cache key writes every expression of a model by sym::canonical_text (marked): the key
 // is one whichever sign GiNaC keeps a sum factor of a product with (which changes from run to
 // run) in a rotation, a load and a constraint, while the other sign is another key; a number
-// changed in its last digit is another key; and Bricard's closures give one key, so one compiled
-// library, in five processes.
+// changed in its last digit is another key; and Bricard's closures and quaternion frames give
+// one key, so one compiled library, in five processes.
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -151,25 +151,30 @@ TEST(JitKey, ANumberChangedInItsLastDigitChangesTheKey) {
   }
 }
 
-// Bricard's closures are held by GiNaC in another tree from run to run (the sign of a sum factor
-// inside or outside it): five processes, each its own address-space layout, compile one library.
+// GiNaC holds Bricard's closures in another tree from run to run (the sign of a sum factor
+// inside or outside it), and a quaternion frame's rotation too (e0² + e1² − e2² − e3² times a
+// factor, or the negated sum with the sign outside; the squares written alike whatever their
+// sign): five processes, each its own address-space layout, compile one library a model.
 class JitKeyCli : public test_support::ScratchDirTest {};
 
-TEST_F(JitKeyCli, BricardsKeyIsOneInFiveProcesses) {
+TEST_F(JitKeyCli, BricardsAndAQuaternionFramesKeysAreOneInFiveProcesses) {
   if (!test_support::have_compiler()) GTEST_SKIP() << "no C compiler";
   const fs::path cache = dir_ / "cache";
   ::setenv("APPELL_CACHE_DIR", cache.c_str(), 1);
-  for (int run = 0; run < 5; ++run) {
-    const auto r =
-        test_support::run_cli("simulate " + std::string(APPELL_EXAMPLES_DIR) +
-                              "/bricard.yaml --t-end 0.01 --out " + (dir_ / "out.csv").string());
-    EXPECT_EQ(r.code, 0) << r.out;
-    EXPECT_NE(r.out.find("(jit)"), std::string::npos) << r.out;
-    std::size_t libraries = 0;
-    for (const auto& entry : fs::directory_iterator(cache / "jit"))
-      libraries += entry.path().extension() == ".so";
-    EXPECT_EQ(libraries, 1u) << "run " << run << " compiled under another key";
-  }
+  const std::vector<std::string> models = {"bricard.yaml", "speeds/free_box_quaternion.yaml",
+                                           "speeds/damped_cube.yaml"};
+  for (std::size_t k = 0; k < models.size(); ++k)
+    for (int run = 0; run < 5; ++run) {
+      SCOPED_TRACE(models[k] + ", run " + std::to_string(run));
+      const auto r =
+          test_support::run_cli("simulate " + std::string(APPELL_EXAMPLES_DIR) + "/" + models[k] +
+                                " --t-end 0.01 --out " + (dir_ / "out.csv").string());
+      EXPECT_EQ(r.code, 0) << r.out;
+      std::size_t libraries = 0;
+      for (const auto& entry : fs::directory_iterator(cache / "jit"))
+        libraries += entry.path().extension() == ".so";
+      EXPECT_EQ(libraries, k + 1) << "compiled under another key";
+    }
   ::unsetenv("APPELL_CACHE_DIR");
 }
 

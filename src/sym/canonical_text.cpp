@@ -38,7 +38,20 @@ class Writer {
       if (out.empty()) out = leaf(GiNaC::ex(1));
       return negative ? "-" + out : out;
     }
-    if (GiNaC::is_a<GiNaC::power>(e)) return grouped(e.op(0)) + "^" + grouped(e.op(1));
+    if (GiNaC::is_a<GiNaC::power>(e)) {
+      // An integer power of a sum whose first term is negative is written of the negated sum
+      // (with a minus sign for an odd power): GiNaC keeps (a − b)² or (b − a)², as it keeps a sum
+      // factor of a product with either sign.
+      if (GiNaC::is_a<GiNaC::add>(e.op(0)) && GiNaC::is_a<GiNaC::numeric>(e.op(1)) &&
+          GiNaC::ex_to<GiNaC::numeric>(e.op(1)).is_integer()) {
+        const auto terms = signed_terms(e.op(0));
+        const bool leads_negative = !terms.empty() && terms.front().minus;
+        const std::string power = "(" + joined(terms, leads_negative) + ")^" + grouped(e.op(1));
+        return leads_negative && GiNaC::ex_to<GiNaC::numeric>(e.op(1)).is_odd() ? "-" + power
+                                                                                : power;
+      }
+      return grouped(e.op(0)) + "^" + grouped(e.op(1));
+    }
     if (GiNaC::is_a<GiNaC::fderivative>(e)) {
       // D[0,1](f)(x, y), as GiNaC writes it: the derivative's indices keep it apart from f(x, y).
       std::string out = "D[";
@@ -135,10 +148,12 @@ class Writer {
     }
   }
 
-  // A factor of a product, grouped. GiNaC keeps a sum factor with either sign, by its hash order
-  // (−cos(λ)·(−rR + rF) in one run, cos(λ)·(rR − rF) in the next): a sum, or an integer power of
-  // one, whose first term is negative is written negated, the sign moved to the product
-  // (`negative` flips), so that the text does not depend on it.
+  // A factor of a product other than a number or a product: a sum in parentheses, anything else
+  // as it is written alone (a power too: "^" binds before "*", and a term −x² must read as the
+  // sign and the text of x², for its sum to order its terms by their texts without the sign).
+  // GiNaC keeps a sum factor with either sign, by its hash order (−cos(λ)·(−rR + rF) in one run,
+  // cos(λ)·(rR − rF) in the next): a sum whose first term is negative is written negated, the
+  // sign moved to the product (`negative` flips), so that the text does not depend on it.
   std::string sign_normalized(const GiNaC::ex& factor, bool& negative) {
     if (GiNaC::is_a<GiNaC::add>(factor)) {
       const auto terms = signed_terms(factor);
@@ -146,24 +161,18 @@ class Writer {
       if (leads_negative) negative = !negative;
       return "(" + joined(terms, leads_negative) + ")";
     }
-    if (GiNaC::is_a<GiNaC::power>(factor) && GiNaC::is_a<GiNaC::add>(factor.op(0)) &&
-        GiNaC::is_a<GiNaC::numeric>(factor.op(1)) &&
-        GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_integer()) {
-      const auto terms = signed_terms(factor.op(0));
-      const bool leads_negative = !terms.empty() && terms.front().minus;
-      if (leads_negative && GiNaC::ex_to<GiNaC::numeric>(factor.op(1)).is_odd())
-        negative = !negative;
-      return "(" + joined(terms, leads_negative) + ")^" + grouped(factor.op(1));
-    }
-    return grouped(factor);
+    return text(factor);
   }
 
-  // A sum, product, power or fraction in parentheses (as an operand of a product or power).
+  // A sum, product, power, fraction or anything written with a leading minus in parentheses (as
+  // a coefficient of a product, or the base or exponent of a power: GiNaC reads x^-1*y as
+  // x^(-y)).
   std::string grouped(const GiNaC::ex& e) {
     const std::string t = text(e);
     const bool compound =
         GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e) || GiNaC::is_a<GiNaC::power>(e) ||
-        (GiNaC::is_a<GiNaC::numeric>(e) && !GiNaC::ex_to<GiNaC::numeric>(e).is_integer());
+        (GiNaC::is_a<GiNaC::numeric>(e) && !GiNaC::ex_to<GiNaC::numeric>(e).is_integer()) ||
+        (!t.empty() && t[0] == '-');
     return compound ? "(" + t + ")" : t;
   }
 

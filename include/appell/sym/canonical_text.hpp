@@ -25,12 +25,15 @@ enum class TextStyle {
 /// exactly, a rational as p/q, a float with the digits that read back as the same float), the
 /// same text in every run whatever order and signs GiNaC keeps the operands in (they depend on
 /// the order symbols were created in): a product's factors are flattened and written numbers
-/// first, then names and functions, then groups, each group in the order of the texts; a sum's
-/// terms in the order of their texts without the sign. Signs are moved out to the product: a
-/// negative number's, and that of a sum factor of a product (or an integer power of one) whose
-/// first term is negative, which is written negated, since GiNaC keeps such a factor with either
-/// sign (and −1/3·c·(a − b) or 1/3·c·(b − a)). A sum's negative terms are written "a - b"; a sum,
-/// product, power or fraction inside a product or a power is parenthesised.
+/// first, then names, functions and powers, then groups, each group in the order of the texts; a
+/// sum's terms in the order of their texts without the sign (a term's text is the same whichever
+/// sign it has). Signs GiNaC places by hash order are moved out: a negative coefficient's to its
+/// product; a sum factor of a product whose first term is negative is written negated with the
+/// product's sign flipped (GiNaC keeps −c·(a − b) or c·(b − a), and −1/3·c·(a − b) or
+/// 1/3·c·(b − a)); an integer power of such a sum, anywhere, is written of the negated sum, with
+/// a minus for an odd power ((a − b)² or (b − a)²). A sum's negative terms are written "a - b";
+/// a sum or fraction inside a product, and a sum, product, power, fraction or negative inside a
+/// power, is parenthesised.
 std::string canonical_text(const GiNaC::ex& e, TextStyle style = TextStyle::Readable);
 
 }  // namespace appell::sym
