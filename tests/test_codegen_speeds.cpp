@@ -24,6 +24,7 @@
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/speeds.hpp"
 #include "support/c_compiler.hpp"
+#include "support/spawn_cli.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -43,12 +44,7 @@ std::shared_ptr<const model::Model> load(const std::string& name) {
   return io::read_model_file(examples + "/speeds/" + name);
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_text(const fs::path& path) { return test_support::file_text(path.string()); }
 
 int exit_code(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 

@@ -301,24 +301,33 @@ TEST(DynamicsSpeeds, ThreadsSharingOneDynamicsGetTheBitsOfOneThread) {
     }
 }
 
+// A run of examples/speeds/free_box_quaternion.yaml spun near its intermediate axis (it flips),
+// rows every 0.5 s at tolerances 1e-10.
+num::SimulationOptions tumbling_box_run(double t_end) {
+  num::SimulationOptions options;
+  options.t_end = t_end;
+  options.output_step = 0.5;
+  options.rtol = options.atol = 1e-10;
+  options.u0 = {0.1, 0.0, -0.05, 0.01, 3.0, 0.02};
+  return options;
+}
+
+// Each row's (q, speeds, E) kept in `into`.
+num::RowCallback keep(std::vector<Eigen::VectorXd>& into) {
+  return [&into](const num::SimulationRow& row) {
+    Eigen::VectorXd y(row.q.size() + row.v.size() + 1);
+    y << row.q, row.v, row.total;
+    into.push_back(y);
+  };
+}
+
 // The box of examples/speeds/free_box_quaternion.yaml spun near its intermediate axis flips
 // (Dzhanibekov): E = T is kept by the integration through the recursions, which follow the
 // formed equations' run.
 TEST(DynamicsSpeeds, SimulationKeepsTheEnergyOfAFreeBodyAndFollowsTheFormedEquations) {
   const auto model = io::read_model_file(examples + "/speeds/free_box_quaternion.yaml");
-  num::SimulationOptions options;
-  options.t_end = 20.0;
-  options.output_step = 0.5;
-  options.rtol = options.atol = 1e-10;
-  options.u0 = {0.1, 0.0, -0.05, 0.01, 3.0, 0.02};
+  const num::SimulationOptions options = tumbling_box_run(20.0);
   std::vector<Eigen::VectorXd> recursions, formed;
-  auto keep = [](std::vector<Eigen::VectorXd>& into) {
-    return [&into](const num::SimulationRow& row) {
-      Eigen::VectorXd y(row.q.size() + row.v.size());
-      y << row.q, row.v;
-      into.push_back(y);
-    };
-  };
   const auto result = num::simulate(model, options, keep(recursions));
   EXPECT_TRUE(result.conservative) << result.not_conservative_because;
   EXPECT_GT(result.initial_energy, 0.0);
@@ -496,19 +505,8 @@ TEST(DynamicsSpeedsJit, CompiledInTheSpeedsAgreesWithTheRecursionsInterpreted) {
 
   // The free box tumbling for 5 s by the compiled code: the interpreted run's motion and energy.
   const auto box = io::read_model_file(examples + "/speeds/free_box_quaternion.yaml");
-  num::SimulationOptions run;
-  run.t_end = 5.0;
-  run.output_step = 0.5;
-  run.rtol = run.atol = 1e-10;
-  run.u0 = {0.1, 0.0, -0.05, 0.01, 3.0, 0.02};
+  num::SimulationOptions run = tumbling_box_run(5.0);
   std::vector<Eigen::VectorXd> by_jit, by_recursions;
-  auto keep = [](std::vector<Eigen::VectorXd>& into) {
-    return [&into](const num::SimulationRow& row) {
-      Eigen::VectorXd y(row.q.size() + row.v.size() + 1);
-      y << row.q, row.v, row.total;
-      into.push_back(y);
-    };
-  };
   num::simulate(box, run, keep(by_recursions));
   run.dynamics = std::make_shared<const num::Dynamics>(jit::compile_dynamics(box, {}, options));
   ASSERT_STREQ(run.dynamics->kind(), "jit");

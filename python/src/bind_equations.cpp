@@ -598,22 +598,32 @@ py::array_t<double> dynamics_inverse(const DynamicsHandle& d, const ArrayLike& q
   return out;
 }
 
+// A matrix (rows × cols) and a vector (rows) per state, from `fill(t, q, rates, matrix, vector,
+// work)`: shapes (rows, cols) and (rows,), or (k, rows, cols) and (k, rows).
+template <typename Fill>
+py::tuple matrix_and_vector(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
+                            const Time& t, std::size_t rows, std::size_t cols, Fill&& fill) {
+  const States s = states(d.n, d.p, q, qd, t, d.rate());
+  py::array_t<double> matrix = matrices(s, rows, cols);
+  py::array_t<double> vector = vectors(s, rows);
+  double* mp = matrix.mutable_data();
+  double* vp = vector.mutable_data();
+  num::DynamicsWorkspace work;
+  Eigen::MatrixXd mv;
+  Eigen::VectorXd vv;
+  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
+    fill(s.time(i), qv, qdv, mv, vv, work);
+    store_matrix(mp, i, mv);  // numpy's row-major (M is symmetric, but stay exact)
+    Eigen::Map<Eigen::VectorXd>(vp + i * rows, vv.size()) = vv;
+  });
+  return py::make_tuple(matrix, vector);
+}
+
 py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const ArrayLike& q,
                                     const ArrayLike& qd, const Time& t) {
-  const States s = states(d.n, d.p, q, qd, t, d.rate());
-  py::array_t<double> M = matrices(s, d.p, d.p);
-  py::array_t<double> f = vectors(s, d.p);
-  double* Mp = M.mutable_data();
-  double* fp = f.mutable_data();
-  num::DynamicsWorkspace work;
-  Eigen::MatrixXd Mv;
-  Eigen::VectorXd fv;
-  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    d.dynamics->mass_matrix_and_forcing(s.time(i), qv, qdv, Mv, fv, work);
-    store_matrix(Mp, i, Mv);  // numpy's row-major: M is symmetric, but stay exact
-    Eigen::Map<Eigen::VectorXd>(fp + i * d.p, fv.size()) = fv;
+  return matrix_and_vector(d, q, qd, t, d.p, d.p, [&](auto&&... call) {
+    d.dynamics->mass_matrix_and_forcing(call...);
   });
-  return py::make_tuple(M, f);
 }
 
 py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q, const Time& t) {
@@ -633,20 +643,8 @@ py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q
 // (A, b) of A q'' = b (A u' = b in the speeds): (m, p) and (m,), or (k, m, p) and (k, m).
 py::tuple dynamics_constraints(const DynamicsHandle& d, const ArrayLike& q, const ArrayLike& qd,
                                const Time& t) {
-  const States s = states(d.n, d.p, q, qd, t, d.rate());
-  py::array_t<double> A = matrices(s, d.m, d.p);
-  py::array_t<double> b = vectors(s, d.m);
-  double* Ap = A.mutable_data();
-  double* bp = b.mutable_data();
-  num::DynamicsWorkspace work;
-  Eigen::MatrixXd Av;
-  Eigen::VectorXd bv;
-  over_states(s, [&](std::size_t i, const Eigen::VectorXd& qv, const Eigen::VectorXd& qdv) {
-    d.dynamics->constraints(s.time(i), qv, qdv, Av, bv, work);
-    store_matrix(Ap, i, Av);
-    Eigen::Map<Eigen::VectorXd>(bp + i * d.m, bv.size()) = bv;
-  });
-  return py::make_tuple(A, b);
+  return matrix_and_vector(d, q, qd, t, d.m, d.p,
+                           [&](auto&&... call) { d.dynamics->constraints(call...); });
 }
 
 // q' = W(q, t) u: (n,) or (k, n).
