@@ -24,9 +24,9 @@
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/speeds.hpp"
 #include "support/c_compiler.hpp"
-#include "support/spawn_cli.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
+#include "support/spawn_cli.hpp"
 
 namespace {
 

@@ -621,9 +621,8 @@ py::tuple matrix_and_vector(const DynamicsHandle& d, const ArrayLike& q, const A
 
 py::tuple dynamics_mass_and_forcing(const DynamicsHandle& d, const ArrayLike& q,
                                     const ArrayLike& qd, const Time& t) {
-  return matrix_and_vector(d, q, qd, t, d.p, d.p, [&](auto&&... call) {
-    d.dynamics->mass_matrix_and_forcing(call...);
-  });
+  return matrix_and_vector(d, q, qd, t, d.p, d.p,
+                           [&](auto&&... call) { d.dynamics->mass_matrix_and_forcing(call...); });
 }
 
 py::array_t<double> dynamics_gravity(const DynamicsHandle& d, const ArrayLike& q, const Time& t) {
