@@ -426,7 +426,6 @@ struct DynamicsHandle {
   std::shared_ptr<const model::Model> model;
   // Everything: the JIT's compiled code, or the recursions interpreted.
   std::shared_ptr<const num::Dynamics> dynamics;
-  std::string kind, note;
   std::size_t n = 0;  // coordinates: q
   std::size_t p = 0;  // rates: u in generalized speeds, else q' (p = n)
   std::size_t m = 0;  // constraints: lambda
@@ -449,8 +448,6 @@ std::unique_ptr<DynamicsHandle> make_dynamics(const ModelArgument& target,
     value_error("model", "the recursions do not cover " + reason +
                              ": use derive(model).compile() (the formed equations)");
   d->dynamics = locked([&] { return compile_dynamics(d->model, bound, jit); });
-  d->note = d->dynamics->compilation().note;
-  d->kind = d->dynamics->kind();
   d->n = d->model->dof();
   d->p = d->dynamics->speed_count();
   d->m = d->dynamics->constraint_count();
@@ -793,10 +790,10 @@ constraints() gives (A, b). Models with a carrier frame or flexible bodies are r
           "multipliers", [](const DynamicsHandle& d) { return d.dynamics->multipliers(); },
           "lambda_NAME of each constraint: the names of lambda's entries")
       .def_property_readonly(
-          "kind", [](const DynamicsHandle& d) { return d.kind; },
+          "kind", [](const DynamicsHandle& d) { return std::string(d.dynamics->kind()); },
           "'jit' (compiled generated code) or 'recursions' (interpreted)")
       .def_property_readonly(
-          "note", [](const DynamicsHandle& d) { return d.note; },
+          "note", [](const DynamicsHandle& d) { return d.dynamics->compilation().note; },
           "why the JIT was not used although asked for ('' otherwise)")
       .def_property_readonly("coordinates",
                              [](const DynamicsHandle& d) {

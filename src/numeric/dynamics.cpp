@@ -427,6 +427,18 @@ void check_no_parameters(const DynamicsWorkspace& work) {
                                 " values, the Dynamics 0 run-time parameters");
 }
 
+// The arguments of a compiled call checked as the interpreted programs check theirs: q (n), the
+// rates and their rates (p each) when given, no run-time parameters in the workspace.
+void check_native_call(const detail::NativeDynamics& c, const DynamicsWorkspace& work,
+                       const Eigen::VectorXd& q, const Eigen::VectorXd* rates = nullptr,
+                       const Eigen::VectorXd* accelerations = nullptr) {
+  const Layout at = layout_of(c);
+  at.check_q(q);
+  if (rates) at.check_rates(*rates, "qd", "u");
+  if (accelerations) at.check_rates(*accelerations, "qdd", "udot");
+  check_no_parameters(work);
+}
+
 // M (p×p) and f (p) by the compiled code at (t, q, q̇ or u); the rates null: zeros (for M alone).
 void native_mass_matrix_and_forcing(const detail::NativeDynamics& c, double t,
                                     const Eigen::VectorXd& q, const Eigen::VectorXd* qd,
@@ -465,9 +477,7 @@ void native_constraints(const detail::NativeDynamics& c, double t, const Eigen::
 void Dynamics::mass_matrix(double t, const Eigen::VectorXd& q, Eigen::MatrixXd& M,
                            DynamicsWorkspace& work) const {
   if (native_) {
-    const Layout at = layout_of(*native_);
-    at.check_q(q);
-    check_no_parameters(work);
+    check_native_call(*native_, work, q);
     native_mass_matrix_and_forcing(*native_, t, q, nullptr, M, work.f, work);
     return;
   }
@@ -509,10 +519,7 @@ void Dynamics::mass_matrix_and_forcing(double t, const Eigen::VectorXd& q,
                                        const Eigen::VectorXd& qd, Eigen::MatrixXd& M,
                                        Eigen::VectorXd& f, DynamicsWorkspace& work) const {
   if (native_) {
-    const Layout at = layout_of(*native_);
-    at.check_q(q);
-    at.check_rates(qd, "qd", "u");
-    check_no_parameters(work);
+    check_native_call(*native_, work, q, &qd);
     native_mass_matrix_and_forcing(*native_, t, q, &qd, M, f, work);
     return;
   }
@@ -549,11 +556,7 @@ void Dynamics::inverse_dynamics(double t, const Eigen::VectorXd& q, const Eigen:
                                 DynamicsWorkspace& work) const {
   if (native_) {
     const detail::NativeDynamics& c = *native_;
-    const Layout at = layout_of(c);
-    at.check_q(q);
-    at.check_rates(qd, "qd", "u");
-    at.check_rates(qdd, "qdd", "udot");
-    check_no_parameters(work);
+    check_native_call(c, work, q, &qd, &qdd);
     tau.resize(static_cast<Eigen::Index>(c.p));
     c.inverse_dynamics(t, q.data(), qd.data(), qdd.data(), c.parameters.data(), c.inputs.data(),
                        tau.data());
@@ -573,11 +576,8 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
                              const Eigen::VectorXd& Q) const {
   if (native_) {
     const detail::NativeDynamics& c = *native_;
-    const Layout at = layout_of(c);
-    at.check_q(q);
-    at.check_rates(qd, "qd", "u");
-    if (Q.size() != 0) at.check_rates(Q, "Q", "Q");
-    check_no_parameters(work);
+    check_native_call(c, work, q, &qd);
+    if (Q.size() != 0) layout_of(c).check_rates(Q, "Q", "Q");
     if (c.m > 0) {
       accelerations(t, q, qd, qdd, work.lambda, work, ConstraintTolerances{}, Q);
       return;
@@ -627,10 +627,7 @@ void Dynamics::accelerations(double t, const Eigen::VectorXd& q, const Eigen::Ve
 void Dynamics::constraints(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                            Eigen::MatrixXd& A, Eigen::VectorXd& b, DynamicsWorkspace& work) const {
   if (native_) {
-    const Layout at = layout_of(*native_);
-    at.check_q(q);
-    at.check_rates(qd, "qd", "u");
-    check_no_parameters(work);
+    check_native_call(*native_, work, q, &qd);
     native_constraints(*native_, t, q, qd, A, b);
     return;
   }
@@ -704,10 +701,7 @@ void Dynamics::coordinate_velocities(double t, const Eigen::VectorXd& q, const E
   }
   if (native_ && native_->coordinate_velocities) {
     const detail::NativeDynamics& c = *native_;
-    const Layout at = layout_of(c);
-    at.check_q(q);
-    at.check_rates(u, "qd", "u");
-    check_no_parameters(work);
+    check_native_call(c, work, q, &u);
     qd.resize(static_cast<Eigen::Index>(c.n));
     c.coordinate_velocities(t, q.data(), u.data(), c.parameters.data(), c.inputs.data(), qd.data());
     return;
@@ -732,11 +726,7 @@ void Dynamics::coordinate_accelerations(double t, const Eigen::VectorXd& q,
   }
   if (native_ && native_->coordinate_accelerations) {
     const detail::NativeDynamics& c = *native_;
-    const Layout at = layout_of(c);
-    at.check_q(q);
-    at.check_rates(u, "qd", "u");
-    at.check_rates(udot, "qdd", "udot");
-    check_no_parameters(work);
+    check_native_call(c, work, q, &u, &udot);
     qdd.resize(static_cast<Eigen::Index>(c.n));
     c.coordinate_accelerations(t, q.data(), u.data(), udot.data(), c.parameters.data(),
                                c.inputs.data(), qdd.data());

@@ -11,6 +11,7 @@
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/input_file.hpp"
 #include "appell/model/source_location.hpp"
+#include "appell/numeric/speeds.hpp"
 #include "appell/sym/differentiator.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "dynamics_evaluator.hpp"
@@ -81,15 +82,9 @@ Eigen::VectorXd InverseDynamics::driving_forces(double t, const Eigen::VectorXd&
     evaluator_->driving_forces(t, q, qd, qdd, forces_);
     return forces_;
   }
-  // The speeds of the motion: W u = q̇ and W u̇ = q̈ − γ(q, u) (γ: q̈ at u̇ = 0), solved by QR.
-  const Dynamics& dynamics = *model_dynamics_;
-  dynamics.speed_kinematics(t, q, kinematics_, work_);
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(kinematics_);
-  speeds_ = qr.solve(qd);
-  speed_rates_.setZero(static_cast<Eigen::Index>(dynamics.speed_count()));
-  dynamics.coordinate_accelerations(t, q, speeds_, speed_rates_, offset_, work_);
-  speed_rates_ = qr.solve(qdd - offset_);
-  dynamics.inverse_dynamics(t, q, speeds_, speed_rates_, forces_, work_);
+  // The speeds of the motion and their rates, then τ on the speeds.
+  speeds_of_motion(*model_dynamics_, work_, t, q, qd, qdd, speeds_, speed_rates_);
+  model_dynamics_->inverse_dynamics(t, q, speeds_, speed_rates_, forces_, work_);
   return forces_;
 }
 

@@ -135,15 +135,15 @@ class RecursionsInSpeeds final : public SpeedEvaluator {
   CompiledEquations::State solve(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
                                  const ConstraintTolerances& tolerances) const override {
     CompiledEquations::State s;
-    // With constraints M̃ u̇ = f̃ + Ãᵀλ, Ã u̇ = b̃ (the Dynamics' rows in the speeds).
-    dynamics_.accelerations(t, q, u, s.vdot, s.lambda, work_, tolerances);
-    dynamics_.coordinate_velocities(t, q, u, s.qd, work_);
+    rates(t, q, u, tolerances, s.qd, s.vdot);
+    s.lambda = lambda_;
     dynamics_.coordinate_accelerations(t, q, u, s.vdot, s.qdd, work_);
-    if (!s.qd.allFinite() || !s.qdd.allFinite())
+    if (!s.qdd.allFinite())
       throw model::ComputationError("the kinematic equations are not finite at this state");
     return s;
   }
-  // Without q̈ = W u̇ + γ, which only the rows need: a third of the programs per evaluation.
+  // Without q̈ = W u̇ + γ, which only the rows need: a third of the programs per evaluation. With
+  // constraints M̃ u̇ = f̃ + Ãᵀλ, Ã u̇ = b̃ (the Dynamics' rows in the speeds).
   void rates(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& u,
              const ConstraintTolerances& tolerances, Eigen::VectorXd& qd,
              Eigen::VectorXd& udot) const override {

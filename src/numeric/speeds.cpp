@@ -74,22 +74,45 @@ Eigen::VectorXd speeds_from_velocities(const model::Model& model, const model::V
                                            static_cast<Eigen::Index>(outputs.size()));
 }
 
+namespace {
+
+// W(q, t) of `dynamics` factored: Householder QR with column pivoting (W has full column rank
+// wherever Y is invertible). Throws model::ComputationError where W is not finite or singular.
+Eigen::ColPivHouseholderQR<Eigen::MatrixXd> factor_speed_kinematics(const Dynamics& dynamics,
+                                                                    DynamicsWorkspace& work,
+                                                                    double t,
+                                                                    const Eigen::VectorXd& q) {
+  Eigen::MatrixXd W;
+  dynamics.speed_kinematics(t, q, W, work);
+  if (!W.allFinite())
+    throw model::ComputationError("the kinematic equations are not finite at this state");
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(W);
+  if (qr.rank() < W.cols())
+    throw model::ComputationError(
+        "the speeds of the velocities are not determined: W (q' = W u) is singular at this "
+        "state");
+  return qr;
+}
+
+}  // namespace
+
 Eigen::VectorXd speeds_from_velocities(const Dynamics& dynamics,
                                        const std::vector<double>& parameters, double t,
                                        const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
   DynamicsWorkspace work;
   work.parameters = parameters;
-  Eigen::MatrixXd W;
-  dynamics.speed_kinematics(t, q, W, work);
-  if (!W.allFinite())
-    throw model::ComputationError("the kinematic equations are not finite at the initial state");
-  // Householder QR with column pivoting: W has full column rank wherever Y is invertible.
-  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(W);
-  if (qr.rank() < W.cols())
-    throw model::ComputationError(
-        "the speeds of the initial velocities are not determined: W (q' = W u) is singular at "
-        "the initial state");
-  return qr.solve(qd);
+  return factor_speed_kinematics(dynamics, work, t, q).solve(qd);
+}
+
+void speeds_of_motion(const Dynamics& dynamics, DynamicsWorkspace& work, double t,
+                      const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& u, Eigen::VectorXd& udot) {
+  const auto qr = factor_speed_kinematics(dynamics, work, t, q);
+  u = qr.solve(qd);
+  // γ(q, u) is q̈ at u̇ = 0.
+  Eigen::VectorXd offset;
+  dynamics.coordinate_accelerations(t, q, u, Eigen::VectorXd::Zero(u.size()), offset, work);
+  udot = qr.solve(qdd - offset);
 }
 
 std::vector<std::array<Eigen::Index, 4>> quaternion_coordinates(const model::Model& model) {

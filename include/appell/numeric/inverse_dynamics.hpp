@@ -39,9 +39,9 @@ class InverseDynamics {
   /// Q = τ of `dynamics` (Newton–Euler, interpreted or compiled: jit::compile_dynamics), bound
   /// to the values the caller chose; not null (std::invalid_argument). In generalized speeds
   /// (quaternion frames, floating bases, declared speeds) τ = M̃ u̇ − f̃ acts on the speeds: the
-  /// motion q(t) is given in the coordinates as ever, and u = W⁺ q̇, u̇ = W⁺ (q̈ − γ(q, u)) are
-  /// taken from it (W of full column rank: exact for a motion the speeds can make, least squares
-  /// otherwise, e.g. a quaternion whose length drifts).
+  /// motion q(t) is given in the coordinates as ever, and u, u̇ are taken from it
+  /// (speeds_of_motion: exact for a motion the speeds can make, least squares otherwise, e.g. a
+  /// quaternion whose length drifts; model::ComputationError where W is singular).
   explicit InverseDynamics(std::shared_ptr<const Dynamics> dynamics);
   ~InverseDynamics();
 
@@ -70,9 +70,8 @@ class InverseDynamics {
   std::shared_ptr<const Dynamics> model_dynamics_;  // kept alive for evaluator_
   std::shared_ptr<const DynamicsEvaluator> evaluator_;
   bool in_speeds_ = false;
-  mutable DynamicsWorkspace work_;  // in generalized speeds: W, γ, τ
-  mutable Eigen::MatrixXd kinematics_;
-  mutable Eigen::VectorXd speeds_, speed_rates_, offset_;
+  mutable DynamicsWorkspace work_;  // in generalized speeds: u, u̇ and τ
+  mutable Eigen::VectorXd speeds_, speed_rates_;
   mutable Eigen::VectorXd forces_;  // reused between calls: no allocation per sample
 };
 

@@ -33,6 +33,15 @@ Eigen::VectorXd speeds_from_velocities(const Dynamics& dynamics,
                                        const std::vector<double>& parameters, double t,
                                        const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
+/// The speeds u and their rates u̇ of a motion given in the coordinates (q, q̇, q̈) by the
+/// kinematic equations of `dynamics` (built for a model with speeds), in `work` (its parameters
+/// the run-time parameters' numbers): W u = q̇ and W u̇ = q̈ − γ(q, u), in least squares as
+/// speeds_from_velocities(dynamics, ...), which this extends (inverse dynamics in the speeds).
+/// Throws as that.
+void speeds_of_motion(const Dynamics& dynamics, DynamicsWorkspace& work, double t,
+                      const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                      const Eigen::VectorXd& qdd, Eigen::VectorXd& u, Eigen::VectorXd& udot);
+
 /// Each quaternion of `q` (the coordinates of every rot_quat, in frame order) divided by its
 /// length. Throws model::ModelError located at `option` naming the frame when one is zero.
 void normalize_quaternions(const model::Model& model, Eigen::VectorXd& q,
