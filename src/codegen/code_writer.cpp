@@ -99,7 +99,7 @@ class Writer {
   std::string reference(std::uint32_t variable) const {
     if (variable >= d_.first_extra) return "Qx[" + std::to_string(variable - d_.first_extra) + "]";
     if (variable >= d_.first_qdd)
-      return plan_.accelerations + "[" + std::to_string(variable - d_.first_qdd) + "]";
+      return plan_.accelerations() + "[" + std::to_string(variable - d_.first_qdd) + "]";
     const Variable& v = plan_.variables[variable];
     if (!c_) return v.reference;
     if (v.argument == Argument::Parameters) return "p->" + v.reference.substr(2);

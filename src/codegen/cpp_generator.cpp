@@ -558,7 +558,7 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   std::string prefix;
   for (char ch : ns) prefix += ch == ':' ? '_' : ch;
   while (prefix.find("__") != std::string::npos) prefix.replace(prefix.find("__"), 2, "_");
-  const Names names{language, prefix + "_", plan.rates, plan.accelerations, plan.in_speeds};
+  const Names names{language, prefix + "_", plan.rates(), plan.accelerations(), plan.in_speeds};
   const std::size_t rates = plan.p;
   if (facts)
     *facts = detail::HeaderFacts{
@@ -568,11 +568,11 @@ std::string detail::generate_header(const CodegenSource& from, const CodegenOpti
   std::vector<Body> bodies;
   for (const auto& spec : function_specs())
     bodies.push_back(detail::write_body(
-        program, plan, detail::function_targets(program, spec.function, plan.accelerations),
+        program, plan, detail::function_targets(program, spec.function, plan.accelerations()),
         language));
   const Body forward = detail::write_body(
       program, plan,
-      detail::function_targets(program, GeneratedFunction::ForwardDynamics, plan.accelerations),
+      detail::function_targets(program, GeneratedFunction::ForwardDynamics, plan.accelerations()),
       language);
   // In generalized speeds: q̇ = W u and q̈ = W u̇ + γ.
   std::optional<Body> velocities_body, accelerations_body;

@@ -127,10 +127,6 @@ Plan make_plan(const model::Model& m, const model::Values& values, bool in_speed
   plan.n = m.dof();
   plan.in_speeds = in_speeds && m.has_speeds();
   plan.p = plan.in_speeds ? m.speeds.size() : plan.n;
-  if (plan.in_speeds) {
-    plan.rates = "u";
-    plan.accelerations = "udot";
-  }
   auto add = [&](const GiNaC::symbol& s, Argument a, std::string reference, int field = -1) {
     plan.variables.push_back(Variable{s, a, std::move(reference), field});
   };
@@ -140,7 +136,7 @@ Plan make_plan(const model::Model& m, const model::Values& values, bool in_speed
   // The rates: q̇, or the speeds (a coordinate's own rate dot(q) among them).
   for (std::size_t k = 0; k < plan.p; ++k)
     add(plan.in_speeds ? m.speed_symbol(k) : m.coordinate_symbol(k, 1), Argument::Qd,
-        plan.rates + "[" + std::to_string(k) + "]");
+        plan.rates() + "[" + std::to_string(k) + "]");
 
   // Inputs and unspecified prescribed functions: every derivative order that exists is a
   // candidate member; the ones the equations use (or order 0) become members. A function driven

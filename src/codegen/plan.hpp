@@ -55,7 +55,8 @@ struct Plan {
   bool in_speeds = false;
   /// How the generated functions name the rates' argument and the accelerations': qd and qdd,
   /// or in the speeds u and udot.
-  std::string rates = "qd", accelerations = "qdd";
+  std::string rates() const { return in_speeds ? "u" : "qd"; }
+  std::string accelerations() const { return in_speeds ? "udot" : "qdd"; }
   std::vector<Variable> variables;  // t, q, the rates, parameters, then inputs: the tape's order
   std::vector<GeneratedField> parameters;
   std::vector<InputCandidate> input_candidates;  // every known derivative order of every input
