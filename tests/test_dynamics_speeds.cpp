@@ -37,6 +37,7 @@
 #include "appell/sym/differentiator.hpp"
 #include "support/c_compiler.hpp"
 #include "support/run_cli.hpp"
+#include "support/spawn_cli.hpp"
 
 namespace {
 
@@ -574,5 +575,27 @@ TEST(DynamicsSpeeds, InverseDynamicsFromAMotionInTheCoordinatesActsOnTheSpeeds) 
     ++rows;
   }
   EXPECT_EQ(rows, 3);
+  // --method asks for the equations in the coordinates, which a quaternion model has not: exit 2
+  // at the rotation, naming the frame.
+  const auto refused = test_support::run_cli(
+      "inverse " + examples +
+      "/speeds/free_box_quaternion.yaml --method lagrange --trajectory 'x=t; y=0; z=0; e0=1; "
+      "e1=0; e2=0; e3=0' --t-end 1 --output-step 0.5 --out " +
+      out);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("free_box_quaternion.yaml:"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("rot_quat"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("(box)"), std::string::npos) << refused.out;
+  // A quaternion of length 0 has no speeds (W = ½E(0) = 0): exit 1 naming the time, the file
+  // marked incomplete.
+  const auto singular = test_support::run_cli(
+      "inverse " + examples +
+      "/speeds/free_box_quaternion.yaml --trajectory 'x=t; y=0; z=0; e0=0; e1=0; e2=0; e3=0' "
+      "--t-end 1 --output-step 0.5 --out " +
+      out);
+  EXPECT_EQ(singular.code, 1) << singular.out;
+  EXPECT_NE(singular.out.find("W (q' = W u) is singular at this state (t = 0)"), std::string::npos)
+      << singular.out;
+  EXPECT_NE(test_support::file_text(out).find("# incomplete:"), std::string::npos);
   fs::remove_all(dir);
 }

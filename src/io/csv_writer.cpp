@@ -162,7 +162,17 @@ std::size_t write_driving_forces_csv(
       << "\n";
   for (std::size_t k = 0; k < count; ++k) {
     const num::TrajectorySample s = sample(k);
-    const Eigen::VectorXd Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+    Eigen::VectorXd Q;
+    try {
+      Q = inverse.driving_forces(s.t, s.q, s.qd, s.qdd);
+    } catch (const model::ComputationError& e) {
+      // A state the forces are not defined at (the speeds of a motion where W is singular): the
+      // rows so far are kept, the file says where it stopped.
+      std::ostringstream reason;
+      reason << std::setprecision(kDigits) << e.what() << " (t = " << s.t << ")";
+      write_incomplete_mark(out, reason.str());
+      throw IncompleteCsvError(reason.str(), k);
+    }
     if (!Q.allFinite() || !s.q.allFinite() || !s.qd.allFinite() || !s.qdd.allFinite()) {
       std::ostringstream reason;
       reason << std::setprecision(kDigits)
