@@ -2,11 +2,13 @@
 // that h5py and pandas read directly. Its layout is documented in docs/sweep.md ("The results
 // file"); in short:
 //
-//   /                 attributes: format "appell-sweep", format_version 1, model_name, model_hash,
+//   (user block)      appell's seal: checksums of the bytes that never change after creation
+//   /                 attributes: format "appell-sweep", format_version 2, model_name, model_hash,
 //                     appell_version, command_line, t_end, output_step, rtol, atol, integrator,
 //                     save, coordinates, speeds, common_values
 //   /cases/<column>   [case] float64, an input column [case] UTF-8 strings; attribute `columns`
 //   /status           [case] "ok", "failed: REASON" or "not run" (UTF-8, at most 256 bytes)
+//   /checksum         [case] uint64: FNV-1a of the case's status and data (wall_time aside)
 //   /steps            [case] int64;  /wall_time, /t_reached, /energy_drift  [case] float64
 //   /t                [time] float64, the common output grid
 //   /series/{q,qd}/<coordinate>, /series/u/<speed>, /series/{T,V,E}     [case, time]  (series)
@@ -18,6 +20,13 @@
 // written before it intact. Its contents depend only on the results written, never on the order
 // of the writes (no time stamps; wall_time and the command_line attribute are all that differ
 // between two runs of one sweep).
+//
+// A file is untrusted input when it is read again (--resume, sweep-merge): HDF5 1.10 reads a
+// damaged file's metadata out of bounds (a crash, not an error), and a hand-edited status would
+// skip a case. So the bytes that never change after creation (HDF5's metadata, the cases table,
+// /t) are checksummed in the user block and checked before HDF5 reads anything, and each case's
+// status and data are checksummed when written and checked when read; a mismatch is bad input
+// naming the file (and the case).
 //
 // Not for concurrent use: one thread (rank 0) owns a ResultsFile.
 #pragma once
@@ -59,8 +68,9 @@ class ResultsFile {
   /// (format and version, model_hash, t_end, output_step, rtol, atol, integrator, save,
   /// coordinates, speeds, common_values, the cases table's columns and every cell), else
   /// model::ModelError at "resume" naming the first field that differs and both values. A
-  /// missing file, one that is not HDF5, not a sweep's results or damaged (truncated) is a
-  /// model::ModelError at "resume" too.
+  /// missing file, one that is not HDF5, not a sweep's results, damaged or edited (its seal or a
+  /// case's checksum does not match, truncated, a dataset of another type or shape) or written
+  /// before checksums (format_version 1) is a model::ModelError at "resume" naming the file too.
   static ResultsFile resume(const std::string& path, const SweepSettings& settings,
                             const CaseTable& cases);
 
@@ -95,6 +105,7 @@ class ResultsFile {
   explicit ResultsFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   friend MergeSummary merge_results(const std::vector<std::string>& shards, const std::string& out);
+  friend MergeSummary check_results_file(const std::string& path);
 };
 
 /// Joins the shard files of one sweep (`appell sweep --shard I/N`: each holds the whole cases
@@ -103,8 +114,18 @@ class ResultsFile {
 /// time. Throws model::ModelError located at the offending file: `out` exists, a shard is
 /// missing, not a results file, or of another sweep than the first (naming the field and both
 /// values), a case's results differ between two shards (naming the case and both files);
-/// model::ComputationError naming the path when reading or writing fails. Nothing is left at
-/// `out` when it fails.
+/// model::ComputationError naming the path when reading or writing fails. A shard is checked
+/// as ResultsFile::resume checks its file (a damaged or edited shard is a ModelError at it).
+/// Nothing is left at `out` when it fails.
 MergeSummary merge_results(const std::vector<std::string>& shards, const std::string& out);
+
+/// Reads the results file at `path` and checks it as `--resume` and `sweep-merge` do before they
+/// trust it: its seal (the checksum of every byte that never changes after creation, checked
+/// before HDF5 reads the file), its structure (each attribute's and dataset's type and shape),
+/// the sweep it holds, and the checksum of every case that is not "not run". Returns how many
+/// cases are "ok", failed and "not run". Throws model::ModelError located at `path` when the
+/// file is missing, not a results file or damaged; model::ComputationError when the system
+/// cannot read it.
+MergeSummary check_results_file(const std::string& path);
 
 }  // namespace appell::sweep
