@@ -1,5 +1,6 @@
 #include "appell/io/urdf_import.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -11,6 +12,35 @@
 namespace appell::io {
 
 namespace {
+
+/// The length of the character at `i` of `text` (UTF-8, as the URDF reader checked) when it is
+/// one that a YAML file cannot hold as it is, 0 otherwise: the C0 controls (line breaks and tabs
+/// among them), DEL, the C1 controls (NEL among them), the line and paragraph separators
+/// U+2028, U+2029 and the byte order mark U+FEFF.
+std::size_t special_character(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) {
+    return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u;
+  };
+  const unsigned c = byte(i);
+  if (c < 0x20 || c == 0x7F) return 1;
+  if (c == 0xC2 && byte(i + 1) >= 0x80 && byte(i + 1) <= 0x9F) return 2;
+  if (c == 0xE2 && byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) return 3;
+  if (c == 0xEF && byte(i + 1) == 0xBB && byte(i + 2) == 0xBF) return 3;
+  return 0;
+}
+
+/// The special character of `length` bytes at `i` as a YAML escape of its code point: \xHH
+/// (U+0000 .. U+00FF) or \uHHHH.
+std::string escaped_character(const std::string& text, std::size_t i, std::size_t length) {
+  unsigned code = static_cast<unsigned char>(text[i]);
+  if (length == 2) code = ((code & 0x1Fu) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3Fu);
+  if (length == 3)
+    code = ((code & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
+           (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
+  char buffer[8];
+  std::snprintf(buffer, sizeof buffer, code <= 0xFF ? "\\x%02X" : "\\u%04X", code);
+  return buffer;
+}
 
 /// A scalar as YAML must write it to read back as the same text: plain when it is a number or a
 /// name YAML takes as a string, double-quoted otherwise (expressions with commas, spaces ...).
@@ -26,12 +56,38 @@ std::string scalar(const std::string& text) {
             ((c == '-' || c == '+') && (i == 0 || text[i - 1] == 'e' || text[i - 1] == 'E'));
   }
   if (plain) return text;
+  // Double-quoted, every character that YAML would not read back as itself escaped: a line
+  // break would be folded into a space, and a control character is not text.
   std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += static_cast<char>(c);
+    } else if (const std::size_t length = special_character(text, i)) {
+      quoted += escaped_character(text, i, length);
+      i += length - 1;
+    } else {
+      quoted += static_cast<char>(c);
+    }
   }
   return quoted + "\"";
+}
+
+/// `text` on one comment line: the URDF's names are written as they are in the comments, but a
+/// line break in one (&#10; in an attribute) would end the comment and make the rest of the name
+/// YAML (a key, a list ...), and a control character is not text.
+std::string comment_text(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (const std::size_t length = special_character(text, i)) {
+      out += escaped_character(text, i, length);
+      i += length - 1;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string vector3(const std::array<std::string, 3>& v) {
@@ -43,8 +99,9 @@ bool zero(const std::array<std::string, 3>& v) { return v[0] == "0" && v[1] == "
 /// "joint J (TYPE), link L" as a comment naming where an item comes from.
 std::string provenance(const UrdfOrigin& from, const std::string& what = "") {
   std::string text;
-  if (!from.joint.empty()) text += "joint " + from.joint;
-  if (!from.link.empty()) text += (text.empty() ? "" : ", ") + std::string("link ") + from.link;
+  if (!from.joint.empty()) text += "joint " + comment_text(from.joint);
+  if (!from.link.empty())
+    text += (text.empty() ? "" : ", ") + std::string("link ") + comment_text(from.link);
   if (!what.empty()) text += (text.empty() ? "" : " ") + what;
   if (from.where.line > 0) text += " (line " + std::to_string(from.where.line) + ")";
   return text;
@@ -54,7 +111,7 @@ std::string provenance(const UrdfOrigin& from, const std::string& what = "") {
 
 std::string write_model_yaml(const UrdfModel& urdf) {
   std::ostringstream out;
-  out << "# " << urdf.name << ": the URDF " << urdf.source
+  out << "# " << urdf.name << ": the URDF " << comment_text(urdf.source)
       << " as an appell model (appell import).\n"
          "# Frames are the links, placed as URDF places them: the joint's <origin> (xyz, then rpy\n"
          "# as rot_z(yaw)*rot_y(pitch)*rot_x(roll)), then the joint's motion; the root link is\n"
@@ -76,7 +133,8 @@ std::string write_model_yaml(const UrdfModel& urdf) {
   out << "coordinates:\n";
   for (const auto& c : urdf.coordinates) {
     out << "  # " << provenance(c.from, "(" + c.joint_type + ")");
-    if (!c.mimic.empty()) out << "; <mimic> of " << c.mimic << ", read as independent";
+    if (!c.mimic.empty())
+      out << "; <mimic> of " << comment_text(c.mimic) << ", read as independent";
     out << "\n";
     static const char* keys[] = {"lower", "upper", "velocity", "effort"};
     std::string limits;

@@ -25,6 +25,7 @@
 #include "appell/model/builder.hpp"
 #include "appell/model/expression_parser.hpp"
 #include "utf8.hpp"
+#include "xml_bounds.hpp"
 
 namespace appell::io {
 
@@ -84,16 +85,46 @@ std::string affine_text(double c, double a, const std::string& q) {
   return number_text(c) + " + " + term;
 }
 
+/// The longest name appell makes of a URDF name. Frames, bodies and parameters are keys of the
+/// model file `appell import` writes, and yaml-cpp reads no plain key longer than 1024 characters
+/// (YAML's bound on an implicit key): a longer one would be written but not read back.
+constexpr std::size_t kLongestName = 1024;
+
 /// Valid, unreserved, unique names made from URDF names.
 class Names {
  public:
+  /// The URDF link or joint a name is made from.
+  struct Owner {
+    const char* kind;  // "link" or "joint"
+    const std::string& name;
+    SourceLocation where;
+  };
+
   /// `raw` with characters outside [A-Za-z0-9_] replaced by _, `prefix` before it unless it
-  /// begins with a letter, `suffix` (then _2, _3 ..) after it if reserved or taken.
-  std::string unique(const std::string& raw, const std::string& prefix, const std::string& suffix) {
+  /// begins with a letter, `suffix` (then _2, _3 ..) after it if reserved or taken. Throws
+  /// model::ModelError at the owner's element, naming it, when the name would be longer than
+  /// kLongestName.
+  std::string unique(const std::string& raw, const std::string& prefix, const std::string& suffix,
+                     const Owner& owner) {
     const std::string base = sanitized(raw, prefix);
     std::string name = base;
-    if (!free(name)) name = base + suffix;
-    for (int k = 2; !free(name); ++k) name = base + suffix + "_" + std::to_string(k);
+    if (!free(name)) {
+      name = base + suffix;
+      // Numbers below the last one given are all taken: counting from 2 each time would make n
+      // links of one name (a-1, a.1, a_1 ...) cost n^2 / 2 look-ups.
+      int& k = next_[name];
+      k = std::max(k, 2);
+      while (!free(name)) name = base + suffix + "_" + std::to_string(k++);
+    }
+    if (name.size() > kLongestName)
+      throw ModelError(owner.where,
+                       "the " + std::string(owner.kind) + "'s name makes the name '" +
+                           detail::printable(name) + "' of " + std::to_string(name.size()) +
+                           " characters, and a name in a model file has at most " +
+                           std::to_string(kLongestName) +
+                           " (the longest key YAML reads): give the " + owner.kind +
+                           " a shorter name",
+                       detail::printable(owner.name));
     taken_.insert(name);
     return name;
   }
@@ -111,6 +142,7 @@ class Names {
     return model::is_valid_name(name) && !model::is_reserved_name(name) && !taken_.count(name);
   }
   std::set<std::string> taken_;
+  std::map<std::string, int> next_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +234,13 @@ class UrdfReader {
     return SourceLocation{source_, node->Row(), node->Column()};
   }
 
+  Names::Owner link_owner(const std::string& link) const {
+    return {"link", link, at(links_.at(link))};
+  }
+  Names::Owner joint_owner(const std::string& joint) const {
+    return {"joint", joint, at(joints_.at(joint))};
+  }
+
   // -- the XML: well formed, a <robot>, and where each link and joint is ----------------------
 
   void parse_xml() {
@@ -215,6 +254,9 @@ class UrdfReader {
       fail(SourceLocation{source_, int(line), int(column) + 1},
            "not UTF-8 text: a URDF file is read as UTF-8", detail::printable(xml_.substr(bad, 1)));
     }
+    // Bounded (depth, nodes, attributes) and well formed before TinyXML, which recurses per
+    // level, and before urdfdom, which parses the same text with it again.
+    detail::check_xml_text(xml_, source_, "URDF file");
     document_.Parse(xml_.c_str(), nullptr, TIXML_ENCODING_UTF8);
     if (document_.Error()) {
       SourceLocation where{source_, document_.ErrorRow(), document_.ErrorCol()};
@@ -243,6 +285,7 @@ class UrdfReader {
              name);
       links_[name] = e;
       link_order_.push_back(name);
+      check_link_elements(e, name);
     }
     if (link_order_.empty()) fail(at(robot_), "a URDF robot needs at least one <link>");
     for (const TiXmlElement* e = robot_->FirstChildElement("joint"); e;
@@ -255,6 +298,8 @@ class UrdfReader {
              name);
       joints_[name] = e;
       joint_order_.push_back(name);
+      check_once(e, {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"}, "joint",
+                 name);
       const std::string type = attribute(e, "type");
       if (type == "floating" || type == "planar")
         fail(at(e),
@@ -280,6 +325,46 @@ class UrdfReader {
                    "', which is not defined",
                link_name);
       }
+    }
+  }
+
+  // -- elements a link or joint has once ---------------------------------------------------------
+
+  /// Each of `children` at most once in `element` (of the link or joint `owner`): urdfdom, and
+  /// appell after it, would read the first and silently leave out a second one.
+  void check_once(const TiXmlElement* element, std::initializer_list<const char*> children,
+                  const char* kind, const std::string& owner) const {
+    for (const char* child : children) {
+      const TiXmlElement* first = element->FirstChildElement(child);
+      const TiXmlElement* second = first ? first->NextSiblingElement(child) : nullptr;
+      if (!second) continue;
+      const std::string parent = element->Value();
+      fail(at(second),
+           std::string(kind) + " '" + owner + "' has a second <" + child + ">" +
+               (parent == kind ? "" : " in its <" + parent + ">") + " (the first at line " +
+               std::to_string(first->Row()) + ", column " + std::to_string(first->Column()) +
+               "): a <" + parent + "> has one",
+           owner);
+    }
+  }
+
+  /// A link's <inertial> (with its <origin>, <mass> and <inertia>) once; each <visual> (a link
+  /// may have several) with one <origin> and one <geometry> of one shape.
+  void check_link_elements(const TiXmlElement* link, const std::string& name) const {
+    check_once(link, {"inertial"}, "link", name);
+    if (const TiXmlElement* inertial = link->FirstChildElement("inertial"))
+      check_once(inertial, {"origin", "mass", "inertia"}, "link", name);
+    for (const TiXmlElement* visual = link->FirstChildElement("visual"); visual;
+         visual = visual->NextSiblingElement("visual")) {
+      check_once(visual, {"origin", "geometry"}, "link", name);
+      const TiXmlElement* geometry = visual->FirstChildElement("geometry");
+      const TiXmlElement* shape = geometry ? geometry->FirstChildElement() : nullptr;
+      if (const TiXmlElement* second = shape ? shape->NextSiblingElement() : nullptr)
+        fail(at(second),
+             "link '" + name + "' has a <geometry> with a second shape <" + second->Value() +
+                 "> (the first, <" + shape->Value() + ">, at line " + std::to_string(shape->Row()) +
+                 ", column " + std::to_string(shape->Column()) + "): a <geometry> has one",
+             name);
     }
   }
 
@@ -322,13 +407,17 @@ class UrdfReader {
     }
     for (const auto& link : link_order_) {
       if (reached.count(link)) continue;
+      // The links up from this one, and where each is on the way (found by the map, so that a
+      // cycle of n links costs n log n, not n^2).
       std::vector<std::string> path;
+      std::map<std::string, std::size_t> on_path;
       std::string current = link;
-      while (std::find(path.begin(), path.end(), current) == path.end()) {
+      while (!on_path.count(current)) {
+        on_path[current] = path.size();
         path.push_back(current);
         current = parent_link_.at(current);
       }
-      const auto start = std::find(path.begin(), path.end(), current);
+      const auto start = path.begin() + static_cast<std::ptrdiff_t>(on_path.at(current));
       std::string cycle;
       for (auto it = start; it != path.end(); ++it) cycle += (cycle.empty() ? "" : ", ") + *it;
       const std::string joint = parent_joint_.at(current);
@@ -620,21 +709,23 @@ class UrdfReader {
   void name_items() {
     for (const auto& link : order_)
       if (const auto* joint = parent_joint(link); joint && moves(*joint))
-        coordinate_[joint->name] = names_.unique(joint->name, "j_", "_joint");
+        coordinate_[joint->name] =
+            names_.unique(joint->name, "j_", "_joint", joint_owner(joint->name));
     if (options_.floating_base) {
       // The base's coordinates and speeds come first, named after the root link.
       const std::string base = Names::sanitized(root_, "l_");
       for (const char* suffix : {"_x", "_y", "_z", "_e0", "_e1", "_e2", "_e3"})
-        base_coordinates_.push_back(names_.unique(base + suffix, "l_", ""));
+        base_coordinates_.push_back(names_.unique(base + suffix, "l_", "", link_owner(root_)));
       for (const char* suffix : {"_vx", "_vy", "_vz", "_wx", "_wy", "_wz"})
-        base_speeds_.push_back(names_.unique(base + suffix, "l_", ""));
+        base_speeds_.push_back(names_.unique(base + suffix, "l_", "", link_owner(root_)));
     }
-    frame_[root_] = options_.floating_base ? names_.unique(root_, "l_", "_link") : "world";
+    frame_[root_] =
+        options_.floating_base ? names_.unique(root_, "l_", "_link", link_owner(root_)) : "world";
     for (const auto& link : order_)
-      if (link != root_) frame_[link] = names_.unique(link, "l_", "_link");
+      if (link != root_) frame_[link] = names_.unique(link, "l_", "_link", link_owner(link));
     for (const auto& link : order_)
       if (has_mass(*urdf_->getLink(link)) && !lumped_into_.count(link))
-        body_[link] = names_.unique(link + "_body", "l_", "");
+        body_[link] = names_.unique(link + "_body", "l_", "", link_owner(link));
   }
 
   // -- values of the elements, from urdfdom; rotations as written (urdfdom keeps quaternions) ---
@@ -772,7 +863,8 @@ class UrdfReader {
       if (turned(angles)) {
         // The axis is in the joint frame's components: a frame for the origin, then the slide.
         UrdfModel::Frame joint_origin = frame;
-        joint_origin.name = names_.unique(joint.name + "_origin", "j_", "");
+        joint_origin.name =
+            names_.unique(joint.name + "_origin", "j_", "", joint_owner(joint.name));
         joint_origin.role = "joint origin";
         out.frames.push_back(joint_origin);
         frame.parent = joint_origin.name;
@@ -842,7 +934,7 @@ class UrdfReader {
     if (options_.symbolic_inertia) {
       const std::string link_name = Names::sanitized(link.name, "l_");
       auto parameter = [&](const std::string& prefix, const std::string& value) {
-        const std::string name = names_.unique(prefix + link_name, "p_", "");
+        const std::string name = names_.unique(prefix + link_name, "p_", "", link_owner(link.name));
         parameters_.push_back({name, value, from});
         return name;
       };
@@ -857,7 +949,7 @@ class UrdfReader {
       // The inertia is given in axes turned by the origin's rpy: a frame for them keeps the
       // URDF's numbers as written.
       UrdfModel::Frame axes;
-      axes.name = names_.unique(link.name + "_inertia", "l_", "");
+      axes.name = names_.unique(link.name + "_inertia", "l_", "", link_owner(link.name));
       axes.parent = frame;
       axes.translation = com_text;
       axes.rotation = rpy_text(angles);
