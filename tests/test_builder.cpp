@@ -195,7 +195,7 @@ TEST(ModelBuilderErrors, ExpressionsAndNumbers) {
         ModelBuilder b("m");
         b.coordinate("q", 0, "sqrt(-1)");
       },
-      "coordinates.q.velocity", "expected a real number", "velocity");
+      "coordinates.q.velocity, character 1", "not a finite real number: it is complex", "sqrt");
   // A GiNaC symbol the builder did not make.
   expect_builder_error(
       [] {

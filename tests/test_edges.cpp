@@ -44,13 +44,27 @@ TEST(Edges, DeepNestingIsALocatedErrorNotAStackOverflow) {
 
 TEST(Edges, ParametersThatOverflowAreLocated) {
   // A literal a double cannot hold (1e999) is refused where it is written (test_field_checks).
-  for (const char* value : {"1e308*1e308", "exp(1000)", "1e300^2"}) {
+  // A value exact arithmetic takes out of range is refused at the parameter, naming it...
+  for (const char* value : {"1e308*1e308", "1e308*1e308*pi"}) {
     const auto e = test_support::model_error_of(std::string("name: m\nparameters:\n  a: ") + value +
                                                 "\ncoordinates: [q]\n");
     EXPECT_EQ(e.where().line, 3) << value << ": " << e.what();
     EXPECT_EQ(e.where().column, 6) << value << ": " << e.what();
     EXPECT_EQ(e.offending(), "a") << e.what();
     EXPECT_NE(std::string(e.what()).find("not a real number"), std::string::npos) << e.what();
+  }
+  // ...and a function or a power that leaves the range, where it is written (issue 39: CLN took
+  // exp(exp(1000)) for 1), naming the function or the power.
+  for (const auto& [value, column, name] :
+       {std::tuple{"exp(1000)", 6, "exp"}, std::tuple{"1e300^2", 11, "^"},
+        std::tuple{"2*exp(exp(1000))", 12, "exp"}}) {
+    const auto e = test_support::model_error_of(std::string("name: m\nparameters:\n  a: ") + value +
+                                                "\ncoordinates: [q]\n");
+    EXPECT_EQ(e.where().line, 3) << value << ": " << e.what();
+    EXPECT_EQ(e.where().column, column) << value << ": " << e.what();
+    EXPECT_EQ(e.offending(), name) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a finite real number"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "appell/model/closest_name.hpp"
 #include "appell/sym/dag.hpp"
+#include "appell/sym/finite_number.hpp"
 #include "inertia_check.hpp"
 
 namespace appell::model {
@@ -302,11 +303,8 @@ Vector3 ModelBuilder::vector3(const Expr3& v, Dependence allowed, const std::str
 
 std::optional<double> ModelBuilder::at_defaults(const ex& e) const {
   try {
-    const ex value = GiNaC::evalf(sym::substitute(e, defaults_));
-    if (GiNaC::is_a<GiNaC::numeric>(value) && GiNaC::ex_to<GiNaC::numeric>(value).is_real()) {
-      const double number = GiNaC::ex_to<GiNaC::numeric>(value).to_double();
-      if (std::isfinite(number)) return number;
-    }
+    // Checked step by step (sym/finite_number.hpp): CLN alone takes exp(exp(1000)) for 1.
+    return sym::finite_double(e, defaults_);
   } catch (const std::exception&) {
     // GiNaC's pole and division errors: no value, reported by the caller at its place.
   }
@@ -366,7 +364,16 @@ GiNaC::symbol ModelBuilder::parameter(const Name& name, const Expr& value) {
   // Added after its value is read: a value may only use earlier parameters.
   const ex v = expression(value, Dependence::Parameters, item);
   const auto number = at_defaults(v);
-  if (!number) fail(value.origin().where, item, "parameter value is not a real number", name.text);
+  if (!number) {
+    std::string why = "parameter value is not a real number";
+    try {
+      if (auto defect = sym::finite_double_defect(v, defaults_))
+        why = "parameter value is not a real number: " + *defect;
+    } catch (const std::exception&) {
+      // GiNaC's pole and division errors: the plain reason
+    }
+    fail(value.origin().where, item, why, name.text);
+  }
   const GiNaC::symbol symbol(name.text, sym::latex_identifier(name.text));
   model_->parameters.push_back(Parameter{name.text, symbol, v, place(name.where, item)});
   scope_.add_parameter(name.text, symbol);

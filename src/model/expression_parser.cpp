@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "appell/sym/dag.hpp"
+#include "appell/sym/finite_number.hpp"
 
 namespace appell::model {
 
@@ -164,8 +165,14 @@ class Parser {
 
   ex whole_expression() {
     if (peek().kind == Token::Kind::End) fail(peek(), "empty expression");
+    const Token& first = peek();
     ex result = sum();
     expect_end();
+    // What no function or power below caught (a product of literals, 1e300*1e300*q): the parts
+    // made of numbers alone, held to the range of a double, at the expression's start. A whole
+    // expression of numbers is its reader's to check, at the item it gives (a parameter's value
+    // names the parameter).
+    if (!sym::is_constant_expression(result)) checked_constants(first, result);
     return result;
   }
 
@@ -280,13 +287,24 @@ class Parser {
   template <typename Build>
   ex evaluated(const Token& at, Build build) const {
     try {
-      return build();
+      return checked_constants(at, build());
+    } catch (const ModelError&) {
+      throw;
     } catch (const std::exception& e) {
       // GiNaC says where it noticed ("power::eval(): division by zero"); the user needs what.
       std::string reason = e.what();
       if (auto end = reason.find("): "); end != std::string::npos) reason.erase(0, end + 3);
       fail(at, "expression has no value: " + reason);
     }
+  }
+
+  // An operation's result, when it is made of numbers alone, must be a finite real double
+  // (sym/finite_number.hpp): sqrt(-1), log(-1) or exp(exp(1000)) are refused where they are
+  // written, not met later by a tape as "a complex number" or taken by CLN as 1.
+  ex checked_constants(const Token& at, const ex& result) const {
+    if (auto why = sym::constant_parts_defect(result))
+      fail(at, "the value is not a finite real number: " + *why);
+    return result;
   }
 
   ex sum() {

@@ -9,6 +9,7 @@
 #include "appell/model/closest_name.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/finite_number.hpp"
 #include "appell/sym/time_functions.hpp"
 #include "inertia_check.hpp"
 
@@ -157,10 +158,14 @@ std::map<std::string, double> parameter_numbers(const Model& model,
     if (auto it = overrides.find(p.name); it != overrides.end()) {
       v = it->second;
     } else {
-      const GiNaC::ex e = GiNaC::evalf(sym::substitute(p.default_value, known));
-      if (!GiNaC::is_a<GiNaC::numeric>(e) || !GiNaC::ex_to<GiNaC::numeric>(e).is_real())
-        throw ModelError(p.where, "parameter value is not a real number", p.name);
-      v = GiNaC::ex_to<GiNaC::numeric>(e).to_double();
+      // Checked step by step (sym/finite_number.hpp): a default of earlier parameters that the
+      // given values take out of the doubles' range (exp(exp(l)) with l=1000) is refused here.
+      try {
+        v = sym::finite_double(p.default_value, known);
+      } catch (const sym::NotAFiniteDouble& e) {
+        throw ModelError(p.where, std::string("parameter value is not a real number: ") + e.what(),
+                         p.name);
+      }
     }
     numbers[p.name] = v;
     known[p.symbol] = v;

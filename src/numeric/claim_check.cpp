@@ -17,6 +17,7 @@
 #include "appell/principles/lagrange.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/finite_number.hpp"
 #include "appell/sym/readable.hpp"
 
 namespace appell::num {
@@ -210,16 +211,12 @@ class Checker {
   }
 
   static std::optional<double> evaluate(const ex& e, const GiNaC::exmap& state) {
+    // Step by step in the range of a double (sym/finite_number.hpp): CLN alone would take
+    // exp(exp(1000)) for 1 and let a claim scaled by it "hold".
     try {
-      const ex value = GiNaC::evalf(sym::substitute(e, state));
-      if (!GiNaC::is_a<GiNaC::numeric>(value)) return std::nullopt;
-      const auto& n = GiNaC::ex_to<GiNaC::numeric>(value);
-      if (!n.is_real()) return std::nullopt;
-      const double d = n.to_double();
-      if (!std::isfinite(d)) return std::nullopt;
-      return d;
+      return sym::finite_double(e, state);
     } catch (const std::exception&) {
-      return std::nullopt;  // a pole at this state
+      return std::nullopt;  // a pole at this state, or no finite real value there
     }
   }
 
