@@ -7,12 +7,13 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # SECONDS_PER_TARGET defaults to 60; TARGET is model_reader, expression_parser, gmsh_reader,
-# claims_reader or urdf_reader (default: all five). The targets are built by scripts/sanitize.sh (build-asan/, or
+# claims_reader, urdf_reader or results_reader (default: all six). The targets are built by scripts/sanitize.sh (build-asan/, or
 # APPELL_SANITIZE_DIR). Environment: FUZZ_RUNS=N stops each target after N inputs as well;
 # FUZZ_TIMEOUT (seconds per input, default 10), FUZZ_RSS_MB (default 2048).
 #
 # Each target starts from a seed corpus made from examples/ and tests/data/ at run time (model
-# files; the expressions written in them; Gmsh files; claims files; URDF files) and keeps what it learns in
+# files; the expressions written in them; Gmsh files; claims files; URDF files; results files of
+# sweeps of examples/spring_damper_cart.yaml, written by the build's appell) and keeps what it learns in
 # build-asan/fuzz/corpus/TARGET, so that a later run starts further on. A finding is saved as
 # build-asan/fuzz/artifacts/TARGET-crash-... (or timeout-, oom-, leak-); rerun it with
 # build-asan/fuzz/fuzz_TARGET FILE.
@@ -24,7 +25,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ "${#targets[@]}" -eq 0 ]; then
-  targets=(model_reader expression_parser gmsh_reader claims_reader urdf_reader)
+  targets=(model_reader expression_parser gmsh_reader claims_reader urdf_reader results_reader)
 fi
 dir=${APPELL_SANITIZE_DIR:-build-asan}
 timeout=${FUZZ_TIMEOUT:-10}
@@ -36,7 +37,7 @@ mkdir -p "$work/artifacts"
 seeds="$work/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds/model_reader" "$seeds/expression_parser" "$seeds/gmsh_reader" \
-  "$seeds/claims_reader" "$seeds/urdf_reader"
+  "$seeds/claims_reader" "$seeds/urdf_reader" "$seeds/results_reader"
 # A YAML file with `claims:` at its top is a claims file, any other a model file.
 models=()
 while IFS= read -r file; do
@@ -73,6 +74,26 @@ for rotation in 'rot_z(q1)*rot_x(phi)' 'rot(1,1,0,q2)' 'rot_y(pi/2)*rot_z(-psi)'
   printf 'R:%s' "$rotation" >"$seeds/expression_parser/rotation_$((n += 1))"
 done
 find examples tests/data -name '*.msh' -exec cp {} "$seeds/gmsh_reader/" \;
+# Results files, only when results_reader is fuzzed (each takes the sanitized appell a few
+# seconds): a series with cases "ok" and "not run" (a shard), a summary with a failed case (a
+# negative mass), and a final state without a case run.
+if [[ " ${targets[*]} " == *" results_reader "* ]]; then
+  cli="$root/$dir/appell"
+  cart="$root/examples/spring_damper_cart.yaml"
+  if [ -x "$cli" ]; then
+    results="$seeds/results_reader"
+    export APPELL_CACHE_DIR="$work/cache"
+    for args in "--save series --shard 1/2 --grid mc=1,2 --grid q0.theta=0.1,0.4" \
+      "--save summary --grid mc=-1,1,2" "--save final --grid mc=1 --shard 1/2"; do
+      n=$((n + 1))
+      # shellcheck disable=SC2086  # the options are words
+      "$cli" sweep "$cart" $args --t-end 0.3 --output-step 0.1 --out "$results/sweep_$n.h5" \
+        >/dev/null 2>&1 || echo "fuzz: could not make the seed sweep_$n.h5 ($args)" >&2
+    done
+  else
+    echo "fuzz: $cli is not built: results_reader starts without seeds" >&2
+  fi
+fi
 
 status=0
 summary=()

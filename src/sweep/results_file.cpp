@@ -207,6 +207,12 @@ struct ByteRange {
   bool operator==(const ByteRange&) const = default;
 };
 
+/// The superblock's file consistency flags (4 bytes at offset 20 of a version 0 superblock, the
+/// version HDF5 writes by default): HDF5 1.10 sets them when it opens a file for writing and
+/// clears them at close, so a writer that was killed leaves them set. Left out of the seal like
+/// the cases' data (HDF5 refuses flags it does not know, an error and no crash).
+ByteRange superblock_flags(std::uint64_t user_block) { return {user_block + 20, 4}; }
+
 struct Seal {
   std::uint64_t user_block = 0, size = 0;
   std::vector<ByteRange> ranges;
@@ -1133,8 +1139,9 @@ std::unique_ptr<ResultsFile::Impl> ResultsFile::Impl::make(const std::string& at
   const std::vector<double> grid = output_times(settings);
   impl->times = grid.size();
   impl->quantities = sweep::quantities(settings);
-  // Status, checksum and steps, and the quantities: the datasets the seal leaves free to change.
-  const std::uint64_t user_block = user_block_size(3 + impl->quantities.size());
+  // The superblock's flags, status, checksum and steps, and the quantities: what the seal leaves
+  // free to change.
+  const std::uint64_t user_block = user_block_size(4 + impl->quantities.size());
 
   Hid fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
   H5Pset_obj_track_times(fcpl.get(), false);  // the root group
@@ -1199,7 +1206,7 @@ std::unique_ptr<ResultsFile::Impl> ResultsFile::Impl::make(const std::string& at
   }
 
   // The per-case datasets, every case "not run", and where their raw data lie.
-  std::vector<ByteRange> ranges;
+  std::vector<ByteRange> ranges = {superblock_flags(user_block)};
   const auto add_range = [&](const Hid& dataset) {
     if (const auto range = raw_range(dataset.get())) ranges.push_back(*range);
   };
@@ -1247,15 +1254,16 @@ void ResultsFile::Impl::open_datasets(const Reader& in, const Seal& seal) {
     values.push_back(q.series ? in.dataset(q.path, {n, t}, Element::Float64)
                               : in.dataset(q.path, {n}, Element::Float64));
 
-  // The bytes the seal leaves free to change are exactly these datasets' raw data.
-  std::vector<ByteRange> ranges;
+  // The bytes the seal leaves free to change are exactly these datasets' raw data and the
+  // superblock's flags.
+  std::vector<ByteRange> ranges = {superblock_flags(seal.user_block)};
   for (const Hid* d : {&status, &checksum, &steps})
     if (const auto range = raw_range(d->get())) ranges.push_back(*range);
   for (const auto& d : values)
     if (const auto range = raw_range(d.get())) ranges.push_back(*range);
   std::sort(ranges.begin(), ranges.end());
   if (ranges != seal.ranges)
-    in.damaged("the bytes its seal leaves free are not those of its cases' datasets" +
+    in.damaged("the bytes its seal leaves free are not those of its cases' data" +
                std::string(kRemedy));
 
   // A block of cases at a time (memory bounded by the block, not the sweep): the statuses, and
