@@ -276,6 +276,8 @@ void CompiledEquations::velocity_constraints(double t, const Eigen::VectorXd& q,
 
 std::vector<std::size_t> redundant_constraints(const Eigen::MatrixXd& A, double rank_tolerance) {
   if (A.rows() == 0) return {};
+  // Eigen's pivoting indexes out of bounds on a NaN: a failed computation, not a crash.
+  if (!A.allFinite()) throw model::ComputationError("the constraints' Jacobian is not finite");
   // Column-pivoted QR of Aᵀ: the constraints (columns) pivoted first span the rows of A; those
   // left after the rank are combinations of them.
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr;

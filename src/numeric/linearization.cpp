@@ -34,8 +34,19 @@ constexpr double kModeTolerance = 1.5e-8;
 
 Index idx(std::size_t i) { return static_cast<Index>(i); }
 
+// Eigen's pivoting decompositions index out of bounds on a matrix with a NaN (no pivot compares
+// greater): a Jacobian that is not finite (abs(q) differentiated at q = 0) is a failed
+// computation named here, not a crash.
+void require_finite(const Matrix& m) {
+  if (!m.allFinite())
+    throw model::ComputationError(
+        "the constraints' Jacobian is not finite at this operating point (a function of the "
+        "coordinates without a derivative there, such as abs or sqrt at 0)");
+}
+
 Index rank_of(const Matrix& m) {
   if (m.rows() == 0 || m.cols() == 0) return 0;
+  require_finite(m);
   Eigen::ColPivHouseholderQR<Matrix> qr;
   qr.setThreshold(kRankTolerance);
   qr.compute(m);
@@ -76,6 +87,7 @@ Matrix columns(const Matrix& m, const std::vector<std::size_t>& which) {
 
 // x = C⁺ y by the minimum-norm solution (C may have redundant rows).
 Matrix solve_min_norm(const Matrix& C, const Matrix& y) {
+  require_finite(C);
   Eigen::CompleteOrthogonalDecomposition<Matrix> cod;
   cod.setThreshold(kRankTolerance);
   cod.compute(C);

@@ -208,18 +208,22 @@ struct Exponent {
 using Unary = double (*)(double);
 
 Unary unary_function(const std::string& name) {
-  static const std::unordered_map<std::string, Unary> functions = {{"sin", [](double x) { return std::sin(x); }},
-                                                                   {"cos", [](double x) { return std::cos(x); }},
-                                                                   {"tan", [](double x) { return std::tan(x); }},
-                                                                   {"exp", [](double x) { return std::exp(x); }},
-                                                                   {"log", [](double x) { return std::log(x); }},
-                                                                   {"asin", [](double x) { return std::asin(x); }},
-                                                                   {"acos", [](double x) { return std::acos(x); }},
-                                                                   {"atan", [](double x) { return std::atan(x); }},
-                                                                   {"sinh", [](double x) { return std::sinh(x); }},
-                                                                   {"cosh", [](double x) { return std::cosh(x); }},
-                                                                   {"tanh", [](double x) { return std::tanh(x); }},
-                                                                   {"abs", [](double x) { return std::abs(x); }}};
+  static const std::unordered_map<std::string, Unary> functions = {
+      {"sin", [](double x) { return std::sin(x); }},
+      {"cos", [](double x) { return std::cos(x); }},
+      {"tan", [](double x) { return std::tan(x); }},
+      {"exp", [](double x) { return std::exp(x); }},
+      {"log", [](double x) { return std::log(x); }},
+      {"asin", [](double x) { return std::asin(x); }},
+      {"acos", [](double x) { return std::acos(x); }},
+      {"atan", [](double x) { return std::atan(x); }},
+      {"sinh", [](double x) { return std::sinh(x); }},
+      {"cosh", [](double x) { return std::cosh(x); }},
+      {"tanh", [](double x) { return std::tanh(x); }},
+      {"abs", [](double x) { return std::abs(x); }},
+      // Every quantity of a model is real, where conjugate is the identity; GiNaC, whose symbols
+      // are complex, writes it into abs(x)^2 = x conjugate(x) and into d abs(x)/dx.
+      {"conjugate", [](double x) { return x; }}};
   const auto it = functions.find(name);
   return it == functions.end() ? nullptr : it->second;
 }

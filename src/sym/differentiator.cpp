@@ -48,11 +48,14 @@ ex Differentiator::leaf_derivative(const ex& e, const GiNaC::symbol* var) {
 }
 
 ex Differentiator::function_partial(const GiNaC::function& f, std::size_t i) {
-  // Differentiate the same function of fresh symbols, then put the arguments back.
+  // Differentiate the same function of fresh symbols, then put the arguments back. Real
+  // symbols, as every quantity of a model is: GiNaC differentiates abs(x) of a complex x into
+  // (x + conjugate(x))/(2 abs(x)), and conjugate has no numeric evaluation (issue 39: abs(q) in
+  // a position was "internal error: cannot evaluate the function conjugate").
   GiNaC::exvector fresh;
   GiNaC::exmap back;
   for (std::size_t k = 0; k < f.nops(); ++k) {
-    GiNaC::symbol s;
+    GiNaC::realsymbol s;
     fresh.push_back(s);
     back[s] = f.op(k);
   }

@@ -162,6 +162,10 @@ Tape::Signed Tape::compile_signed(const ex& e) {
         {"sinh", Op::Sinh}, {"cosh", Op::Cosh}, {"tanh", Op::Tanh}, {"abs", Op::Abs}};
     if (name == "atan2") {
       result.slot = emit({Op::Atan2, compile(e.op(0)), compile(e.op(1)), 0.0});
+    } else if (name == "conjugate" && e.nops() == 1) {
+      // Every quantity of a model is real, where conjugate is the identity; GiNaC, whose
+      // symbols are complex, writes it into abs(x)^2 = x conjugate(x) and into d abs(x)/dx.
+      result = compile_signed(e.op(0));
     } else if (auto it = unary.find(name); it != unary.end() && e.nops() == 1) {
       result.slot = emit({it->second, compile(e.op(0)), 0, 0.0});
     } else {
