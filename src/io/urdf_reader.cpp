@@ -343,7 +343,7 @@ class UrdfReader {
            std::string(kind) + " '" + owner + "' has a second <" + child + ">" +
                (parent == kind ? "" : " in its <" + parent + ">") + " (the first at line " +
                std::to_string(first->Row()) + ", column " + std::to_string(first->Column()) +
-               "): a <" + parent + "> has one",
+               "): it may have only one",
            owner);
     }
   }
@@ -498,7 +498,12 @@ class UrdfReader {
     UrdfdomMessages messages;
     std::string thrown;
     try {
-      urdf_ = urdf::parseURDF(xml_);
+      // After a byte order mark TinyXML reads the text as UTF-8, as appell's own reading does
+      // (TIXML_ENCODING_UTF8). Without one, and without an encoding declared, it writes a
+      // character reference as one byte (&#x85; as \x85, &#x2028; as '('): urdfdom's names
+      // would not be appell's, and a name urdfdom's model has under another spelling is not
+      // found in it.
+      urdf_ = urdf::parseURDF("\xEF\xBB\xBF" + xml_);
     } catch (const std::exception& e) {
       thrown = e.what();
     }
@@ -630,6 +635,22 @@ class UrdfReader {
   /// the builder decides (a dummy that never turns is accepted). A negative mass or a moment
   /// clearly below zero is refused as written.
   void plan_lumping(UrdfModel& out) {
+    // Each link's nearest ancestor with a physical body through fixed joints only, and its pose
+    // there, from its parent's (links come parents first): walking up from every link would make
+    // a chain of n fixed dummies cost n^2 / 2 steps (2,000 of them: 3 s). The pose of a link
+    // fixed to its anchor by one or two joints is the same product as that walk's.
+    std::map<std::string, std::pair<std::string, Eigen::Isometry3d>> anchor;
+    for (const auto& link_name : order_) {
+      const urdf::Joint* joint = parent_joint(link_name);
+      if (!joint || moves(*joint)) continue;
+      const std::string& parent = parent_link_.at(link_name);
+      const Eigen::Isometry3d placed = transform(joint->parent_to_joint_origin_transform);
+      const urdf::Link& parent_link = *urdf_->getLink(parent);
+      if (has_mass(parent_link) && physical(*parent_link.inertial))
+        anchor.emplace(link_name, std::pair{parent, placed});
+      else if (const auto up = anchor.find(parent); up != anchor.end())
+        anchor.emplace(link_name, std::pair{up->second.first, up->second.second * placed});
+    }
     for (const auto& link_name : order_) {
       const urdf::Link& link = *urdf_->getLink(link_name);
       if (!has_mass(link) || physical(*link.inertial)) continue;
@@ -637,21 +658,10 @@ class UrdfReader {
       const Eigen::Matrix3d tensor = tensor_of(in);
       if (!(in.mass >= 0.0) || !std::isfinite(in.mass) || !tensor.allFinite() ||
           model::detail::inertia_fault(tensor) == model::detail::InertiaFault::NotSemidefinite)
-        continue;                                              // refused by translate_inertial
-      Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();  // link_name in `target`
-      std::string target = link_name;
-      bool found = false;
-      while (const urdf::Joint* joint = parent_joint(target)) {
-        if (moves(*joint)) break;
-        pose = transform(joint->parent_to_joint_origin_transform) * pose;
-        target = parent_link_.at(target);
-        const urdf::Link& parent = *urdf_->getLink(target);
-        if (has_mass(parent) && physical(*parent.inertial) && !lumped_into_.count(target)) {
-          found = true;
-          break;
-        }
-      }
-      if (!found) continue;
+        continue;  // refused by translate_inertial
+      const auto fixed_to = anchor.find(link_name);
+      if (fixed_to == anchor.end()) continue;
+      const auto& [target, pose] = fixed_to->second;  // link_name in `target`
       lumped_into_[link_name] = target;
       lumped_[target].push_back(lumped(in, pose));
       std::ostringstream mass;

@@ -1,6 +1,7 @@
 #include "xml_bounds.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -180,26 +181,38 @@ class XmlScan {
 
   /// TiXmlBase::GetEntity at '&': a numeric reference "&#..." or "&#x..." runs to the next ';'
   /// wherever it is, and is read back from there to its '#' (or 'x'): TinyXML continues after that
-  /// ';', skipping whatever lies between (quotes, tags). Any other '&' is one character.
+  /// ';', skipping whatever lies between (quotes, tags). Any other '&' is one character. The
+  /// character must be one UTF-8 can write: TinyXML writes a surrogate (&#xD800;) or a number
+  /// beyond U+10FFFF as bytes that are not UTF-8, and &#0; as a NUL in a name.
   std::size_t reference_end(std::size_t p) const {
     if (at(p + 1) != '#' || at(p + 2) == 0) return p + 1;
     const bool hex = at(p + 2) == 'x';
     const std::size_t semicolon = text_.find(';', p + (hex ? 3 : 2));
-    std::size_t bad = kStop;
-    if (semicolon == kStop) {
-      bad = p;
-    } else {
-      for (std::size_t i = semicolon - 1; at(i) != (hex ? 'x' : '#'); --i)
-        if (!(hex ? is_hex_digit(at(i)) : is_digit(at(i)))) {
-          bad = i;
-          break;
-        }
+    const auto shown = [&] {
+      return text_.substr(p,
+                          std::min<std::size_t>(semicolon == kStop ? 12 : semicolon + 1 - p, 12));
+    };
+    std::size_t first = semicolon;  // the first digit
+    while (semicolon != kStop && at(first - 1) != (hex ? 'x' : '#')) {
+      --first;
+      if (!(hex ? is_hex_digit(at(first)) : is_digit(at(first))))
+        fail(p,
+             "malformed XML: a character reference is &#DIGITS; or &#xHEX; (read up to the next "
+             "';')",
+             shown());
     }
-    if (bad != kStop)
+    if (semicolon == kStop) fail(p, "malformed XML: a character reference &# has no ';'", shown());
+    std::uint32_t code = 0;  // held above U+10FFFF once beyond it
+    for (std::size_t i = first; i < semicolon; ++i) {
+      const unsigned char c = at(i);
+      const std::uint32_t digit = is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
+      code = std::min<std::uint32_t>(code * (hex ? 16 : 10) + digit, 0x110000);
+    }
+    if (code == 0 || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF)
       fail(p,
-           "malformed XML: a character reference is &#DIGITS; or &#xHEX; (read up to the next "
-           "';')",
-           text_.substr(p, std::min<std::size_t>(semicolon == kStop ? 12 : semicolon + 1 - p, 12)));
+           "malformed XML: a character reference is a Unicode character: not 0, not a surrogate "
+           "(U+D800 .. U+DFFF), at most U+10FFFF",
+           shown());
     return semicolon + 1;
   }
 
@@ -309,7 +322,7 @@ class XmlScan {
         return p + 1;
       }
       const std::size_t after = attribute(p, name);
-      if (after == kStop || after >= end())
+      if (after == kStop)
         fail(p, "malformed XML: expected an attribute NAME=\"VALUE\", '>' or '/>' in " + tag(name),
              name);
       const std::string_view attribute_name = text_.substr(p, name_end(p) - p);
