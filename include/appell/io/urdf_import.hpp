@@ -3,7 +3,8 @@
 //
 // The file holds what io::build_model gives the builder (io/urdf_reader.hpp), in MODEL_FORMAT.md:
 // frames named after the links, coordinates after the joints, bodies LINK_body, numbers as the
-// URDF writes them, and a comment before each item naming the URDF joint and link it comes from.
+// URDF writes them, and a comment before each item naming the URDF joint and link it comes from
+// (a control character of a URDF name, a line break among them, written there as \xHH).
 #pragma once
 
 #include <string>
