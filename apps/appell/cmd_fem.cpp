@@ -171,7 +171,7 @@ int run_response(const FemCommandOptions& o, std::shared_ptr<const model::Model>
     if (file)
       file->check();
     else if (!out)
-      throw model::ComputationError("could not write standard output");
+      io::check_written(out, "standard output");  // names the reason: a closed pipe is quiet
   };
   out << io::response_csv_header(body, nodes) << "\n";
   if (!o.vtu.empty()) make_output_folder("--vtu", o.vtu);

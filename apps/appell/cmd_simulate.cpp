@@ -25,6 +25,7 @@
 #include "output_paths.hpp"
 #include "simulate_speeds_command.hpp"
 #include "simulation_flags.hpp"
+#include "standard_streams.hpp"
 
 namespace appell::cli {
 
@@ -53,13 +54,15 @@ class ProgressBar {
     shown_ = percent;
     constexpr int kWidth = 40;
     const int filled = percent * kWidth / 100;
-    std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '=')
-              << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] " << std::setw(3)
-              << percent << "%  t = " << std::setprecision(6) << t << std::flush;
+    // Numbers only, and the carriage return that redraws the bar: unescaped.
+    unescaped_stderr() << "\r[" << std::string(static_cast<std::size_t>(filled), '=')
+                       << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] "
+                       << std::setw(3) << percent << "%  t = " << std::setprecision(6) << t
+                       << std::flush;
   }
   void finish() {
     if (!enabled_ || shown_ < 0) return;
-    std::cerr << "\r\033[K" << std::flush;  // erase the bar so the summary starts clean
+    unescaped_stderr() << "\r\033[K" << std::flush;  // erase the bar: the summary starts clean
     shown_ = -1;
   }
 

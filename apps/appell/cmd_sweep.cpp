@@ -30,6 +30,7 @@
 #include "mpi_sweep.hpp"
 #include "output_paths.hpp"
 #include "simulation_flags.hpp"
+#include "standard_streams.hpp"
 
 namespace appell::cli {
 
@@ -103,18 +104,20 @@ class Progress {
     const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
     constexpr std::size_t kWidth = 30;
     const std::size_t filled = done * kWidth / total_;
-    std::cerr << "\r[" << std::string(filled, '=') << std::string(kWidth - filled, ' ') << "] "
-              << done << "/" << total_ << " cases";
-    if (failed > 0) std::cerr << ", " << failed << " failed";
-    std::cerr << std::fixed << std::setprecision(1) << ", " << rate << "/s";
+    // Numbers only, and the controls that redraw the bar: unescaped.
+    std::ostream& err = unescaped_stderr();
+    err << "\r[" << std::string(filled, '=') << std::string(kWidth - filled, ' ') << "] " << done
+        << "/" << total_ << " cases";
+    if (failed > 0) err << ", " << failed << " failed";
+    err << std::fixed << std::setprecision(1) << ", " << rate << "/s";
     if (rate > 0 && done < total_)
-      std::cerr << ", ETA " << format_seconds(static_cast<double>(total_ - done) / rate);
-    std::cerr << std::defaultfloat << "\033[K" << std::flush;
+      err << ", ETA " << format_seconds(static_cast<double>(total_ - done) / rate);
+    err << std::defaultfloat << "\033[K" << std::flush;
     drawn_ = true;
   }
   void finish() {
     if (!drawn_) return;
-    std::cerr << "\r\033[K" << std::flush;
+    unescaped_stderr() << "\r\033[K" << std::flush;
     drawn_ = false;
   }
 

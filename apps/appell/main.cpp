@@ -16,6 +16,7 @@
 #include "appell/sym/memory_budget.hpp"
 #include "appell/sym/progress.hpp"
 #include "cli_support.hpp"
+#include "standard_streams.hpp"
 #include "status_line.hpp"
 #include "usage_errors.hpp"
 
@@ -38,6 +39,8 @@ int report_failure() {
     if (const int signal = num::interruption_signal()) return interrupted(signal);
     std::cerr << err.what() << "\n";
     return 2;
+  } catch (const io::OutputClosed&) {
+    return 1;  // the reader of a pipe went away: nobody reads what appell would say
   } catch (const model::ComputationError& err) {
     if (const int signal = num::interruption_signal()) return interrupted(signal);
     std::cerr << "appell: computation failed: " << err.what() << "\n";
@@ -86,6 +89,7 @@ int run_command(const appell::cli::Commands& commands, appell::cli::StatusLine& 
 
 int main(int argc, char** argv) {
   using namespace appell;
+  cli::prepare_standard_streams();  // controls in a user's text shown, not obeyed; no SIGPIPE
   cli::print_no_negative_zero(std::cout);  // no "-0" in any command's output
   cli::print_no_negative_zero(std::cerr);
   CLI::App app{"appell: equations of motion from the D'Alembert-Lagrange principle"};
@@ -147,16 +151,8 @@ int main(int argc, char** argv) {
     status.tick();
     return false;
   });
-  int code = run_command(commands, status);
+  const int code = run_command(commands, status);
   status.erase();
   // Standard output is an output like any file: what a full disk or a closed pipe lost fails.
-  try {
-    io::check_written(std::cout, "standard output");
-    // What printf wrote (verify's table) fails on stdout's FILE, which the flush above may miss.
-    if (std::ferror(stdout)) throw model::ComputationError("could not write standard output");
-  } catch (const model::ComputationError& err) {
-    std::cerr << "appell: " << err.what() << "\n";
-    if (code == 0) code = 1;
-  }
-  return code;
+  return cli::finish_standard_output(code);
 }

@@ -11,8 +11,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "appell/io/terminal_text.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/sym/progress.hpp"
+#include "standard_streams.hpp"
 
 namespace appell::cli {
 
@@ -67,22 +69,24 @@ void StatusLine::tick() {
        << sym::memory_size_text(sym::resident_memory_bytes());
   if (budget_.bytes() > 0) line << " of " << sym::memory_size_text(budget_.bytes());
   line << "] " << now_doing;
-  // One terminal line: what does not fit is cut rather than wrapped (a wrapped line cannot be
-  // erased with one carriage return). The text is ASCII but for names from the model, which a
-  // cut may split; the terminal shows at most one replacement character for that.
-  std::string text = line.str();
+  // The step's text (a model's names) shown, not obeyed, before it is measured. One terminal
+  // line: what does not fit is cut rather than wrapped (a wrapped line cannot be erased with one
+  // carriage return). The text is ASCII but for names from the model, which a cut may split;
+  // the terminal shows at most one replacement character for that.
+  std::string text = io::terminal_text(line.str(), io::LineBreaks::Escape);
   winsize size{};
   const std::size_t width =
       ::ioctl(fileno(stderr), TIOCGWINSZ, &size) == 0 && size.ws_col > 10 ? size.ws_col - 1 : 99;
   if (text.size() > width) text = text.substr(0, width - 3) + "...";
-  std::cerr << "\r\033[K" << text << std::flush;
+  // The line's own controls as they are, past std::cerr's escaping.
+  unescaped_stderr() << "\r\033[K" << text << std::flush;
   drawn_ = true;
 }
 
 void StatusLine::erase() {
   busy_since_.reset();
   if (!drawn_) return;
-  std::cerr << "\r\033[K" << std::flush;
+  unescaped_stderr() << "\r\033[K" << std::flush;
   drawn_ = false;
 }
 

@@ -146,6 +146,7 @@
 #include "appell/io/regressor_writer.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/io/statics_writer.hpp"
+#include "appell/io/terminal_text.hpp"
 #include "appell/io/urdf_import.hpp"
 #include "appell/io/urdf_reader.hpp"
 #include "appell/io/verification_writer.hpp"

@@ -1,9 +1,12 @@
 #include "appell/io/output_file.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "appell/io/terminal_text.hpp"
 #include "appell/model/source_location.hpp"
 
 namespace appell::io {
@@ -16,7 +19,16 @@ std::string reason(int error) {
 }
 
 [[noreturn]] void lost(const std::string& name, int error) {
+  if (error == EPIPE) throw OutputClosed("could not write " + name + reason(error));
   throw model::ComputationError("could not write " + name + reason(error));
+}
+
+// Whether `path` names a FIFO or a socket, /dev/stdout into a pipe included (stat follows the
+// link to the descriptor's pipe).
+bool is_pipe(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0 &&
+         (S_ISFIFO(status.st_mode) || S_ISSOCK(status.st_mode));
 }
 
 }  // namespace
@@ -27,11 +39,13 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (!out_)
     throw model::ModelError(model::SourceLocation{path_, 0, 0},
                             "cannot write the file" + reason(errno));
+  pipe_ = is_pipe(path_);
 }
 
 void OutputFile::check() {
-  // Which write failed is past; errno may since hold anything, so no reason is given.
-  if (!out_) lost(path_, 0);
+  // Which write failed is past; errno may since hold anything, so no reason is given, but for a
+  // pipe: a write to one fails only when its reader is gone (EPIPE).
+  if (!out_) lost(path_, pipe_ ? EPIPE : 0);
 }
 
 void OutputFile::close() {
@@ -41,8 +55,8 @@ void OutputFile::close() {
   const int flush_error = errno;
   const bool written = static_cast<bool>(out_);
   out_.close();
-  if (!written) lost(path_, flush_error);
-  if (!out_) lost(path_, errno);
+  if (!written) lost(path_, pipe_ ? EPIPE : flush_error);
+  if (!out_) lost(path_, pipe_ ? EPIPE : errno);
 }
 
 void write_file(const std::string& path, std::string_view text) {
@@ -54,7 +68,13 @@ void write_file(const std::string& path, std::string_view text) {
 void check_written(std::ostream& out, const std::string& name) {
   errno = 0;
   out.flush();
-  if (!out) lost(name, errno);
+  if (out) return;
+  int error = errno;
+  // The buffer between saw the write that failed, whenever it was: its errno is the reason.
+  if (const auto* shown = dynamic_cast<const TerminalTextBuffer*>(out.rdbuf());
+      shown != nullptr && shown->write_error() != 0)
+    error = shown->write_error();
+  lost(name, error);
 }
 
 }  // namespace appell::io

@@ -12,8 +12,9 @@ namespace appell::io::detail {
 /// (RFC 3629: no overlong form, no surrogate, nothing beyond U+10FFFF), or npos if there is none.
 std::size_t invalid_utf8_at(std::string_view text);
 
-/// `text` for a message: at most `limit` bytes, each byte of an ill-formed sequence and each
-/// control character written as \xHH, so that the message itself is UTF-8.
+/// `text` for a message: at most `limit` bytes (then "..."), shown as io::terminal_text() shows
+/// it with line breaks escaped too (a byte of an ill-formed sequence or a C0 control as \xHH, DEL
+/// and the C1 controls as \u007F..\u009F), so that the message itself is one line of UTF-8.
 std::string printable(std::string_view text, std::size_t limit = 60);
 
 }  // namespace appell::io::detail
