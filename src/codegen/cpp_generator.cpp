@@ -949,6 +949,8 @@ bool is_valid_namespace(const std::string& name) {
     const std::size_t end = name.find("::", start);
     const std::string part = name.substr(start, end == std::string::npos ? end : end - start);
     if (!is_valid_namespace_part(part)) return false;
+    // The outermost part is declared at global scope, next to what <cmath> declares there.
+    if (start == 0 && detail::is_global_library_name(part)) return false;
     if (end == std::string::npos) return true;
     start = end + 2;
   }

@@ -34,17 +34,118 @@ const std::set<std::string>& reserved_words() {
       "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
       "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
       "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-      // C99 keywords that C++ lacks (the C output, --language c)
-      "restrict",
+      // C99 keywords that C++ lacks (the C output, --language c), C23's and GNU C's typeof, and
+      // the keywords of the transactional memory and reflection TS (g++ -fgnu-tm, -freflection)
+      "restrict", "typeof", "typeof_unqual", "atomic_cancel", "atomic_commit", "atomic_noexcept",
+      "synchronized", "reflexpr",
       // the generated code's own names
       "Parameters", "Inputs", "std",
-      // <cmath> / <math.h> macros
-      "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI", "M_PI_2", "M_PI_4", "M_1_PI",
-      "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL",
-      "INFINITY", "NAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL", "FP_SUBNORMAL", "FP_ZERO",
-      "FP_FAST_FMA", "FP_FAST_FMAF", "FP_FAST_FMAL", "FP_ILOGB0", "FP_ILOGBNAN", "MATH_ERRNO",
-      "MATH_ERREXCEPT", "math_errhandling", "NULL", "EDOM", "ERANGE", "EILSEQ", "errno", "assert"};
+      // The system's names that gcc and clang predefine as macros in their default dialects
+      // (gnu11, gnu17, gnu++17: `echo | gcc -dM -E -`), so that `double linux;` would read
+      // `double 1;`: linux and unix everywhere, the processor's name on some (i386, sparc, ..).
+      "linux", "unix", "i386", "sun", "sparc", "mips", "vax", "PPC", "powerpc", "MIPSEB", "MIPSEL",
+      "R3000", "R4000", "mc68000", "m68k", "hppa", "i860", "ns32000", "pyr", "sequent", "u370",
+      "u3b", "bsd4_2", "bsd4_3", "host_mips", "sony", "NeXT",
+      // Object-like macros of <math.h>/<cmath>, <string.h>/<cstring> and what they include
+      // (glibc's <cmath> includes <stdlib.h> in C++); the families M_PI.., HUGE_VAL.., SNAN..,
+      // FP_.. and MATH_.. are in macro_family() below.
+      "INFINITY", "NAN", "NULL", "MAXFLOAT", "math_errhandling", "EDOM", "ERANGE", "EILSEQ",
+      "errno", "assert", "EXIT_FAILURE", "EXIT_SUCCESS", "RAND_MAX", "MB_CUR_MAX", "BIG_ENDIAN",
+      "LITTLE_ENDIAN", "PDP_ENDIAN", "BYTE_ORDER", "FD_SETSIZE", "NFDBITS", "WCONTINUED", "WEXITED",
+      "WNOHANG", "WNOWAIT", "WSTOPPED", "WUNTRACED"};
   return words;
+}
+
+// `s` with a floating type's suffix taken off ("M_PIl" -> "M_PI", "sinf128" -> "sin",
+// "SNANF32X" -> "SNAN"), in lower case (f, l, fN, fNx) or upper case (F, L, FN, FNX); `s` when it
+// has none.
+std::string without_float_suffix(const std::string& s, bool upper) {
+  const char f = upper ? 'F' : 'f', l = upper ? 'L' : 'l', x = upper ? 'X' : 'x';
+  std::size_t end = s.size();
+  if (end > 0 && s[end - 1] == x) --end;
+  std::size_t digits = end;
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(s[digits - 1]))) --digits;
+  if (digits < end && digits > 0 && s[digits - 1] == f) return s.substr(0, digits - 1);
+  if (!s.empty() && (s.back() == f || s.back() == l)) return s.substr(0, s.size() - 1);
+  return s;
+}
+
+// The macro families of <math.h>: its constants with any floating type's suffix (M_PI, M_PIf,
+// M_PIl, M_PIf128, ..), HUGE_VAL.. and SNAN.. likewise, and what C reserves for future macros of
+// <math.h> (FP_ or MATH_ and an uppercase letter): a C library adds to them without notice.
+bool macro_family(const std::string& s) {
+  static const std::set<std::string> constants = {
+      "M_E",    "M_LOG2E", "M_LOG10E", "M_LN2",      "M_LN10",  "M_PI",     "M_PI_2",
+      "M_PI_4", "M_1_PI",  "M_2_PI",   "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2"};
+  if (constants.count(s) || constants.count(without_float_suffix(s, false))) return true;
+  // HUGE_VAL, HUGE_VALF, HUGE_VAL_F128, SNAN, SNANF32X, ..
+  const std::string upper = without_float_suffix(s, true);
+  if (s == "HUGE_VAL" || s == "SNAN" ||
+      (upper != s && (upper == "HUGE_VAL" || upper == "HUGE_VAL_" || upper == "SNAN")))
+    return true;
+  // A name ending in _ or _N is none of them, so that claim_identifier's suffixes always leave
+  // the family ("FP_INT_UPWARD" -> "FP_INT_UPWARD_").
+  const std::size_t last = s.find_last_of('_');
+  if (last != std::string::npos && s.find_first_not_of("0123456789", last + 1) == std::string::npos)
+    return false;
+  for (const std::string prefix : {"FP_", "MATH_"})
+    if (s.size() > prefix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
+        std::isupper(static_cast<unsigned char>(s[prefix.size()])))
+      return true;
+  return false;
+}
+
+// The words of `text`, separated by blanks.
+std::set<std::string> words(const char* text) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) out.insert(word);
+  return out;
+}
+
+// Functions of <math.h> (C17 and glibc's), each also with every floating type's suffix (sinf,
+// sinl, sinf128, ..).
+const std::set<std::string>& math_functions() {
+  static const std::set<std::string> names = words(
+      "acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh erf erfc exp exp2 exp10 "
+      "expm1 fabs fdim floor fma fmax fmin fmod frexp hypot ilogb ldexp lgamma lgamma_r llrint "
+      "llround log log10 log1p log2 logb lrint lround modf nan nearbyint nextafter nexttoward pow "
+      "pow10 remainder remquo rint round roundeven scalb scalbln scalbn sin sincos sinh sqrt tan "
+      "tanh tgamma trunc j0 j1 jn y0 y1 yn gamma drem finite significand isinf isnan fromfp "
+      "fromfpx ufromfp ufromfpx fmaxmag fminmag fmaximum fminimum fmaximum_num fminimum_num "
+      "fmaximum_mag fminimum_mag fmaximum_mag_num fminimum_mag_num canonicalize nextup nextdown "
+      "getpayload setpayload setpayloadsig totalorder totalordermag llogb iscanonical iseqsig "
+      "issignaling iszero fadd fsub fmul fdiv ffma fsqrt dadd dsub dmul ddiv dfma dsqrt signgam "
+      "exception ");
+  return names;
+}
+
+// The other names <stdlib.h> and <string.h> (with <strings.h>) declare at global scope, C's and
+// POSIX's and glibc's (those ending in _t are covered by is_global_library_name's rule).
+const std::set<std::string>& library_names() {
+  static const std::set<std::string> names = words(
+      "abort abs atexit at_quick_exit atof atoi atol atoll bsearch calloc div exit free getenv "
+      "labs ldiv llabs lldiv malloc mblen mbstowcs mbtowc qsort qsort_r quick_exit rand realloc "
+      "srand system wcstombs wctomb aligned_alloc a64l l64a drand48 erand48 lrand48 nrand48 "
+      "mrand48 jrand48 srand48 seed48 lcong48 drand48_r erand48_r lrand48_r nrand48_r mrand48_r "
+      "jrand48_r srand48_r seed48_r lcong48_r random srandom initstate setstate random_r "
+      "srandom_r initstate_r setstate_r rand_r ecvt fcvt gcvt qecvt qfcvt qgcvt ecvt_r fcvt_r "
+      "qecvt_r qfcvt_r mkstemp mkstemps mkostemp mkostemps mkdtemp mktemp mkstemp64 mkstemps64 "
+      "mkostemp64 mkostemps64 valloc posix_memalign alloca putenv setenv unsetenv clearenv "
+      "secure_getenv on_exit canonicalize_file_name realpath getsubopt posix_openpt grantpt "
+      "unlockpt ptsname ptsname_r getpt getloadavg rpmatch reallocarray arc4random arc4random_buf "
+      "arc4random_uniform select pselect bcmp bcopy bzero index rindex ffs ffsl ffsll "
+      "explicit_bzero basename sigabbrev_np sigdescr_np memccpy memchr memcmp memcpy memfrob "
+      "memmem memmove mempcpy memrchr memset rawmemchr stpcpy stpncpy strcasecmp strcasecmp_l "
+      "strcasestr strcat strchr strchrnul strcmp strcoll strcoll_l strcspn strdup strerror "
+      "strerror_l strerror_r strerrordesc_np strerrorname_np strfromd strfromf strfroml strfry "
+      "strlcat strlcpy strlen strncasecmp strncasecmp_l strncat strncmp strncpy strndup strnlen "
+      "strpbrk strrchr strsep strsignal strspn strstr strtod strtod_l strtof strtof_l strtok "
+      "strtok_r strtol strtol_l strtold strtold_l strtoll strtoll_l strtoq strtoul strtoul_l "
+      "strtoull strtoull_l strtouq strverscmp strxfrm strxfrm_l strdupa strndupa uint ulong "
+      "ushort u_char u_int u_long u_short fd_set fd_mask timeval timespec random_data "
+      "drand48_data sigset div_t ldiv_t lldiv_t ");
+  return names;
 }
 
 bool is_identifier(const std::string& s) {
@@ -57,10 +158,18 @@ bool is_identifier(const std::string& s) {
 }  // namespace
 
 // An identifier the generated code may declare: not reserved by the language (no "__", no
-// leading underscore) and not one of reserved_words().
+// leading underscore), not one of reserved_words() and of no macro_family().
 bool is_free_identifier(const std::string& s) {
   return is_identifier(s) && s[0] != '_' && s.find("__") == std::string::npos &&
-         reserved_words().count(s) == 0;
+         reserved_words().count(s) == 0 && !macro_family(s);
+}
+
+bool is_global_library_name(const std::string& s) {
+  if (math_functions().count(s) || math_functions().count(without_float_suffix(s, false)) ||
+      library_names().count(s))
+    return true;
+  // POSIX reserves the names ending in _t for types (size_t, int32_t, pthread_t, ..).
+  return s.size() > 2 && s.compare(s.size() - 2, 2, "_t") == 0;
 }
 
 // `wanted` made a free identifier not yet in `taken` (and then taken): "int" -> "int_",

@@ -16,8 +16,14 @@
 namespace appell::codegen::detail {
 
 /// An identifier the generated code may declare: not reserved by C or C++ (no "__", no leading
-/// underscore, no keyword, none of the macros of <cmath>/<math.h>).
+/// underscore, no keyword), and no macro of the compilers' default (gnu) dialects (linux, unix,
+/// i386) nor of the headers the code includes (M_PI, M_PIl, HUGE_VAL, errno, ..).
 bool is_free_identifier(const std::string& s);
+/// Whether the headers the generated code includes (<math.h>, <string.h> and, in C++, the
+/// <stdlib.h> of glibc's <cmath>) declare `s` at global scope, or C or POSIX reserve it there
+/// (sin, sinf, j0, strlen, memfoo, size_t): no name for the generated namespace, which would
+/// clash with it (`namespace sin {` is an error next to ::sin).
+bool is_global_library_name(const std::string& s);
 /// `wanted` made a free identifier not yet in `taken` (and then taken): "int" -> "int_",
 /// a second "dot_u" -> "dot_u_2".
 std::string claim_identifier(std::string wanted, std::set<std::string>& taken);

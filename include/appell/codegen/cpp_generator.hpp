@@ -75,7 +75,9 @@ struct GeneratedLayout {
 GeneratedLayout generated_layout(const principles::Equations& equations,
                                  const model::Values& values = {});
 
-/// "a" or "a::b::c" with every part a C++ identifier that is not a keyword (nor `std`).
+/// "a" or "a::b::c" with every part a C++ identifier the generated code may declare (no keyword,
+/// `std` or predefined macro such as `linux`), the first not a name the C library declares at
+/// global scope (`sin`, `random`, `size_t`).
 bool is_valid_namespace(const std::string& name);
 /// The model's name made a namespace: "planar-2r" -> "planar_2r".
 std::string default_namespace(const std::string& model_name);
