@@ -2,6 +2,7 @@
 // prints).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "appell/io/model_reader.hpp"
@@ -84,16 +85,38 @@ TEST(Verification, TheMinimalFormJoinsWithIndependentSpeeds) {
 }
 
 TEST(Verification, ADisagreementIsAResultNamingTheFirstMethod) {
-  // A negative tolerance admits no difference at all, not even zero: every row disagrees, and
-  // the report names the first (the reference against itself, which differs nowhere).
-  const num::VerificationReport report = num::verify(example("planar_2r.yaml"), {2, -1.0});
+  // A tolerance far below rounding admits identical numbers only: compared at the random states
+  // alone, the methods whose rounding differs disagree, and the report names the first of them.
+  // The reference against itself differs nowhere (a tolerance of 0 or less, which once made it
+  // "differ from lagrange", is refused: Verification.ATolerancePastItsRangeIsRefused).
+  num::VerifyOptions options;
+  options.tolerance = 1e-300;
+  options.symbolic = false;
+  const num::VerificationReport report = num::verify(example("planar_2r.yaml"), options);
   EXPECT_FALSE(report.all_agree);
-  for (const auto& row : report.rows) {
-    EXPECT_TRUE(row.symbolic) << row.method;
-    EXPECT_FALSE(row.agrees) << row.method;
+  ASSERT_FALSE(report.rows.empty());
+  EXPECT_EQ(report.rows.front().method, "lagrange");
+  EXPECT_TRUE(report.rows.front().agrees);
+  const std::string& first = report.first_disagreement;
+  EXPECT_NE(first.find(" differs from lagrange in "), std::string::npos) << first;
+  EXPECT_NE(first.rfind("lagrange differs", 0), 0u) << first;
+}
+
+TEST(Verification, ATolerancePastItsRangeIsRefused) {
+  for (const double bad : {-1.0, 0.0, std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity()}) {
+    num::VerifyOptions options;
+    options.tolerance = bad;
+    try {
+      num::verify(example("planar_2r.yaml"), options);
+      ADD_FAILURE() << "tolerance " << bad << " was accepted";
+    } catch (const model::ModelError& e) {
+      EXPECT_EQ(e.where().file, "tolerance") << e.what();
+      EXPECT_NE(std::string(e.what()).find("the tolerance must be a positive number"),
+                std::string::npos)
+          << e.what();
+    }
   }
-  EXPECT_EQ(report.first_disagreement.rfind("lagrange differs from lagrange in ", 0), 0u)
-      << report.first_disagreement;
 }
 
 }  // namespace

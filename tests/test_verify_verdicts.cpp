@@ -243,16 +243,17 @@ TEST(VerifyVerdicts, AnInconclusiveSymbolicTestIsNotADifference) {
 }
 
 TEST(VerifyVerdicts, TheCommandLineShowsADifferenceWithItsWitnessAndExits1) {
-  // A tolerance of 0 asks for identical numbers: Gibbs-Appell's rounding differs from
-  // Lagrange's, so that row differs, with the state where it does.
+  // A tolerance far below rounding asks for identical numbers: Gibbs-Appell's rounding differs
+  // from Lagrange's, so that row differs, with the state where it does. (A tolerance of 0 is
+  // refused: a tolerance is a finite number > 0.)
   const std::string path = write("particle_strict", particle_yaml);
-  const auto run = run_cli("verify " + path + " --tolerance 0 --numeric-only");
+  const auto run = run_cli("verify " + path + " --tolerance 1e-300 --numeric-only");
   EXPECT_EQ(run.code, 1) << run.out;
   EXPECT_NE(run.out.find("DISAGREEMENT: "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("  witness: t = "), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("(q = [psi, phi, theta])"), std::string::npos) << run.out;
 
-  const auto json = run_cli("verify " + path + " --tolerance 0 --numeric-only --json");
+  const auto json = run_cli("verify " + path + " --tolerance 1e-300 --numeric-only --json");
   EXPECT_EQ(json.code, 1) << json.out;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_FALSE(j.at("all_agree").get<bool>());

@@ -35,10 +35,12 @@ int run_codegen(const CodegenCommandOptions& o) {
   const auto values = parse_assignments(o.set);
   auto model = read_model(o.model, o.urdf);
   check_output_paths(model_inputs("MODEL", *model), {{"--out", o.out}});
+  // What this model cannot have written is a refusal of the request (exit 2), never a failed
+  // computation.
   if (o.derivatives && model->has_speeds())
-    throw model::ComputationError(
-        "--derivatives: the derivatives are written in the coordinates' rates dot(q) and "
-        "ddot(q), and this model's equations are in its generalized speeds");
+    throw usage_error("--derivatives",
+                      "the derivatives are written in the coordinates' rates dot(q) and ddot(q), "
+                      "and this model's equations are in its generalized speeds");
   if (o.regressor && model->has_speeds())
     throw usage_error("--regressor",
                       "the regressor is written in the coordinates' rates dot(q) and ddot(q), "
@@ -47,10 +49,8 @@ int run_codegen(const CodegenCommandOptions& o) {
     // Before any derivation: the derivatives differentiate the recursions.
     const std::string reason = principles::recursions_alone_do_not_cover(*model);
     if (!reason.empty())
-      throw model::ComputationError(
-          "--derivatives differentiates the recursions, which do not "
-          "cover " +
-          reason);
+      throw usage_error("--derivatives",
+                        "differentiates the recursions, which do not cover " + reason);
   }
   if (const std::string reason = principles::regressor_not_covered(*model);
       o.regressor && !reason.empty())
@@ -92,7 +92,7 @@ int run_codegen(const CodegenCommandOptions& o) {
     } catch (const std::invalid_argument& e) {
       // The derivatives need the recursions: a model they do not cover cannot have them.
       if (!o.derivatives) throw;
-      throw model::ComputationError(std::string("--derivatives: ") + e.what());
+      throw usage_error("--derivatives", e.what());
     }
   }();
 

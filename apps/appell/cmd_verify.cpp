@@ -56,7 +56,13 @@ int run_verify(const VerifyOptions& o) {
   options.states = o.states;
   options.tolerance = o.tolerance;
   options.symbolic = !o.numeric_only;
-  const num::VerificationReport report = num::verify(model, options);
+  const num::VerificationReport report = [&] {
+    try {
+      return num::verify(model, options);
+    } catch (const model::ModelError& e) {
+      throw at_option(e, {{"tolerance", "--tolerance"}});
+    }
+  }();
   const bool timing = timing_requested();
   const std::string reference =
       report.speeds_only ? "speeds-appell" : principles::method_name(report.reference);
@@ -68,11 +74,13 @@ int run_verify(const VerifyOptions& o) {
     return report.all_agree ? 0 : 1;
   }
 
+  // The model's name through std::cout, which shows its control characters (printf would not).
+  std::cout << report.model << std::flush;
   std::printf(
-      "%s: %zu coordinates; each method against %s (%sthe largest relative difference at %zu "
+      ": %zu coordinates; each method against %s (%sthe largest relative difference at %zu "
       "random states)\n",
-      report.model.c_str(), report.dof, reference.c_str(),
-      options.symbolic ? "symbolic difference, and " : "", report.options.states);
+      report.dof, reference.c_str(), options.symbolic ? "symbolic difference, and " : "",
+      report.options.states);
   if (report.speeds_only)
     std::printf(
         "(a quaternion frame: the equations exist in the speeds only, by Gibbs-Appell and by "

@@ -24,11 +24,10 @@ int run_eval_derivatives(const std::shared_ptr<const model::Model>& model,
                          const std::vector<std::string>& set, double t, const Eigen::VectorXd& q,
                          const Eigen::VectorXd& qd, bool json) {
   const std::string reason = principles::recursions_alone_do_not_cover(*model);
+  // A feature this model does not have is a refusal of the request (exit 2), as --regressor's.
   if (!reason.empty())
-    throw model::ComputationError(
-        "--derivatives differentiates the recursions, which do not "
-        "cover " +
-        reason);
+    throw usage_error("--derivatives",
+                      "differentiates the recursions, which do not cover " + reason);
   const num::DynamicsDerivativesEvaluator derivatives(model, parse_assignments(set));
   num::DerivativesWorkspace work;
   num::ForwardDynamicsDerivatives forward;

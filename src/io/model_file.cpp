@@ -6,8 +6,7 @@
 namespace appell::io {
 
 ModelFormat detect_model_format(const std::string& text) {
-  std::size_t i = 0;
-  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  std::size_t i = model::byte_order_mark_size(text);
   while (i < text.size() &&
          (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
     ++i;

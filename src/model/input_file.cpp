@@ -75,6 +75,10 @@ const char* input_kind_name(InputKind kind) {
   return "input file";
 }
 
+std::size_t byte_order_mark_size(std::string_view text) {
+  return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
 std::string read_input_file(const std::string& path, InputKind kind,
                             const SourceLocation& referenced_from) {
   const std::string name = input_kind_name(kind);

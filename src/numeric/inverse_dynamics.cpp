@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "appell/model/expression_parser.hpp"
 #include "appell/model/input_file.hpp"
@@ -213,7 +214,10 @@ std::vector<Cell> split_cells(std::string_view line) {
 
 std::vector<TrajectorySample> read_trajectory_csv(const std::string& path,
                                                   const model::Model& model) {
-  std::istringstream in(model::read_input_file(path, model::InputKind::Trajectory));
+  std::string text = model::read_input_file(path, model::InputKind::Trajectory);
+  // A byte order mark is no part of the header, and its columns count after it (as a cases file's).
+  text.erase(0, model::byte_order_mark_size(text));
+  std::istringstream in(std::move(text));
   auto at = [&](int line, std::size_t column) {
     return model::SourceLocation{path, line, static_cast<int>(column)};
   };

@@ -9,6 +9,7 @@
 #include "appell/principles/minimal_form.hpp"
 #include "appell/principles/speed_form.hpp"
 #include "appell/sym/progress.hpp"
+#include "cvode_support.hpp"
 
 namespace appell::num {
 
@@ -76,6 +77,9 @@ VerificationReport verify(std::shared_ptr<const model::Model> model, const Verif
   // Without a state there are no numbers: neither "agree numerically" nor "differ" could be said.
   if (options.states == 0)
     throw std::invalid_argument("verify needs at least 1 random state (states = 0)");
+  // A tolerance of 0 or less makes every method "differ", one of nan or inf none: bad input, not a
+  // disagreement. The rule of every tolerance (rtol, atol): a finite number > 0.
+  detail::check_positive(options.tolerance, "tolerance", "the tolerance");
   if (!model->quaternions.empty()) return verify_in_speeds(model, options);
   VerificationReport report;
   report.model = model->name;

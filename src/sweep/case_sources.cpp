@@ -197,7 +197,7 @@ class CsvReader {
  public:
   CsvReader(std::string_view data, std::string path) : data_(data), path_(std::move(path)) {
     // A UTF-8 byte order mark is no part of the first cell, and columns count after it.
-    if (data_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = line_start_ = 3;
+    pos_ = line_start_ = model::byte_order_mark_size(data_);
   }
 
   /// Reads the next record into `cells`; false at the end of the file. `end_line` and

@@ -7,8 +7,10 @@
 // limit is checked on fstat() and again while reading, so a file that grows cannot exceed it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "appell/model/source_location.hpp"
 
@@ -37,5 +39,10 @@ const char* input_kind_name(InputKind kind);
 /// the limit (or grown beyond it while being read), or a read error.
 std::string read_input_file(const std::string& path, InputKind kind,
                             const SourceLocation& referenced_from = {});
+
+/// The length of the UTF-8 byte order mark (EF BB BF) `text` starts with: 3, or 0 without one.
+/// Editors on Windows (and Excel's "CSV UTF-8") write one; it is no part of a file's first line,
+/// so every reader of a text file skips it, and columns count after it.
+std::size_t byte_order_mark_size(std::string_view text);
 
 }  // namespace appell::model

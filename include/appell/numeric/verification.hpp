@@ -109,10 +109,11 @@ struct VerificationReport {
 /// speeds, its equations in its generalized speeds with speeds), simplifies each to measure its
 /// readable size, and compares each with the first (num::compare; the first
 /// row compares Lagrange II with itself), giving each row its verdict.
-/// Throws std::invalid_argument when options.states is 0 (no numbers, no verdict), and
-/// model::ModelError for a model a principle cannot handle (as principles::derive and
-/// principles::minimal_form). A disagreement is a result (all_agree false, first_disagreement), not
-/// an exception.
+/// Throws std::invalid_argument when options.states is 0 (no numbers, no verdict),
+/// model::ModelError at "tolerance" when options.tolerance is not a finite number > 0 (as the
+/// integrators' rtol and atol), and model::ModelError for a model a principle cannot handle (as
+/// principles::derive and principles::minimal_form). A disagreement is a result (all_agree false,
+/// first_disagreement), not an exception.
 VerificationReport verify(std::shared_ptr<const model::Model> model,
                           const VerifyOptions& options = {});
 
