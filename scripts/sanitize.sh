@@ -18,7 +18,8 @@ cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebI
   -DAPPELL_WERROR=ON -DAPPELL_BUILD_FUZZERS=ON -DAPPELL_BUILD_BENCH=OFF -DAPPELL_BUILD_PYTHON=OFF \
   >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target appell_cli appell_tests \
-  fuzz_model_reader fuzz_expression_parser fuzz_gmsh_reader fuzz_claims_reader fuzz_urdf_reader
+  fuzz_model_reader fuzz_expression_parser fuzz_gmsh_reader fuzz_claims_reader fuzz_urdf_reader \
+  fuzz_results_reader
 
 if [ "${APPELL_SANITIZE_BUILD_ONLY:-0}" = 1 ]; then
   exit 0
