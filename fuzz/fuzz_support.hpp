@@ -3,10 +3,14 @@
 // Anything else is a finding: the target prints it and aborts, so that libFuzzer keeps the input.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "appell/model/source_location.hpp"
@@ -20,6 +24,28 @@ inline std::string text_of(const std::uint8_t* data, std::size_t size) {
 [[noreturn]] inline void finding(const char* what, const std::string& detail) {
   std::fprintf(stderr, "appell fuzz finding: %s: %s\n", what, detail.c_str());
   std::abort();
+}
+
+/// The input written to one scratch file of this process (named by `stem` and `extension`),
+/// removed at exit, for the readers that take a path: in /dev/shm when there is one (a file on
+/// disk rewritten for every input makes the target wait on the disk, 10 times slower), else in
+/// the temporary folder. Its path.
+inline const std::string& write_scratch_file(const std::uint8_t* data, std::size_t size,
+                                             const char* stem, const char* extension) {
+  static const std::string path = [&] {
+    std::error_code ignored;
+    const std::filesystem::path folder = std::filesystem::is_directory("/dev/shm", ignored)
+                                             ? std::filesystem::path("/dev/shm")
+                                             : std::filesystem::temp_directory_path();
+    const std::filesystem::path file = folder / (std::string("appell_fuzz_") + stem + "_" +
+                                                 std::to_string(::getpid()) + extension);
+    std::atexit([] { std::remove(path.c_str()); });
+    return file.string();
+  }();
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(data), std::streamsize(size));
+  if (!file) finding("cannot write the scratch file", path);
+  return path;
 }
 
 /// An error of bad input must name a file (or item), a line and a column.

@@ -14,34 +14,8 @@
 #include "appell/fem/mesh.hpp"
 #include "fuzz_support.hpp"
 
-namespace {
-
-/// One file per process, removed at exit: in /dev/shm when there is one (a file on disk rewritten
-/// for every input makes the target wait on the disk, 10 times slower), else in the temporary
-/// folder.
-const std::string& scratch_path() {
-  static const std::string path = [] {
-    std::error_code ignored;
-    const std::filesystem::path folder = std::filesystem::is_directory("/dev/shm", ignored)
-                                             ? std::filesystem::path("/dev/shm")
-                                             : std::filesystem::temp_directory_path();
-    const std::filesystem::path file =
-        folder / ("appell_fuzz_gmsh_" + std::to_string(::getpid()) + ".msh");
-    std::atexit([] { std::remove(scratch_path().c_str()); });
-    return file.string();
-  }();
-  return path;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string& path = scratch_path();
-  {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file.write(reinterpret_cast<const char*>(data), std::streamsize(size));
-    if (!file) appell::fuzz::finding("cannot write the scratch file", path);
-  }
+  const std::string& path = appell::fuzz::write_scratch_file(data, size, "gmsh", ".msh");
   const appell::model::SourceLocation referenced_from{"fuzz.yaml", 4, 12};
   appell::fuzz::expect_located_errors([&] { appell::fem::read_gmsh(path, referenced_from); });
   return 0;
