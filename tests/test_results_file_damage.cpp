@@ -26,6 +26,7 @@
 
 #include "appell/model/source_location.hpp"
 #include "appell/sweep/results_file.hpp"
+#include "support/results_fixtures.hpp"
 #include "support/run_cli.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -37,74 +38,11 @@ using sweep::CaseTable;
 using sweep::ResultsFile;
 using sweep::Save;
 using sweep::SweepSettings;
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using test_support::oscillator;
+using test_support::settings_of;
+using test_support::table_of;
 
 // --- files made by the library (fast: no model, no integration) ---------------------------------
-
-SweepSettings settings_of(Save save) {
-  SweepSettings s;
-  s.t_end = 1.0;
-  s.output_step = 0.25;
-  s.rtol = 1e-9;
-  s.atol = 1e-10;
-  s.integrator = "bdf";
-  s.save = save;
-  s.model_name = "oscillator";
-  s.model_hash = "3f5a";
-  s.appell_version = "0.2.0";
-  s.command_line = "appell sweep oscillator.yaml --out r.h5";
-  s.coordinates = {"x", "y"};
-  s.speeds = {"w"};
-  s.common_values = {"k=1"};
-  return s;
-}
-
-CaseTable table_of(std::size_t cases) {
-  CaseTable t;
-  t.columns = {{"A", sweep::ColumnKind::Parameter, "A"},
-               {"input.f", sweep::ColumnKind::Input, "f"}};
-  for (std::size_t i = 0; i < cases; ++i) {
-    t.numbers.push_back({1.0 + static_cast<double>(i) / 10, kNaN});
-    t.expressions.push_back({"", "sin(" + std::to_string(i) + "*t)"});
-    t.rows.push_back({"cases.csv", static_cast<int>(i) + 2, 1});
-  }
-  return t;
-}
-
-/// Case i: made-up values that differ from case to case, `rows` rows of the grid.
-CaseResult result_of(std::size_t i, const SweepSettings& s, std::size_t rows,
-                     const std::string& status = "ok") {
-  CaseResult r;
-  r.index = i;
-  r.status = status;
-  r.steps = 40 + static_cast<long>(i);
-  r.wall_time = 0.5;
-  r.t_reached = 0.25 * static_cast<double>(rows - 1);
-  r.energy_drift = 1e-12 * static_cast<double>(i);
-  r.rows = rows;
-  r.dof = 2;
-  r.speeds = 1;
-  const auto v = [&](std::size_t k, double shift) {
-    return std::cos(static_cast<double>(i) + 0.3 * static_cast<double>(k)) + shift;
-  };
-  for (std::size_t k = 0; k < rows; ++k) {
-    r.q.insert(r.q.end(), {v(k, 0), v(k, 1)});
-    r.qd.insert(r.qd.end(), {v(k, 2), v(k, 3)});
-    r.u.push_back(v(k, 4));
-    r.kinetic.push_back(v(k, 5));
-    r.potential.push_back(v(k, 6));
-    r.total.push_back(v(k, 11));
-  }
-  r.final_q = {v(rows - 1, 0), v(rows - 1, 1)};
-  r.final_qd = {v(rows - 1, 2), v(rows - 1, 3)};
-  r.final_u = {v(rows - 1, 4)};
-  r.min_q = r.max_q = r.final_q;
-  r.min_qd = r.max_qd = r.final_qd;
-  r.min_u = r.max_u = r.final_u;
-  (void)s;
-  return r;
-}
 
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -276,8 +214,8 @@ class ResultsFileDamageTest : public test_support::ScratchDirTest {
     const SweepSettings s = settings_of(save);
     const std::size_t rows = sweep::output_times(s).size();
     auto f = ResultsFile::create(path, s, table_of(6));
-    for (std::size_t i : {0, 1, 2, 4}) f.write(result_of(i, s, rows));
-    f.write(result_of(3, s, 2, "failed: the integrator gave up"));
+    for (std::size_t i : {0, 1, 2, 4}) f.write(oscillator(i, s, rows));
+    f.write(oscillator(3, s, 2, "failed: the integrator gave up"));
     f.close();
     return path;
   }

@@ -22,6 +22,7 @@
 #include "appell/sym/canonical_text.hpp"
 #include "appell/sym/dag.hpp"
 #include "appell/sym/differentiator.hpp"
+#include "appell/sym/finite_number.hpp"
 #include "appell/sym/intermediates.hpp"
 #include "appell/sym/memory_budget.hpp"
 #include "appell/sym/node_index.hpp"
