@@ -114,14 +114,13 @@ void expect_no_internal_error(const std::string& args) {
 }
 
 TEST(NoInternalErrors, EveryFunctionInEveryPlaceThroughEveryCommand) {
-  // The sanitized build runs a third of the walk: the functions whose derivatives differ most.
+  // The sanitized build runs a part of the walk: the functions whose derivatives differ most.
   const std::vector<std::string> all = {"abs(q)",  "abs(sin(q))", "atan2(q, r + 2)", "tanh(q)",
                                         "2^q",     "log(2 + q)",  "sqrt(2 + q)",     "asin(q/10)",
                                         "cosh(q)", "exp(-q^2)",   "abs(q - r)^3"};
   const std::vector<std::string> functions =
-      appell::test_support::kSanitizerBuild
-          ? std::vector<std::string>{"abs(q)", "atan2(q, r + 2)", "abs(q - r)^3"}
-          : all;
+      appell::test_support::kSanitizerBuild ? std::vector<std::string>{"abs(q)", "abs(q - r)^3"}
+                                            : all;
   const std::string out = "/tmp/appell_no_internal_errors_" + std::to_string(::getpid());
   for (const auto& f : functions)
     for (const std::string& constraint :
@@ -145,7 +144,13 @@ TEST(NoInternalErrors, EveryFunctionInEveryPlaceThroughEveryCommand) {
 TEST(NoInternalErrors, HostileValuesInEveryOptionThatTakesANumber) {
   const std::string out = "/tmp/appell_no_internal_errors_" + std::to_string(::getpid());
   const std::string f = std::string(APPELL_EXAMPLES_DIR) + "/slider_crank.yaml";
-  for (const std::string bad : {"sqrt(-1)", "log(-1)", "1e400", "nan", "exp(exp(1000))", "1/0"}) {
+  // The sanitized build runs two of the values (each command there takes seconds).
+  const std::vector<std::string> all = {"sqrt(-1)", "log(-1)",        "1e400",
+                                        "nan",      "exp(exp(1000))", "1/0"};
+  const std::vector<std::string> values =
+      appell::test_support::kSanitizerBuild ? std::vector<std::string>{"sqrt(-1)", "exp(exp(1000))"}
+                                            : all;
+  for (const std::string& bad : values) {
     SCOPED_TRACE(bad);
     for (const std::string& args :
          {"eval " + f + " --q '" + bad + "' --qd 0", "eval " + f + " --set 'g=" + bad + "'",
