@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -581,6 +582,35 @@ Handle load_verified(const fs::path& path, const CacheFile& object, const std::s
   return handle;
 }
 
+// Whether `bytes` are a whole 64-bit ELF object of this machine: every part its headers name
+// (the program and section header tables, each segment's bytes in the file) lies inside it. The
+// SHA-256 record proves only that the bytes are the recorded ones, and a record can be rewritten
+// by whoever owns the cache: dlopen() of an object cut short maps pages past its end, and touching
+// them is SIGBUS, not an error (issue 39).
+bool whole_elf_object(const std::string& bytes) {
+  if (bytes.size() < sizeof(Elf64_Ehdr)) return false;
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return false;
+  const std::uint64_t size = bytes.size();
+  const auto inside = [size](std::uint64_t offset, std::uint64_t count, std::uint64_t each) {
+    return offset <= size && (each == 0 || count <= (size - offset) / each);
+  };
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      !inside(header.e_phoff, header.e_phnum, header.e_phentsize))
+    return false;
+  if (header.e_shoff != 0 && !inside(header.e_shoff, header.e_shnum, header.e_shentsize))
+    return false;
+  for (std::uint16_t k = 0; k < header.e_phnum; ++k) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, bytes.data() + header.e_phoff + std::uint64_t(k) * sizeof segment,
+                sizeof segment);
+    if (!inside(segment.p_offset, segment.p_filesz, 1)) return false;
+  }
+  return true;
+}
+
 // The cached object of `key`, verified and loaded; null with `why` (empty: there is none).
 Handle load_cached(int directory, const fs::path& jit, const std::string& key, std::string& why) {
   const auto object = read_cache_file(directory, key + ".so", kObjectLimit, false, why);
@@ -592,6 +622,10 @@ Handle load_cached(int directory, const fs::path& jit, const std::string& key, s
   }
   if (record->bytes != integrity_record(key, sha256_hex(object->bytes))) {
     why = key + ".so is not the object recorded (its SHA-256 differs)";
+    return nullptr;
+  }
+  if (!whole_elf_object(object->bytes)) {
+    why = key + ".so is not a whole ELF object (cut short or damaged)";
     return nullptr;
   }
   return load_verified(jit / (key + ".so"), *object, key, why);
