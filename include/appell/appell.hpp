@@ -90,6 +90,7 @@
 #include "appell/numeric/momenta.hpp"
 #include "appell/numeric/native_library.hpp"
 #include "appell/numeric/reactions.hpp"
+#include "appell/numeric/regressor_numbers.hpp"
 #include "appell/numeric/simulate.hpp"
 #include "appell/numeric/speeds.hpp"
 #include "appell/numeric/split_evaluation.hpp"

@@ -202,7 +202,8 @@ class RecursionBuilder::Impl {
   // is projected on the motion of every coordinate that moves frame k, that motion carried
   // down the tree to frame k once per (coordinate, frame): O(n·depth) nodes, shared by the ten
   // columns of every mass on the frame.
-  std::vector<Node> regressor(sym::ScalarProgram& p, const RecursionInputs& inputs) {
+  std::vector<Node> regressor(sym::ScalarProgram& p, const RecursionInputs& inputs,
+                              std::vector<RegressorQuantity>* quantities) {
     // Y's rows are the coordinates' (τ = Y π in q̈); in the speeds they would be the speeds'.
     if (model_.has_speeds())
       throw std::invalid_argument(
@@ -246,6 +247,7 @@ class RecursionBuilder::Impl {
         moved_by[k].push_back(
             {f.coordinates[c],
              join(f.omega_partial[c], mul_transposed(p, f.rotation, f.translation_partial[c]))});
+      if (quantities) record(*quantities, k, f, motion[k], moved_by[k]);
       if (masses_on[k].empty()) continue;
       const std::array<Vec6, 10> wrench = unit_wrenches(motion[k]);
       for (std::size_t b : masses_on[k])
@@ -735,6 +737,32 @@ class RecursionBuilder::Impl {
   Vec3 top(const Vec6& v) { return {v[0], v[1], v[2]}; }
   Vec3 bottom(const Vec6& v) { return {v[3], v[4], v[5]}; }
 
+  // What regressor() formed for frame k, for the readable regressor to name.
+  static void record(std::vector<RegressorQuantity>& out, std::size_t k, const FrameNodes& f,
+                     const Motion& m, const std::vector<std::pair<std::size_t, Vec6>>& moved_by) {
+    using Kind = RegressorQuantity::Kind;
+    RegressorQuantity local{Kind::Local, k, 0, {}};
+    auto append = [&](const auto& nodes) {
+      local.nodes.insert(local.nodes.end(), nodes.begin(), nodes.end());
+    };
+    append(f.rotation);
+    append(f.translation);
+    append(f.translation_dot);
+    append(f.translation_ddot);
+    append(f.omega);
+    append(f.omega_dot);
+    for (const auto& w : f.omega_partial) append(w);
+    for (const auto& t : f.translation_partial) append(t);
+    out.push_back(std::move(local));
+    out.push_back({Kind::Omega, k, 0, {m.omega.begin(), m.omega.end()}});
+    out.push_back({Kind::Epsilon, k, 0, {m.epsilon.begin(), m.epsilon.end()}});
+    out.push_back({Kind::Acceleration, k, 0, {m.acceleration.begin(), m.acceleration.end()}});
+    for (const auto& [j, s] : moved_by) {
+      out.push_back({Kind::AngularPartial, k, j, {s[0], s[1], s[2]}});
+      out.push_back({Kind::LinearPartial, k, j, {s[3], s[4], s[5]}});
+    }
+  }
+
   // A motion of the parent's origin seen at the child's: (Rᵀ ω, Rᵀ (v + ω × t)).
   Vec6 motion_to_child(const FrameNodes& f, const Vec6& m) {
     return join(mul_transposed(program(), f.rotation, top(m)),
@@ -1149,8 +1177,9 @@ void RecursionBuilder::build(RecursiveDynamics& out, const RecursionInputs& inpu
 }
 
 std::vector<sym::Node> RecursionBuilder::regressor(sym::ScalarProgram& program,
-                                                   const RecursionInputs& inputs) {
-  return impl_->regressor(program, inputs);
+                                                   const RecursionInputs& inputs,
+                                                   std::vector<RegressorQuantity>* quantities) {
+  return impl_->regressor(program, inputs, quantities);
 }
 
 }  // namespace appell::principles

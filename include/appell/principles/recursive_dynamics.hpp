@@ -96,6 +96,20 @@ struct RecursionOptions {
 /// first: no fill-in along a tree), with `extra` (n nodes) added to f.
 void solve_by_ldlt(RecursiveDynamics& d, const std::vector<sym::Node>& extra);
 
+/// A quantity the regressor's recursion forms on its way, by its nodes: what Y can be written
+/// through, named after its frame (principles::readable_regressor). Frame k's own placement and
+/// motion in its parent (Local: R, t, their rates, ω_rel and the partials, whose cosines and
+/// sines get names), its ω, ε and the acceleration of its origin (gravity as a lift), and the
+/// motion of coordinate j carried to frame k (AngularPartial ∂ω_k/∂q̇_j, LinearPartial
+/// ∂v_k/∂q̇_j), each in frame k's axes.
+struct RegressorQuantity {
+  enum class Kind { Local, Omega, Epsilon, Acceleration, AngularPartial, LinearPartial };
+  Kind kind = Kind::Local;
+  std::size_t frame = 0;       // index into Model::frames
+  std::size_t coordinate = 0;  // the partials' j
+  std::vector<sym::Node> nodes;
+};
+
 /// Builds the recursions of one model. Construction collects each frame's local expressions in
 /// GiNaC (small: one frame's joint at a time) and may add derivative symbols to the model's
 /// time-function table, so construct it before model::bind when the values must know them.
@@ -123,8 +137,10 @@ class RecursionBuilder {
   /// `inputs` names (their `extra` unused): n rows of 10 columns per body, then per particle, in
   /// the model's order (m, m·cx, m·cy, m·cz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz about the frame's
   /// origin), row-major. Gravity is in Y; the loads are not. Throws as build(), and
-  /// std::invalid_argument naming generalized speeds for a model with speeds.
-  std::vector<sym::Node> regressor(sym::ScalarProgram& program, const RecursionInputs& inputs);
+  /// std::invalid_argument naming generalized speeds for a model with speeds. With `quantities`,
+  /// also the quantities Y is formed from, in the order they are formed.
+  std::vector<sym::Node> regressor(sym::ScalarProgram& program, const RecursionInputs& inputs,
+                                   std::vector<RegressorQuantity>* quantities = nullptr);
 
  private:
   class Impl;

@@ -16,10 +16,13 @@
 
 #include <ginac/ginac.h>
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "appell/model/model.hpp"
+#include "appell/principles/derivation.hpp"
 
 namespace appell::principles {
 
@@ -48,5 +51,39 @@ std::string regressor_not_covered(const model::Model& model);
 /// entries as the recursion forms them (sym::readable makes them readable). Throws
 /// std::invalid_argument for a model regressor_not_covered() names.
 GiNaC::matrix regressor_matrix(const model::Model& model);
+
+/// How the regressor is written for a person to read (`appell regressor`).
+struct RegressorRequest {
+  /// Through named intermediates, as `derive --intermediates`: the quantities the regressor's
+  /// recursion forms, named after their frames (below).
+  bool intermediates = false;
+  /// Through named intermediates by itself when Y as formed has more than this many distinct
+  /// nodes (sym::dag_size), or when an entry's readable form is over the simplification budget
+  /// (sym::ReadableBudget): whole, such entries take seconds and print pages. Lower than
+  /// derive's 1500: Y has ten columns a mass, each a product of motions, and the UR5's 783 nodes
+  /// took 10 s to simplify whole into entries of up to 40,000 characters (the three-link arm's
+  /// 148, 0.3 s and short entries). 0: never by size.
+  std::size_t intermediates_above = 400;
+};
+
+/// Y made readable: each entry simplified whole, or written through named intermediates.
+struct ReadableRegressor {
+  GiNaC::matrix regressor;  // n × 10·masses; in terms of named->intermediates when named
+  /// The names, defined in order, each in terms of those before it (construction Recursions,
+  /// grouped by quantity and frame): c<k>, s<k> the cosines and sines of frame k's angles
+  /// (c<k>_<i> for its i-th of several); omega_<k>, alpha_<k> and a_<k> (x, y, z) frame k's
+  /// angular velocity, its rate and its origin's acceleration at the given q̈ with gravity as a
+  /// lift; w_<j>_<k> and v_<j>_<k> the angular and linear velocity of frame k per unit q̇_j; all
+  /// in frame k's axes, k and j counted from 1. Y's entry (j, p) is then a short sum over the
+  /// frames q_j moves of w_j_k and v_j_k times a unit parameter's wrench (RecursionBuilder::
+  /// regressor). Only what Y uses is named; each definition and entry is readable where that is
+  /// shorter.
+  std::optional<IntermediateForm> named;
+};
+
+/// Y of `model` as a person reads it (request: whole or through names). Throws as
+/// regressor_matrix().
+ReadableRegressor readable_regressor(const model::Model& model,
+                                     const RegressorRequest& request = {});
 
 }  // namespace appell::principles
