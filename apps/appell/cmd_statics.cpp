@@ -126,26 +126,36 @@ int run_statics(const StaticsCommandOptions& o) {
     }
     std::cout << "  " << num::stability_name(o.modes ? dynamics[index].stability : e.stability)
               << "  (eigenvalues of K: " << e.stiffness_eigenvalues.transpose();
-    // Neutral along: a coordinate's name for its unit vector, else the combination.
-    for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c) {
-      std::cout << (c ? ", " : "; neutral along ");
-      std::string terms;
-      for (Eigen::Index k = 0; k < e.neutral_directions.rows(); ++k) {
-        const double v = e.neutral_directions(k, c);
-        if (v == 0.0) continue;
-        const std::string& name = model->coordinates[static_cast<std::size_t>(k)].name;
-        std::ostringstream term;
-        print_no_negative_zero(term);
-        if (v == 1.0)
-          term << (terms.empty() ? "" : " + ") << name;
-        else
-          term << (terms.empty() ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ")) << std::abs(v)
-               << " " << name;
-        terms += term.str();
+    // Neutral along (a family) and degenerate along (isolated, flat to second order): a
+    // coordinate's name for its unit vector, else the combination.
+    auto directions = [&](const Eigen::MatrixXd& columns, const char* what) {
+      for (Eigen::Index c = 0; c < columns.cols(); ++c) {
+        std::cout << (c ? ", " : what);
+        std::string terms;
+        for (Eigen::Index k = 0; k < columns.rows(); ++k) {
+          const double v = columns(k, c);
+          if (v == 0.0) continue;
+          const std::string& name = model->coordinates[static_cast<std::size_t>(k)].name;
+          std::ostringstream term;
+          print_no_negative_zero(term);
+          if (v == 1.0)
+            term << (terms.empty() ? "" : " + ") << name;
+          else
+            term << (terms.empty() ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ")) << std::abs(v)
+                 << " " << name;
+          terms += term.str();
+        }
+        std::cout << terms;
       }
-      std::cout << terms;
-    }
+    };
+    directions(e.neutral_directions, "; neutral along ");
+    directions(e.degenerate_directions, "; degenerate along ");
     std::cout << ")\n";
+    if (e.degenerate_directions.cols() > 0)
+      std::cout << "    degenerate: K is zero along "
+                << (e.degenerate_directions.cols() == 1 ? "that direction" : "those directions")
+                << " (at the scale of K over the search) but Q is not: an isolated point flat "
+                   "to second order, whose stability the higher-order terms of Q decide\n";
     if (o.modes) {
       const auto& d = dynamics[index];
       if (!d.unavailable.empty()) {
@@ -188,7 +198,8 @@ void add_statics_command(CLI::App& app, Commands& commands) {
   add_urdf_options(*s, o->urdf);
   s->add_flag("--json", o->json,
               "print {\"generalized_forces\": [..], \"equilibria\": [{\"q\", \"stable\", "
-              "\"stability\", \"stiffness_eigenvalues\", \"neutral_directions\"}], "
+              "\"stability\", \"stiffness_eigenvalues\", \"neutral_directions\", "
+              "\"degenerate_directions\"}], "
               "\"free_coordinates\": [..]} (and \"lambda\", \"redundant_constraints\" with "
               "holonomic constraints; \"inertial_forces\", \"relative\" and "
               "\"gyroscopic_stabilization\" for a moving model's relative equilibria)");
@@ -202,8 +213,9 @@ void add_statics_command(CLI::App& app, Commands& commands) {
               "also the small oscillations about each equilibrium (the eigenvalues of the linear "
               "model; a growing mode makes it unstable)");
   s->add_option("--stability-tolerance", o->stability_tolerance,
-                "a stiffness eigenvalue within this fraction of max |K_ij| counts as zero: "
-                "neutral (default 1e-9)");
+                "a stiffness eigenvalue within this fraction of max |K_ij| (at the equilibrium "
+                "or over the search, the larger) counts as zero: neutral or degenerate (default "
+                "1e-9)");
   commands.push_back({s, [o] { return run_statics(*o); }});
 }
 

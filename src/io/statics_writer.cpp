@@ -71,6 +71,9 @@ std::string write_statics_json(const model::Model& model, const num::StaticsResu
     entry["neutral_directions"] = nlohmann::ordered_json::array();
     for (Eigen::Index c = 0; c < e.neutral_directions.cols(); ++c)
       entry["neutral_directions"].push_back(numbers(e.neutral_directions.col(c)));
+    entry["degenerate_directions"] = nlohmann::ordered_json::array();
+    for (Eigen::Index c = 0; c < e.degenerate_directions.cols(); ++c)
+      entry["degenerate_directions"].push_back(numbers(e.degenerate_directions.col(c)));
     if (dynamics) {
       entry["modes"] = nlohmann::ordered_json::array();
       for (const auto& mode : (*dynamics)[k].modes) {

@@ -147,52 +147,217 @@ class RecursiveStatics final : public StaticsResiduals {
   DerivativesWorkspace derivatives_work_;
 };
 
-// Newton's method with minimum-norm steps from `start`; the point reached (converged or not).
-// Each step is the least-squares solution of J δz = −R of smallest norm (a complete orthogonal
-// decomposition, which reveals the rank; of J with its columns scaled to unit norm), so a direction
-// J does not see (a free coordinate, a family of equilibria, a redundant constraint) is not moved,
-// where an LU factorization would fail on the singular J. A backtracking line search on |R|²/2
-// (Armijo) keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is shortened
-// first.
-Eigen::VectorXd newton(StaticsResiduals& s, const Eigen::VectorXd& start, double tolerance) {
-  const auto N = static_cast<Eigen::Index>(s.dof());
-  Eigen::VectorXd z = start, r(N), trial_r(N);
-  Eigen::MatrixXd J(N, N);
-  if (!s.evaluate(z, r, &J)) return z;
-  for (int iteration = 0; iteration < 200; ++iteration) {
-    if (r.cwiseAbs().maxCoeff() <= tolerance) break;
-    // Columns scaled to unit norm first (a zero column, a free coordinate, stays zero), so that
-    // the rank threshold compares directions, not units: a spring of 1e-6 N/m beside one of
-    // 1e6 N/m is weak, not absent.
-    Eigen::VectorXd scale(N);
+// The minimum-norm least-squares solution δz of J δz = −R: a complete orthogonal decomposition,
+// which reveals the rank, so that a direction J does not see (a free coordinate, a family of
+// equilibria, a redundant constraint) is not moved, where an LU factorization would fail on the
+// singular J. `balanced`: of J with its columns scaled to unit norm first (a zero column, a free
+// coordinate, stays zero), so that the rank threshold compares directions, not units: a spring
+// of 1e-6 N/m beside one of 1e6 N/m is weak, not absent, and a column that is small because the
+// point sits on a root of high multiplicity (cos^18 φ beside π/2) still gives its step. Not
+// balanced (Newton's method within tolerance, where what is left to do is polishing): a column
+// below 1e-10 of the largest counts as absent, so that the rounding in the column of a
+// direction of (nearly) zero stiffness, scaled up, does not send the step far along it.
+Eigen::VectorXd minimum_norm_step(const Eigen::MatrixXd& J, const Eigen::VectorXd& r,
+                                  bool balanced = true) {
+  const Eigen::Index N = J.cols();
+  Eigen::VectorXd scale = Eigen::VectorXd::Ones(N);
+  if (balanced)
     for (Eigen::Index k = 0; k < N; ++k) {
       const double norm = J.col(k).norm();
       scale[k] = norm > 0 ? 1 / norm : 1.0;
     }
-    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-    cod.setThreshold(1e-11);  // relative to the largest pivot
-    cod.compute(J * scale.asDiagonal());
-    Eigen::VectorXd step = scale.cwiseProduct(cod.solve(-r));
-    if (!step.allFinite()) break;
-    const double limit = 1000 * std::max(1.0, z.norm());
-    if (step.norm() > limit) step *= limit / step.norm();
-    // The decrease of |R|²/2 along the step predicted by J: −|J δz|²-ish, −Rᵀ J δz.
-    const double slope = r.dot(J * step);
-    if (!(slope < 0)) break;  // stationary: J sees no direction that reduces R
-    const double f = r.squaredNorm() / 2;
-    bool accepted = false;
-    for (double alpha = 1.0; alpha > 1e-10; alpha /= 2) {
-      const Eigen::VectorXd trial = z + alpha * step;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+  cod.setThreshold(balanced ? 1e-11 : 1e-10);  // relative to the largest pivot
+  cod.compute(J * scale.asDiagonal());
+  return scale.cwiseProduct(cod.solve(-r));
+}
+
+// A Newton step below this fraction of max(1, |z_k|) in every unknown: the point moves no more.
+// With the residual within its tolerance this is convergence: at a simple root the step is then
+// the size of the rounding, at a root of multiplicity m the point is within about m times the
+// step of it. The residual alone cannot say so: beside a root of high multiplicity Q is below
+// any tolerance over a wide interval (19 cos^18 φ sin φ is below 1e-10 for |φ − π/2| < 0.24),
+// and a Newton iteration stopped on |Q| alone stops anywhere in it.
+constexpr double kStepTolerance = 1e-9;
+
+bool step_is_negligible(const Eigen::VectorXd& step, const Eigen::VectorXd& z) {
+  for (Eigen::Index k = 0; k < z.size(); ++k)
+    if (!(std::abs(step[k]) <= kStepTolerance * std::max(1.0, std::abs(z[k])))) return false;
+  return true;
+}
+
+// Every |R_i| within its tolerance (StaticsScales::residual_tolerance).
+bool within(const Eigen::VectorXd& r, const Eigen::VectorXd& tolerance) {
+  return (r.cwiseAbs().array() <= tolerance.array()).all();
+}
+
+// Where two points' coordinates differ: a − b, a periodic coordinate's difference within half a
+// turn (equilibria a turn apart are one), a free coordinate's 0 (a family's members are one).
+struct CoordinateSpace {
+  std::vector<bool> periodic, free;
+
+  Eigen::VectorXd difference(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const {
+    Eigen::VectorXd gap = a - b;
+    for (Eigen::Index j = 0; j < gap.size(); ++j) {
+      if (free[static_cast<std::size_t>(j)]) gap[j] = 0.0;
+      if (periodic[static_cast<std::size_t>(j)]) gap[j] = std::remainder(gap[j], 2 * M_PI);
+    }
+    return gap;
+  }
+};
+
+// An equilibrium found, deflated (Farrell, Birkisson and Funke, "Deflation techniques for
+// finding distinct solutions of nonlinear partial differential equations", 2015): Newton's
+// method on G(z) = R(z) / Π_k |q − q_k|^p_k cannot converge to q_k again, since G does not vanish
+// there, and goes on to an equilibrium whose basin no start lies in. The power p_k must exceed
+// the multiplicity of the root at q_k (else R/|q − q_k|^p still vanishes there): 2 at a simple
+// root, its multiplicity + 2 at a degenerate one (deflation_power).
+struct Deflation {
+  Eigen::VectorXd q;
+  double power = 2;
+};
+
+// Newton's method with minimum-norm steps (minimum_norm_step) from `start`: the point reached and
+// whether it converged — every residual within `tolerance` (one per residual) and the step
+// negligible (kStepTolerance), or no longer lowering |R| by half (rounding: see below); the
+// converged point has taken that last step when it does not
+// raise the residual, so that a simple root is reached to rounding (an equilibrium at 0 comes out
+// at 1e-30, not at the 1e-14 a stop on the tolerance leaves). A backtracking line search
+// (Armijo) on |R|²/2 keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is
+// shortened first.
+//
+// At a root of multiplicity m Newton's method converges only linearly, each step (m − 1)/m of
+// the one before (Q = −19 m g l cos^18 φ sin φ beside φ = π/2: m = 18, 17/18 per step, some
+// 300 steps from 0.24 to 1e-8). When two successive full steps shrink by the same ratio ρ in
+// [0.5, 1), m is estimated as 1/(1 − ρ) and the step m δz tried first (Schröder's modified
+// Newton), taken when it lowers the merit more than δz does.
+//
+// With `deflations`, the iteration is on the deflated G = M R, M = Π_k |q − q_k|^−p_k: its
+// Newton step is R's, δz, scaled by 1/(1 − wᵀδz), w = ∇ln M (Sherman–Morrison; reversed as it
+// heads for a deflated root), the line search on ln |G| = ln |R| + ln M (G itself under- or
+// overflows far from or near the q_k). Convergence is still R's, and only by a negligible δz:
+// a deflated iteration leaving a flat root's neighbourhood sees |R| and δz grow within
+// tolerance, and one that drifts along a family of rounding finds no new equilibrium.
+struct NewtonOutcome {
+  Eigen::VectorXd z;
+  bool converged = false;
+};
+
+NewtonOutcome newton(StaticsResiduals& s, const Eigen::VectorXd& start,
+                     const Eigen::VectorXd& tolerance, const CoordinateSpace& space,
+                     const std::vector<Deflation>& deflations = {}, int iterations = 200) {
+  const auto N = static_cast<Eigen::Index>(s.dof());
+  const auto n = static_cast<Eigen::Index>(space.free.size());
+  NewtonOutcome out{start, false};
+  Eigen::VectorXd& z = out.z;
+  Eigen::VectorXd r(N), trial_r(N), full_r(N), w = Eigen::VectorXd::Zero(N);
+  Eigen::MatrixXd J(N, N);
+  // ln M at `at`, and w = ∇ln M into `gradient` when given.
+  auto log_deflation = [&](const Eigen::VectorXd& at, Eigen::VectorXd* gradient) {
+    double log_m = 0;
+    if (gradient) gradient->setZero();
+    for (const auto& d : deflations) {
+      const Eigen::VectorXd gap = space.difference(at.head(n), d.q);
+      const double distance2 = gap.squaredNorm();
+      log_m -= d.power / 2 * std::log(distance2);
+      if (gradient) gradient->head(n) -= d.power / distance2 * gap;
+    }
+    return log_m;
+  };
+  auto merit = [&](const Eigen::VectorXd& at, const Eigen::VectorXd& residual) {
+    if (deflations.empty()) return residual.squaredNorm() / 2;
+    return std::log(residual.norm()) + log_deflation(at, nullptr);
+  };
+  if (!s.evaluate(z, r, &J)) return out;
+  double previous_norm = 0, previous_ratio = 0;  // of the full steps before, 0: none
+  // Within tolerance: how many iterations in a row, and the last point and |R| (see below).
+  int inside = 0;
+  Eigen::VectorXd inside_z = z;
+  double inside_norm = 0;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    const Eigen::VectorXd newton_step = minimum_norm_step(J, r, !within(r, tolerance));
+    if (!newton_step.allFinite()) break;
+    if (within(r, tolerance) && step_is_negligible(newton_step, z)) {
+      const Eigen::VectorXd trial = z + newton_step;
       if (s.evaluate(trial, trial_r, nullptr) &&
-          trial_r.squaredNorm() / 2 <= f + 1e-4 * alpha * slope) {
+          trial_r.cwiseAbs().maxCoeff() <= r.cwiseAbs().maxCoeff())
         z = trial;
-        accepted = true;
+      out.converged = true;
+      break;
+    }
+    // Within tolerance but the step not negligible: a root of high multiplicity still being
+    // approached, or the rounding of Q along directions of (nearly) zero stiffness (a robot's
+    // joints about axes gravity barely loads), which the step, not balanced, leaves alone but
+    // which may hold R at its rounding. Newton's method goes on while each step takes |R| down
+    // by half or more (at a root of any multiplicity m it does by ((m − 1)/m)^m ≤ e^−1); the
+    // first step that does not is undone, and the point before it is the equilibrium: one
+    // already at the rounding of R (a start that is an equilibrium) stays where it is.
+    if (deflations.empty() && within(r, tolerance)) {
+      if (inside > 0 && !(r.norm() <= 0.5 * inside_norm)) {
+        z = inside_z;
+        out.converged = true;
         break;
       }
+      inside_z = z;
+      inside_norm = r.norm();
+      ++inside;
+    } else {
+      inside = 0;
+    }
+    Eigen::VectorXd step = newton_step;
+    if (!deflations.empty()) {
+      log_deflation(z, &w);
+      step /= 1 - w.dot(newton_step);
+      if (!step.allFinite()) break;
+    }
+    const double limit = 1000 * std::max(1.0, z.norm());
+    if (step.norm() > limit) step *= limit / step.norm();
+    // The change of the merit along the step predicted by J: −Rᵀ J δz (−|R|² for a full-rank
+    // J); deflated, of ln |G|, RᵀJ δz / |R|² + wᵀδz.
+    const double slope =
+        deflations.empty() ? r.dot(J * step) : r.dot(J * step) / r.squaredNorm() + w.dot(step);
+    if (!(slope < 0)) break;  // stationary: J sees no direction that reduces R
+    const double f = merit(z, r);
+    const double norm = step.norm();
+    const double ratio = previous_norm > 0 ? norm / previous_norm : 0;
+    bool accepted = false, full = false;
+    if (previous_ratio >= 0.5 && ratio >= 0.5 && ratio < 1 &&
+        std::abs(ratio - previous_ratio) <= 0.02 * ratio) {
+      const double multiplicity = 1 / (1 - ratio);
+      const Eigen::VectorXd extrapolated = z + multiplicity * step, plain = z + step;
+      if (s.evaluate(extrapolated, trial_r, nullptr) && s.evaluate(plain, full_r, nullptr) &&
+          merit(extrapolated, trial_r) <= merit(plain, full_r) &&
+          merit(extrapolated, trial_r) <= f + 1e-4 * slope) {
+        z = extrapolated;
+        accepted = true;
+        // The linear rate is broken: the ratios start over.
+        previous_norm = previous_ratio = 0;
+      }
+    }
+    for (double alpha = 1.0; !accepted && alpha > 1e-10; alpha /= 2) {
+      const Eigen::VectorXd trial = z + alpha * step;
+      if (s.evaluate(trial, trial_r, nullptr) &&
+          merit(trial, trial_r) <= f + 1e-4 * alpha * slope) {
+        z = trial;
+        accepted = true;
+        full = alpha == 1.0;
+      }
+    }
+    if (full) {
+      previous_ratio = ratio;
+      previous_norm = norm;
+    } else if (accepted && previous_norm > 0) {
+      previous_norm = previous_ratio = 0;
     }
     if (!accepted || !s.evaluate(z, r, &J)) break;
   }
-  return z;
+  // Stopped within tolerance (no step lowers R, or the steps ran out): an equilibrium to
+  // rounding, where the iteration last stood within tolerance.
+  if (!out.converged && inside > 0) {
+    z = inside_z;
+    out.converged = true;
+  }
+  return out;
 }
 
 // A canonical basis of the span of the columns of `v` (n×k, independent): the reduced row
@@ -222,6 +387,58 @@ Eigen::MatrixXd canonical_basis(Eigen::MatrixXd v) {
   }
   return basis;
 }
+
+// The symmetric part of the stiffness K = −∂Q/∂q: the coordinates' block (n×n) of the residuals'
+// Jacobian J, negated.
+Eigen::MatrixXd symmetric_stiffness(const Eigen::MatrixXd& J, Eigen::Index n) {
+  const Eigen::MatrixXd K = -J.topLeftCorner(n, n);
+  return (K + K.transpose()) / 2;
+}
+
+// The columns `v` (each n values) side by side, n×0 without any.
+Eigen::MatrixXd columns_of(const std::vector<Eigen::VectorXd>& v, Eigen::Index n) {
+  Eigen::MatrixXd out(n, static_cast<Eigen::Index>(v.size()));
+  for (std::size_t c = 0; c < v.size(); ++c) out.col(static_cast<Eigen::Index>(c)) = v[c];
+  return out;
+}
+
+// `v` without its rounding noise by linearize's rule (num::without_rounding_noise) beside a
+// magnitude `size` that v need not hold itself: the stiffness's eigenvalues are noise beside the
+// largest |K_ij|, also when every one of them is (K ≈ 0 at an inflection of V).
+Eigen::VectorXd without_rounding_noise_beside(const Eigen::VectorXd& v, double size) {
+  Eigen::VectorXd with_size(v.size() + 1);
+  with_size << v, size;
+  return without_rounding_noise(with_size).col(0).head(v.size());
+}
+
+// How strongly the equilibrium z pulls back along the zero-stiffness displacement `direction`
+// (unit, n coordinates): one step of size h to either side, and the Newton step from there
+// (minimum_norm_step) along it, as a fraction of h (the larger side's). Along a family Q stays
+// 0, or off a curved family O(κh²) across it: the step has no part along it, 0. At an isolated
+// degenerate equilibrium, Q ≈ c δ^m in the displacement δ, the step is −δ/m along it, whatever
+// c: 1/m (and 1 for a stiffness so small beside the largest that the tolerance counts it as
+// zero). h = 1e-4 max(1, |q|) keeps κh below 1e-3 for curvatures up to 10 and h^m representable
+// up to m = 70.
+double pull_along(StaticsResiduals& s, const Eigen::VectorXd& z, const Eigen::VectorXd& direction,
+                  Eigen::Index n) {
+  const double h = 1e-4 * std::max(1.0, z.head(n).cwiseAbs().maxCoeff());
+  const auto N = static_cast<Eigen::Index>(s.dof());
+  Eigen::VectorXd r(N);
+  Eigen::MatrixXd J(N, N);
+  double pull = 0;
+  for (const double side : {1.0, -1.0}) {
+    Eigen::VectorXd shifted = z;
+    shifted.head(n) += side * h * direction;
+    if (!s.evaluate(shifted, r, &J)) continue;
+    const Eigen::VectorXd step = minimum_norm_step(J, r);
+    if (step.allFinite()) pull = std::max(pull, std::abs(direction.dot(step.head(n))) / h);
+  }
+  return pull;
+}
+
+// A pull (pull_along) above this is an isolated equilibrium's, of multiplicity up to 1000; below
+// it a family's.
+constexpr double kFamilyPull = 1e-3;
 
 // -0.0 as 0.0 (x + 0.0 is +0 for x = ±0 and x otherwise), so that no result prints "-0".
 void positive_zeros(Eigen::Ref<Eigen::VectorXd> v) { v.array() += 0.0; }
@@ -364,12 +581,23 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   // not contain q_j gives 0, not a rounding error) at three unrelated points, multipliers
   // included.
   std::vector<bool> free(n, true);
+  // The sizes the tolerances are relative to (see below), from every point the search samples:
+  // these three probes and every start.
+  Eigen::VectorXd residual_size = Eigen::VectorXd::Zero(N);
+  double stiffness_size = 0;
+  auto observe = [&](const Eigen::VectorXd& values, const Eigen::MatrixXd& jacobian) {
+    if (!values.allFinite() || !jacobian.allFinite()) return;
+    residual_size = residual_size.cwiseMax(values.cwiseAbs());
+    stiffness_size =
+        std::max(stiffness_size, symmetric_stiffness(jacobian, nq).cwiseAbs().maxCoeff());
+  };
   for (const double shift : {0.0, 0.7311, -1.2893}) {
     Eigen::VectorXd z = Eigen::VectorXd::Constant(N, 0.5 + shift);
     z.head(nq) = initial.array() + shift;
     if (shift != 0.0)
       for (Eigen::Index j = 0; j < nq; ++j) z[j] += 0.1137 * static_cast<double>(j);
     compiled.evaluate(z, r, &J);
+    observe(r, J);
     for (Eigen::Index j = 0; j < nq; ++j)
       if (!(J.col(j).cwiseAbs().maxCoeff() == 0.0)) free[static_cast<std::size_t>(j)] = false;
   }
@@ -379,15 +607,22 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   std::vector<Eigen::VectorXd> starts;
   starts.push_back(with_multipliers(initial));
   for (const auto& g : options.guesses) starts.push_back(with_multipliers(g));
+  // The pseudo-random points: the first `random_starts` are starts; the first kSizeSamples also
+  // samples of the sizes of Q and K (below), however many starts are asked for, so that the
+  // tolerances are the model's and do not depend on the starts (a guess, or none).
+  constexpr int kSizeSamples = 8;
+  std::vector<Eigen::VectorXd> random_points;
   std::mt19937 rng(1234);
   std::uniform_real_distribution<double> angle(-M_PI, M_PI);
-  for (int k = 0; k < options.random_starts; ++k) {
+  for (int k = 0; k < std::max(options.random_starts, kSizeSamples); ++k) {
     Eigen::VectorXd s(nq);
     for (Eigen::Index j = 0; j < nq; ++j) s[j] = angle(rng);  // drawn for every j: same stream
     for (const std::size_t j : result.free_coordinates)
       s[static_cast<Eigen::Index>(j)] = initial[static_cast<Eigen::Index>(j)];
-    starts.push_back(with_multipliers(s));
+    random_points.push_back(with_multipliers(s));
   }
+  for (int k = 0; k < options.random_starts; ++k)
+    starts.push_back(random_points[static_cast<std::size_t>(k)]);
 
   // Angle-like coordinates: Q (and φ) are 2π-periodic in them (checked at the initial values and
   // at a second point), so equilibria a turn apart are one equilibrium, reported in [−π, π).
@@ -418,58 +653,43 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
         m, d, forces_at_rest, holonomic_constraints, holonomic_names, options, points);
   }
 
-  result.best_residual = std::numeric_limits<double>::infinity();
-  sym::ProgressStep step("solving for equilibria from each start", starts.size());
-  for (const auto& start : starts) {
-    step.advance();
-    sym::poll_cancellation();
-    Eigen::VectorXd z = newton(compiled, start, options.tolerance);
-    for (Eigen::Index j = 0; j < nq; ++j)
-      if (periodic[static_cast<std::size_t>(j)])
-        z[j] -= 2 * M_PI * std::floor((z[j] + M_PI) / (2 * M_PI) + 1e-12);
-    if (!compiled.evaluate(z, r, &J)) continue;
-    const double residual = r.cwiseAbs().maxCoeff();
-    result.best_residual = std::min(result.best_residual, residual);
-    if (!(residual <= options.tolerance)) continue;
-    const Eigen::VectorXd q = z.head(nq);
-    // The same equilibrium (the same family, when coordinates are free) as one found before.
-    auto distance = [&](const Eigen::VectorXd& a) {
-      double worst = 0;
-      for (Eigen::Index j = 0; j < nq; ++j) {
-        if (free[static_cast<std::size_t>(j)]) continue;
-        double gap = std::abs(a[j] - q[j]);
-        if (periodic[static_cast<std::size_t>(j)]) gap = std::min(gap, std::abs(2 * M_PI - gap));
-        worst = std::max(worst, gap);
-      }
-      return worst;
-    };
-    bool seen = false;
-    for (const auto& e : result.equilibria) seen = seen || distance(e.q) < 1e-6;
-    if (seen) continue;
+  // Convergence is judged relative to the size of the residuals, so that the same system in
+  // other units (its forces ×1e6 or ×1e-6) has the same equilibria. S is the largest |Q_j| (for a
+  // constraint row the largest |φ_i|) at the samples: the probes above, the initial values and
+  // the first kSizeSamples pseudo-random points. R_i converges when |R_i| ≤ T with
+  //   T = max(tolerance · min(S, 1), 1000 ε S):
+  // tolerance · S for forces below 1 (a pendulum of 1e-6 N·m: an absolute 1e-10 would take the
+  // whole flat region beside a root of high multiplicity for equilibria), never tighter than the
+  // rounding of forces of size S (1000 ε S, what Q computed as sums of terms of that size can
+  // reach: a pendulum of 1e6 N·m), and in between `tolerance` itself, as it always was.
+  if (compiled.evaluate(with_multipliers(initial), r, &J)) observe(r, J);
+  for (int k = 0; k < kSizeSamples; ++k)
+    if (compiled.evaluate(random_points[static_cast<std::size_t>(k)], r, &J)) observe(r, J);
+  const double force_size = residual_size.head(nq).maxCoeff();
+  const double constraint_size = N > nq ? residual_size.tail(N - nq).maxCoeff() : 0.0;
+  Eigen::VectorXd row_tolerance(N);
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const double size = i < nq ? force_size : constraint_size;
+    row_tolerance[i] = size > 0 ? std::max(options.tolerance * std::min(size, 1.0),
+                                           1000 * std::numeric_limits<double>::epsilon() * size)
+                                : options.tolerance;
+  }
+  const CoordinateSpace space{periodic, free};
+
+  // Stability is judged relative to the size of the stiffness too: an eigenvalue μ is zero when
+  // |μ| ≤ stability_tolerance · max(max |K_ij| here, the largest met at the samples and at every
+  // equilibrium: `stiffness_size`). At the point alone a stiffness that vanishes there (an
+  // inflection of V, as cos^19 φ at π/2) would be its own scale, and its rounding a verdict.
+  auto judge = [&](const Eigen::VectorXd& z) {
+    compiled.evaluate(z, r, &J);
     Equilibrium e;
-    if (N > nq) {
-      // Redundant constraints (Φ_q of deficient row rank here): λ is not unique, and Newton's
-      // is whatever its steps summed to; take the minimum-norm one, Φ_qᵀλ = −Q.
-      const Eigen::MatrixXd phi_q = J.bottomLeftCorner(N - nq, nq);
-      for (const std::size_t i : redundant_constraints(phi_q))
+    if (N > nq)
+      for (const std::size_t i : redundant_constraints(J.bottomLeftCorner(N - nq, nq)))
         e.redundant_constraints.push_back(m.constraints[holonomic[i]].name);
-      if (!e.redundant_constraints.empty()) {
-        Eigen::VectorXd at_rest = z;
-        at_rest.tail(N - nq).setZero();
-        compiled.evaluate(at_rest, r, nullptr);
-        const Eigen::VectorXd forces = r.head(nq);
-        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-        cod.setThreshold(1e-10);  // as redundant_constraints
-        cod.compute(phi_q.transpose());
-        z.tail(N - nq) = cod.solve(-forces);
-        if (!compiled.evaluate(z, r, &J)) continue;
-      }
-    }
-    e.q = q;
+    e.q = z.head(nq);
     e.lambda = z.tail(N - nq);
     e.residual = r.cwiseAbs().maxCoeff();
-    const Eigen::MatrixXd stiffness = -J.topLeftCorner(nq, nq);
-    const Eigen::MatrixXd symmetric = (stiffness + stiffness.transpose()) / 2;
+    const Eigen::MatrixXd symmetric = symmetric_stiffness(J, nq);
     // The motions allowed: every δq, or with constraints an orthonormal basis of the null space
     // of Φ_q.
     Eigen::MatrixXd basis = Eigen::MatrixXd::Identity(nq, nq);
@@ -484,12 +704,13 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                 Eigen::MatrixXd::Identity(nq, kernel.cols());
     }
     const Eigen::MatrixXd restricted = basis.transpose() * symmetric * basis;
+    const double size = std::max(symmetric.cwiseAbs().maxCoeff(), stiffness_size);
     // No freedom left (as many independent constraints as coordinates): nothing can move.
     e.stability = Stability::Stable;
     if (restricted.size() > 0) {
       const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(restricted);
       e.stiffness_eigenvalues = eigen.eigenvalues();
-      const double zero = options.stability_tolerance * symmetric.cwiseAbs().maxCoeff();
+      const double zero = options.stability_tolerance * size;
       std::vector<Eigen::Index> flat;
       bool negative = false;
       for (Eigen::Index i = 0; i < e.stiffness_eigenvalues.size(); ++i) {
@@ -503,17 +724,178 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
         e.stability = Stability::Unstable;
       } else if (!flat.empty()) {
         e.stability = Stability::Neutral;
-        Eigen::MatrixXd directions(nq, static_cast<Eigen::Index>(flat.size()));
-        for (std::size_t c = 0; c < flat.size(); ++c)
-          directions.col(static_cast<Eigen::Index>(c)) = basis * eigen.eigenvectors().col(flat[c]);
-        e.neutral_directions = canonical_basis(directions);
+        // Each zero-stiffness direction is a family's (the equilibrium goes on along it: a free
+        // coordinate, any x1 = x2) or a degenerate one's (isolated: Q, zero to second order,
+        // pulls back or pushes away at a higher one, as the ψ^18 of cos^19 beside π/2).
+        std::vector<Eigen::VectorXd> family, degenerate;
+        for (const Eigen::Index i : flat) {
+          const Eigen::VectorXd whole = basis * eigen.eigenvectors().col(i);
+          // A free coordinate's part is a family's by definition; what is left is tried.
+          Eigen::VectorXd direction = whole;
+          for (const std::size_t j : result.free_coordinates)
+            direction[static_cast<Eigen::Index>(j)] = 0.0;
+          if (direction.norm() < 1e-8 ||
+              pull_along(compiled, z, direction.normalized(), nq) <= kFamilyPull) {
+            family.push_back(whole);
+          } else {
+            degenerate.push_back(direction.normalized());
+            if ((whole - direction).norm() > 1e-8) family.push_back(whole - direction);
+          }
+        }
+        e.neutral_directions = canonical_basis(columns_of(family, nq));
+        e.degenerate_directions = canonical_basis(columns_of(degenerate, nq));
       }
     }
+    // Printed eigenvalues without rounding noise, beside the scale the verdict used.
+    e.stiffness_eigenvalues = without_rounding_noise_beside(e.stiffness_eigenvalues, size);
+    return e;
+  };
+
+  // The same equilibrium (the same family, when coordinates are free) as one found before.
+  std::vector<Eigen::VectorXd> found;  // (q, λ) of each equilibrium, in the order found
+  auto seen = [&](const Eigen::VectorXd& z) {
+    for (const auto& e : found)
+      if (space.difference(e.head(nq), z.head(nq)).cwiseAbs().maxCoeff() < 1e-6) return true;
+    return false;
+  };
+  // Newton's point `z` in [−π, π) in the periodic coordinates, with the minimum-norm multipliers
+  // where the constraints are redundant (Φ_q of deficient row rank: λ is not unique, and
+  // Newton's is whatever its steps summed to; Φ_qᵀλ = −Q): false when R is not finite there.
+  auto settle = [&](Eigen::VectorXd& z) {
+    for (Eigen::Index j = 0; j < nq; ++j)
+      if (periodic[static_cast<std::size_t>(j)])
+        z[j] -= 2 * M_PI * std::floor((z[j] + M_PI) / (2 * M_PI) + 1e-12);
+    if (!compiled.evaluate(z, r, &J)) return false;
+    result.best_residual = std::min(result.best_residual, r.cwiseAbs().maxCoeff());
+    if (N > nq) {
+      const Eigen::MatrixXd phi_q = J.bottomLeftCorner(N - nq, nq);
+      if (!redundant_constraints(phi_q).empty()) {
+        Eigen::VectorXd at_rest = z;
+        at_rest.tail(N - nq).setZero();
+        compiled.evaluate(at_rest, r, nullptr);
+        const Eigen::VectorXd forces = r.head(nq);
+        Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+        cod.setThreshold(1e-10);  // as redundant_constraints
+        cod.compute(phi_q.transpose());
+        z.tail(N - nq) = cod.solve(-forces);
+        if (!compiled.evaluate(z, r, nullptr)) return false;
+      }
+    }
+    return true;
+  };
+  // The power with which the equilibrium z is deflated: more than its multiplicity, estimated
+  // along each zero-stiffness direction of K as 1/pull (pull_along; a family's direction, with
+  // no pull, cannot be deflated and is passed over).
+  auto deflation_power = [&](const Eigen::VectorXd& z) {
+    compiled.evaluate(z, r, &J);
+    const Eigen::MatrixXd symmetric = symmetric_stiffness(J, nq);
+    const double zero =
+        options.stability_tolerance * std::max(symmetric.cwiseAbs().maxCoeff(), stiffness_size);
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(symmetric);
+    double multiplicity = 1;
+    for (Eigen::Index i = 0; i < nq; ++i) {
+      if (std::abs(eigen.eigenvalues()[i]) > zero) continue;
+      Eigen::VectorXd direction = eigen.eigenvectors().col(i);
+      for (const std::size_t j : result.free_coordinates)
+        direction[static_cast<Eigen::Index>(j)] = 0.0;
+      if (direction.norm() < 1e-8) continue;
+      const double pull = pull_along(compiled, z, direction.normalized(), nq);
+      if (pull > kFamilyPull) multiplicity = std::max(multiplicity, std::min(1 / pull, 60.0));
+    }
+    return multiplicity + (multiplicity > 1 ? 2 : 1);
+  };
+
+  result.best_residual = std::numeric_limits<double>::infinity();
+  bool small_but_moving = false;  // a start whose residual was within tolerance, steps not
+  {
+    sym::ProgressStep step("solving for equilibria from each start", starts.size());
+    for (const auto& start : starts) {
+      step.advance();
+      sym::poll_cancellation();
+      NewtonOutcome outcome = newton(compiled, start, row_tolerance, space);
+      if (!settle(outcome.z)) continue;
+      if (!outcome.converged) {
+        small_but_moving = small_but_moving || within(r, row_tolerance);
+        continue;
+      }
+      if (!seen(outcome.z)) found.push_back(outcome.z);
+    }
+  }
+  for (const auto& z : found) {
+    compiled.evaluate(z, r, &J);
+    observe(r, J);
+  }
+
+  // Deflation: each random start once more, with every equilibrium found deflated (Deflation),
+  // and again while that finds a new one (twice at most): an equilibrium whose basin of
+  // attraction no start lies in is found too. The cos^19 pendulum's top, at π, attracts Newton's
+  // method only from within 0.23 of it, where Q' = 0; beyond, the flat ±π/2 do, and no random
+  // start lies there. The starts the user chose (the initial values, the guesses) find what they
+  // find. An equilibrium that is one of a family along a combination of the coordinates is not
+  // taken this way (its neighbours are equilibria too: deflating one point finds the next).
+  const std::size_t first_random = starts.size() - static_cast<std::size_t>(options.random_starts);
+  if (options.random_starts > 0 && !found.empty()) {
+    sym::ProgressStep step("looking for further equilibria (deflation)",
+                           static_cast<std::size_t>(options.random_starts));
+    std::vector<Deflation> deflations;
+    for (const auto& z : found) deflations.push_back({z.head(nq), deflation_power(z)});
+    for (std::size_t k = first_random; k < starts.size(); ++k) {
+      step.advance();
+      sym::poll_cancellation();
+      for (int more = 0; more < 2; ++more) {
+        NewtonOutcome outcome = newton(compiled, starts[k], row_tolerance, space, deflations, 100);
+        if (!outcome.converged || !settle(outcome.z) || seen(outcome.z)) break;
+        const Equilibrium e = judge(outcome.z);
+        if (e.neutral_directions.cols() > static_cast<Eigen::Index>(result.free_coordinates.size()))
+          break;
+        found.push_back(outcome.z);
+        compiled.evaluate(outcome.z, r, &J);
+        observe(r, J);
+        deflations.push_back({outcome.z.head(nq), deflation_power(outcome.z)});
+      }
+    }
+  }
+
+  // Rounding noise out of the numbers (issue 43), by linearize's rule (num::without_rounding_noise:
+  // below kRoundingNoise of the largest magnitude beside it is 0). A coordinate is compared with
+  // the coordinates the search met, every start's and every equilibrium's (the free ones, never
+  // moved, left alone), so that the 2.4e-14 at which Newton's method left the bottom of a hoop
+  // reads 0 beside the turn's π; a multiplier with the multipliers of every equilibrium. The
+  // cleaned point replaces the noisy one only when it is still an equilibrium within tolerance.
+  {
+    std::vector<Eigen::Index> bound;
+    for (Eigen::Index j = 0; j < nq; ++j)
+      if (!free[static_cast<std::size_t>(j)]) bound.push_back(j);
+    const auto before = static_cast<Eigen::Index>(starts.size());
+    const auto count = static_cast<Eigen::Index>(found.size());
+    const auto rows = static_cast<Eigen::Index>(bound.size());
+    Eigen::MatrixXd points(rows, before + count), multipliers(N - nq, count);
+    for (Eigen::Index c = 0; c < before + count; ++c) {
+      const Eigen::VectorXd& z = c < before ? starts[static_cast<std::size_t>(c)]
+                                            : found[static_cast<std::size_t>(c - before)];
+      for (Eigen::Index i = 0; i < rows; ++i) points(i, c) = z[bound[static_cast<std::size_t>(i)]];
+      if (c >= before) multipliers.col(c - before) = z.tail(N - nq);
+    }
+    const Eigen::MatrixXd clean_points = without_rounding_noise(points);
+    const Eigen::MatrixXd clean_multipliers = without_rounding_noise(multipliers);
+    for (Eigen::Index c = 0; c < count; ++c) {
+      Eigen::VectorXd& noisy = found[static_cast<std::size_t>(c)];
+      Eigen::VectorXd z = noisy;
+      for (Eigen::Index i = 0; i < rows; ++i)
+        z[bound[static_cast<std::size_t>(i)]] = clean_points(i, before + c);
+      z.tail(N - nq) = clean_multipliers.col(c);
+      if (z != noisy && compiled.evaluate(z, r, nullptr) && within(r, row_tolerance)) noisy = z;
+    }
+  }
+
+  for (const auto& z : found) {
+    Equilibrium e = judge(z);
     // A relative equilibrium: the velocity forces of the linearized relative motion (gyroscopic,
     // or any other) decide with the stiffness, by the eigenvalues of the linear model.
     if (equations) relative_stability(*equations, options, e);
     e.stable = e.stability == Stability::Stable;
     if (e.neutral_directions.size() == 0) e.neutral_directions.resize(nq, 0);
+    if (e.degenerate_directions.size() == 0) e.degenerate_directions.resize(nq, 0);
     positive_zeros(e.q);
     positive_zeros(e.lambda);
     positive_zeros(e.stiffness_eigenvalues);
@@ -525,6 +907,11 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
       << " starting points; smallest max |Q_j| reached: " << result.best_residual;
     if (N > nq) s << " (constraints included)";
     if (result.relative) s << " (inertial forces of the prescribed motion included)";
+    s << ", against a tolerance of " << row_tolerance.head(nq).maxCoeff() << " ("
+      << options.tolerance << " times the largest |Q_j| over the starts)";
+    if (small_but_moving)
+      s << "; where it was that small, Newton's steps had not become negligible (a root of high "
+           "multiplicity, or a flat Q, not reached in 200 steps)";
     throw model::ComputationError(s.str());
   }
   return result;

@@ -3,7 +3,9 @@
 // solved by Newton's method with minimum-norm steps and a line search on Q and its Jacobian) and
 // the stability of each: stable when the stiffness K = −∂Q/∂q (the Hessian of V when
 // the forces have a potential) is positive definite, neutral when it is only semi-definite (a free
-// coordinate, a family of equilibria), unstable otherwise.
+// coordinate, a family of equilibria, or a degenerate point flat to second order), unstable
+// otherwise. Convergence and the zero of the stiffness are judged relative to the sizes of Q and
+// K over the search, so that a system's equilibria and verdicts do not depend on its units.
 //
 // Where the tree's recursions alone cover the model (principles::recursions_alone_do_not_cover()
 // empty: no constraints, no carrier frame) and its frames do not move, the numbers come from them
@@ -49,12 +51,16 @@
 namespace appell::num {
 
 /// How an equilibrium behaves under a small displacement, from the eigenvalues μ of its
-/// stiffness (see Equilibrium): an eigenvalue counts as zero when |μ| ≤ tol · max |K_ij|
-/// (StaticsOptions::stability_tolerance).
+/// stiffness (see Equilibrium): an eigenvalue counts as zero when |μ| ≤ tol · S, S the larger of
+/// max |K_ij| there and the largest |K_ij| met over the search (its starts and equilibria;
+/// StaticsOptions::stability_tolerance), so that a stiffness vanishing at the point (an
+/// inflection of V) is not judged by its own rounding.
 enum class Stability {
   Stable,    // every eigenvalue positive (also: the constraints leave no motion at all)
   Unstable,  // some eigenvalue negative
-  Neutral,   // none negative, some zero: a free coordinate, a family, a flat direction
+  /// None negative, some zero: a free coordinate, a family (Equilibrium::neutral_directions), or
+  /// a degenerate equilibrium, flat to second order (Equilibrium::degenerate_directions)
+  Neutral,
 };
 /// "stable", "unstable", "neutral".
 const char* stability_name(Stability stability);
@@ -72,10 +78,14 @@ struct StaticsOptions {
   /// Multipliers start at 0.
   std::vector<Eigen::VectorXd> guesses;
   int random_starts = 8;
-  double tolerance = 1e-10;  // on max |Q_j + (Φ_qᵀλ)_j| and |φ_i|: what counts as converged
-  /// Relative: a stiffness eigenvalue μ with |μ| ≤ stability_tolerance · max |K_ij| is zero
-  /// (a neutral direction). Finite and ≥ 0, else model::ModelError located at
-  /// "stability_tolerance".
+  /// Relative: converged when every |Q_j + (Φ_qᵀλ)_j| ≤ tolerance · S_Q and |φ_i| ≤ tolerance ·
+  /// S_φ, S_Q the largest |Q_j| and S_φ the largest |φ_i| at the starts (1 where that is 0), and
+  /// Newton's step has become negligible (below 1e-9 of max(1, |q_j|) in every unknown: the
+  /// residual alone is small over a wide interval beside a root of high multiplicity).
+  double tolerance = 1e-10;
+  /// Relative: a stiffness eigenvalue μ with |μ| ≤ stability_tolerance · S is zero (a neutral or
+  /// degenerate direction), S the larger of max |K_ij| at the equilibrium and over the search
+  /// (Stability). Finite and ≥ 0, else model::ModelError located at "stability_tolerance".
   double stability_tolerance = 1e-9;
   /// Q and ∂Q/∂q formed symbolically and compiled even where the recursions cover the model (the
   /// route of the models they do not): a cross-check, which finds the same equilibria.
@@ -97,14 +107,24 @@ struct Equilibrium {
   bool stable = false;  // stability == Stability::Stable
   /// Of the symmetric part of K = −∂Q/∂q (a moving model: −∂f/∂q at rest, Q and the inertial
   /// forces), ascending; with constraints, of K restricted to the motions they allow (an
-  /// orthonormal basis of the null space of Φ_q).
+  /// orthonormal basis of the null space of Φ_q). Rounding noise (below num::kRoundingNoise of
+  /// the scale S of Stability) is exactly 0, as are q's beside the coordinates the search met
+  /// and λ's beside the multipliers of every equilibrium (num::without_rounding_noise, what
+  /// linearize prints by), where the point stays an equilibrium within tolerance.
   Eigen::VectorXd stiffness_eigenvalues;
-  /// n×k: the displacements δq of zero stiffness (eigenvalues within the tolerance), a
-  /// canonical basis of their span (reduced row echelon form, each column of unit length, its
-  /// leading entry positive): a free coordinate's column is its unit vector. Empty unless
-  /// neutral.
+  /// n×k: the displacements δq of zero stiffness (eigenvalues within the tolerance) along which
+  /// the equilibrium is one of a family (a free coordinate, any x1 = x2 of two particles joined
+  /// by a spring: Q stays 0 along it), a canonical basis of their span (reduced row echelon
+  /// form, each column of unit length, its leading entry positive): a free coordinate's column
+  /// is its unit vector. Empty unless neutral.
   Eigen::MatrixXd neutral_directions;
-  double residual = 0.0;  // max |Q_j + (Φ_qᵀλ)_j| and |φ_i| at q
+  /// n×k: the displacements of zero stiffness along which the equilibrium is isolated
+  /// (degenerate: Q vanishes to second order but not along it, as V = ψ^19 or ψ^4 at ψ = 0, or
+  /// a stiffness so much smaller than the largest that the tolerance counts it as zero), a
+  /// canonical basis as neutral_directions': the quadratic test cannot decide along them, higher
+  /// orders do. Empty unless neutral.
+  Eigen::MatrixXd degenerate_directions;
+  double residual = 0.0;  // max |Q_j + (Φ_qᵀλ)_j| and |φ_i| at q (absolute)
   /// A relative equilibrium of a moving model whose stiffness alone says unstable but whose
   /// linear model has no growing mode, with velocity forces (gyroscopic) at rest: stable to
   /// linear order by gyroscopic stabilisation (Thomson–Tait); `stability` is then Stable.
@@ -133,7 +153,8 @@ struct StaticsResult {
   /// solver never moves them: they keep the values of the start that found the equilibrium.
   std::vector<std::size_t> free_coordinates;
   std::vector<Equilibrium> equilibria;  // in the order of the starts that found them
-  double best_residual = 0.0;  // smallest max residual reached, also when nothing converged
+  double best_residual =
+      0.0;  // smallest max residual reached (absolute), also when nothing converged
   /// Set for a moving model: the equilibria are relative ones, with the inertial forces of the
   /// prescribed motion included (and generalized_forces still Q alone). Unset for a model whose
   /// frames do not move: then Q alone, at `t`, as always.
@@ -149,12 +170,14 @@ struct StaticsResult {
 /// minimum-norm steps (a rank-revealing complete orthogonal decomposition of the Jacobian) and
 /// a backtracking line search: a direction in which the residual does not change — a free
 /// coordinate, a family of equilibria, a redundant constraint — is never moved, so a singular
-/// stiffness does not stop the solver. Throws model::ComputationError when no start converges
-/// (with the smallest residual reached) and, for a moving model, when the relative problem is
-/// not steady (naming a force that changes with t, where and by how much); model::ModelError
-/// for bad values (what model::bind throws: an unknown name, a non-finite number, ...; a guess
-/// of the wrong size or a bad tolerance); std::invalid_argument when Q or φ holds a symbol no
-/// value reaches (sym::Tape).
+/// stiffness does not stop the solver; at a root of high multiplicity the step is extrapolated
+/// by the multiplicity its linear convergence shows, so that the root is reached rather than
+/// the edge of the region where Q is below the tolerance. Throws model::ComputationError when no
+/// start converges (with the smallest residual reached) and, for a moving model, when the relative
+/// problem is not steady (naming a force that changes with t, where and by how much);
+/// model::ModelError for bad values (what model::bind throws: an unknown name, a non-finite number,
+/// ...; a guess of the wrong size or a bad tolerance); std::invalid_argument when Q or φ holds a
+/// symbol no value reaches (sym::Tape).
 StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
                             const StaticsOptions& options);
 
