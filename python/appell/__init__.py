@@ -34,7 +34,6 @@ from ._appell import (  # noqa: F401  (the public names)
     ModelBuilder,
     ModelError,
     codegen,
-    regressor,
     verify,
 )
 
@@ -55,6 +54,7 @@ __all__ = [
     "ModelBuilder",
     "ModelError",
     "ModesResult",
+    "RegressorResult",
     "ReportResult",
     "SimulationResult",
     "check",
@@ -399,6 +399,23 @@ class ReportResult(_Result):
     _fields = ("path", "complete")
 
 
+class RegressorResult(_Result):
+    """What `appell regressor --q --qd --qdd [--base] --json` prints, as attributes: Y (n, N) the
+    inertial-parameter regressor at the state, Y @ values = tau + Q_loads (gravity in Y, the
+    loads not); parameters (N names: Y's columns, ten standard parameters per body, then
+    particle, about its frame's origin: m_B, mx_B, ..., Izz_B); values (N,) their numbers at the
+    model's values; coordinates (Y's rows); t; text (what the command line prints). Rounding noise
+    is exactly 0 (as every number the command line prints).
+
+    With base=True also the base parameters: kept (the standard parameters whose columns are Y_b's),
+    base_parameters (their names, kept name + "R"), base_values (beta,), Y_b (n, len(kept)) with
+    Y_b @ base_values = Y @ values, base_expressions (beta in the standard parameters, model-file
+    text), exact, roles (per standard parameter: "kept", "grouped" or "vanishes"), grouped_into,
+    samples, tolerance; without it these are None."""
+
+    _fields = ("parameters", "Y")
+
+
 class ModesResult(_Result):
     """frequencies_hz (modes,), shapes (dofs, modes), and the mesh: body, elements,
     element_type, nodes, dofs, free_dofs, mass; the frame's omega at at_time; stiffened, note."""
@@ -627,15 +644,31 @@ def fem_modes(model, *, body=None, modes=6, at_time=0.0, stiffening=True, values
     return ModesResult(_appell._fem_modes(model, body, modes, at_time, stiffening, values))
 
 
+def regressor(model, q, qd, qdd, *, t=0.0, values=None, base=False):
+    """The inertial-parameter regressor at one state as numbers (`appell regressor --q --qd --qdd
+    [--base]`): a RegressorResult, Y (n, 10 per body, then particle) with its parameters' names and
+    values, and with base=True the base parameters and Y_b. Evaluated from the regressor's tape
+    (no symbolic regressor is formed: milliseconds for a robot). A model the regressor does not
+    cover (constraints, a carrier frame, generalized speeds) raises ModelError."""
+    _model(model, allow_equations=True)
+    t = _number("t", t)
+    _check_type("base", base, (bool,), "True or False")
+    data = _appell._regressor(model, q, qd, qdd, t, values, base)
+    for key in ("kept", "base_parameters", "base_expressions", "base_values", "Y_b", "exact",
+                "roles", "grouped_into", "samples", "tolerance"):
+        data.setdefault(key, None)
+    return RegressorResult(data)
+
+
 def base_parameters(model, values=None):
     """The base parameters of a model (`appell regressor --base`), as a dict:
 
-    standard      the standard parameters' names (the columns of regressor(), in order)
+    standard      the standard parameters' names (the columns of regressor(...).Y, in order)
     roles         per standard parameter: "kept", "grouped" or "vanishes"
     grouped_into  per standard parameter: the kept ones it adds to (grouped ones only)
     base          {kept parameter's name: its base parameter as a SymPy expression in the
                   standard parameters' Symbols and the model's parameters}
-    kept          the kept names in order: regressor(...)[:, columns of these] is Y_b
+    kept          the kept names in order: regressor(...).Y[:, columns of these] is Y_b
     values        {kept name: the base parameter's number at the model's values}
     exact         {kept name: False when its coefficients are numbers at these values}
     """

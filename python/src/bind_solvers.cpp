@@ -1,4 +1,4 @@
-// appell._simulate, _inverse, _statics, codegen, regressor, _base_parameters and _fem_modes: the
+// appell._simulate, _inverse, _statics, codegen, _regressor, _base_parameters and _fem_modes: the
 // commands simulate, inverse, statics, codegen, regressor and fem with their options as arguments.
 // The package's Python part wraps the dicts returned here into result objects.
 #include <cmath>
@@ -417,16 +417,67 @@ std::string codegen(const ModelArgument& target, const OptionalText& namespace_n
   return interruptible([&] { return codegen::generate_cpp_header(equations, options); });
 }
 
-// Y at one state (num::RegressorEvaluator), dof × 10 per mass.
-py::array_t<double> regressor(const ModelArgument& target, const ArrayLike& q, const ArrayLike& qd,
-                              const ArrayLike& qdd, double t, const ValuesArgument& values) {
+// Y at one state with what it multiplies (num::regressor_numbers: `appell regressor --q --qd
+// --qdd [--base] --json`), as the fields of appell.RegressorResult.
+py::dict regressor(const ModelArgument& target, const ArrayLike& q, const ArrayLike& qd,
+                   const ArrayLike& qdd, double t, const ValuesArgument& values, bool base) {
   const auto model = model_of(target, "model");
   const std::size_t n = model->dof();
-  const Eigen::VectorXd vq = to_vector(q, n, "q"), vqd = to_vector(qd, n, "qd"),
-                        vqdd = to_vector(qdd, n, "qdd");
   const model::Values bound = to_values(*model, values, "values");
-  return to_numpy(
-      locked([&] { return num::RegressorEvaluator(*model, bound).evaluate(t, vq, vqd, vqdd); }));
+  num::RegressorState state;
+  state.t = t;
+  // A model the regressor does not cover is refused before its state is read (its rates would
+  // be speeds), as by the command line.
+  if (model->has_speeds())
+    (void)locked([&] { return num::regressor_numbers(*model, bound, state); });
+  state.q = to_vector(q, n, "q");
+  state.qd = to_vector(qd, n, "qd");
+  state.qdd = to_vector(qdd, n, "qdd");
+  const auto [numbers, text] = locked([&] {
+    num::RegressorNumbers r = num::regressor_numbers(*model, bound, state, base);
+    std::string shown = io::write_regressor_numbers(*model, state, r, io::RegressorFormat::Text);
+    return std::make_pair(std::move(r), std::move(shown));
+  });
+  py::list parameters, coordinates;
+  for (const auto& p : numbers.standard) parameters.append(p.name);
+  for (const auto& c : numbers.coordinates) coordinates.append(c);
+  py::dict d;
+  d["coordinates"] = coordinates;
+  d["parameters"] = parameters;
+  d["values"] = to_numpy(numbers.values);
+  d["Y"] = to_numpy(numbers.regressor);
+  d["t"] = t;
+  d["text"] = text;
+  if (numbers.base) {
+    const num::BaseParameters& b = *numbers.base;
+    const sym::ReadableContext context = io::readable_context(*model);
+    py::list kept, names, expressions, exact, roles, grouped_into;
+    for (const auto& p : b.base) {
+      kept.append(numbers.standard[p.kept].name);
+      names.append(numbers.standard[p.kept].name + "R");
+      expressions.append(io::expression_text(p.expression, context));
+      exact.append(p.exact);
+    }
+    for (std::size_t k = 0; k < b.standard.size(); ++k) {
+      roles.append(b.roles[k] == num::ParameterRole::Kept      ? "kept"
+                   : b.roles[k] == num::ParameterRole::Grouped ? "grouped"
+                                                               : "vanishes");
+      py::list into;
+      for (std::size_t i : b.grouped_into[k]) into.append(b.standard[i].name);
+      grouped_into.append(into);
+    }
+    d["kept"] = kept;
+    d["base_parameters"] = names;
+    d["base_expressions"] = expressions;
+    d["base_values"] = to_numpy(numbers.base_values);
+    d["Y_b"] = to_numpy(numbers.base_regressor);
+    d["exact"] = exact;
+    d["roles"] = roles;
+    d["grouped_into"] = grouped_into;
+    d["samples"] = b.samples;
+    d["tolerance"] = b.tolerance;
+  }
+  return d;
 }
 
 // The standard and base parameters (num::base_parameters), expressions as model-language text
@@ -537,12 +588,8 @@ cover it, without forming its equations (time about linear in the bodies; the he
 "Method: the recursions (no equations formed)"), else from its Gibbs-Appell equations; a method
 ("lagrange", "gibbs-appell", ...) writes that principle's equations, formed. `values` gives the
 generated structs' defaults.)doc");
-  m.def("regressor", &regressor, py::arg("model"), py::arg("q"), py::arg("qd"), py::arg("qdd"),
-        py::kw_only(), py::arg("t") = 0.0, py::arg("values") = py::none(),
-        R"doc(The inertial-parameter regressor Y at one state (`appell regressor`), a numpy array
-dof x 10 per body (then particle): Y @ pi = tau + Q_loads, pi the standard parameters (m, m*cx,
-m*cy, m*cz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz about each body's frame origin). Gravity is in Y, the
-loads are not. base_parameters() gives the parameters' names.)doc");
+  m.def("_regressor", &regressor, py::arg("model"), py::arg("q"), py::arg("qd"), py::arg("qdd"),
+        py::arg("t"), py::arg("values"), py::arg("base"));
   m.def("_base_parameters", &base_parameters, py::arg("model"), py::arg("values"));
   m.def("_fem_modes", &fem_modes, py::arg("model"), py::arg("body"), py::arg("modes"),
         py::arg("at_time"), py::arg("stiffening"), py::arg("values"));

@@ -389,6 +389,8 @@ std::string write_regressor_numbers(const model::Model& model, const num::Regres
   out << "Y (row: coordinate; column: standard parameter, about its body's frame origin along its "
          "axes; pi: its value):\n";
   number_table(out, numbers.coordinates, names, "pi", numbers.values, Y);
+  out << "Y pi = " << list(Y * numbers.values)
+      << "  (tau + Q_loads: the inverse dynamics of the model without its loads)\n";
   if (numbers.base) {
     const num::BaseParameters& basis = *numbers.base;
     base_text(out, basis, standard, print);
