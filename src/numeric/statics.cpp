@@ -833,8 +833,9 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   // start lies there. The starts the user chose (the initial values, the guesses) find what they
   // find. An equilibrium that is one of a family along a combination of the coordinates is not
   // taken this way (its neighbours are equilibria too: deflating one point finds the next).
-  const std::size_t first_random = starts.size() - static_cast<std::size_t>(options.random_starts);
   if (options.random_starts > 0 && !found.empty()) {
+    const std::size_t first_random =
+        starts.size() - static_cast<std::size_t>(options.random_starts);
     sym::ProgressStep step("looking for further equilibria (deflation)",
                            static_cast<std::size_t>(options.random_starts));
     std::vector<Deflation> deflations;
@@ -861,7 +862,8 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
   // the coordinates the search met, every start's and every equilibrium's (the free ones, never
   // moved, left alone), so that the 2.4e-14 at which Newton's method left the bottom of a hoop
   // reads 0 beside the turn's π; a multiplier with the multipliers of every equilibrium. The
-  // cleaned point replaces the noisy one only when it is still an equilibrium within tolerance.
+  // cleaned point replaces the noisy one only when it is still an equilibrium within tolerance
+  // (and a small coordinate snaps to 0 only where Q is no larger, below).
   {
     std::vector<Eigen::Index> bound;
     for (Eigen::Index j = 0; j < nq; ++j)
@@ -885,6 +887,19 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
         z[bound[static_cast<std::size_t>(i)]] = clean_points(i, before + c);
       z.tail(N - nq) = clean_multipliers.col(c);
       if (z != noisy && compiled.evaluate(z, r, nullptr) && within(r, row_tolerance)) noisy = z;
+      // At a root of high multiplicity Newton's method ends further from it than rounding, where
+      // Q is rounding all the same (φ − sin φ at 1e-11 is 2e-34, below the 2e-27 of its
+      // cancellation): a coordinate below 1e-6 of the scale is 0 when Q is no larger there.
+      if (!compiled.evaluate(noisy, r, nullptr)) continue;
+      const double residual = r.cwiseAbs().maxCoeff();
+      if (rows == 0) continue;  // every coordinate free: nothing was moved
+      const double small = 1e-6 * points.cwiseAbs().maxCoeff();
+      Eigen::VectorXd snapped = noisy;
+      for (const Eigen::Index j : bound)
+        if (std::abs(snapped[j]) <= small) snapped[j] = 0.0;
+      if (snapped != noisy && compiled.evaluate(snapped, r, nullptr) &&
+          r.cwiseAbs().maxCoeff() <= residual)
+        noisy = snapped;
     }
   }
 
@@ -907,8 +922,8 @@ StaticsResult solve_statics(std::shared_ptr<const model::Model> model,
       << " starting points; smallest max |Q_j| reached: " << result.best_residual;
     if (N > nq) s << " (constraints included)";
     if (result.relative) s << " (inertial forces of the prescribed motion included)";
-    s << ", against a tolerance of " << row_tolerance.head(nq).maxCoeff() << " ("
-      << options.tolerance << " times the largest |Q_j| over the starts)";
+    s << ", against a tolerance of " << row_tolerance.head(nq).maxCoeff()
+      << " (for forces whose largest |Q_j| at the samples is " << force_size << ")";
     if (small_but_moving)
       s << "; where it was that small, Newton's steps had not become negligible (a root of high "
            "multiplicity, or a flat Q, not reached in 200 steps)";

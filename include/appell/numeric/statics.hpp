@@ -74,14 +74,19 @@ struct StaticsOptions {
   /// Starting points of the Newton iterations, n finite values each in coordinate order (else
   /// model::ModelError located at "guesses"); the model's initial values are always tried
   /// first, then these, then `random_starts` points with every coordinate in [−π, π] (a fixed
-  /// seed: reruns agree) except the free coordinates, which keep their initial values.
-  /// Multipliers start at 0.
+  /// seed: reruns agree) except the free coordinates, which keep their initial values. The
+  /// random starts are then run once more with the equilibria found deflated (Farrell et al.,
+  /// 2015), which finds those whose basin of attraction no start lies in. Multipliers start at 0.
   std::vector<Eigen::VectorXd> guesses;
   int random_starts = 8;
-  /// Relative: converged when every |Q_j + (Φ_qᵀλ)_j| ≤ tolerance · S_Q and |φ_i| ≤ tolerance ·
-  /// S_φ, S_Q the largest |Q_j| and S_φ the largest |φ_i| at the starts (1 where that is 0), and
-  /// Newton's step has become negligible (below 1e-9 of max(1, |q_j|) in every unknown: the
-  /// residual alone is small over a wide interval beside a root of high multiplicity).
+  /// On the residuals, at the scale of Q: converged when every |Q_j + (Φ_qᵀλ)_j| ≤ T(S_Q) and
+  /// |φ_i| ≤ T(S_φ), T(S) = max(tolerance · min(S, 1), 1000 ε S), S_Q the largest |Q_j| and S_φ
+  /// the largest |φ_i| met at the initial values and 8 fixed pseudo-random points (not the
+  /// guesses: the tolerance is the model's), tolerance itself where S = 0. So relative for forces
+  /// below 1, never tighter than their rounding for large ones, and absolute in between. And
+  /// Newton's step has become negligible (below 1e-9 of max(1, |z_k|) in every unknown), or no
+  /// longer halves the residual (rounding): beside a root of high multiplicity the residual is
+  /// below any tolerance over a wide interval, and the root is reached, not that interval's edge.
   double tolerance = 1e-10;
   /// Relative: a stiffness eigenvalue μ with |μ| ≤ stability_tolerance · S is zero (a neutral or
   /// degenerate direction), S the larger of max |K_ij| at the equilibrium and over the search
