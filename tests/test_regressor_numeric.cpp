@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,7 @@ namespace {
 
 using namespace appell;
 using test_support::run_cli;
+namespace fs = std::filesystem;
 
 const std::string examples = APPELL_EXAMPLES_DIR;
 
@@ -170,7 +172,9 @@ TEST(RegressorNumbers, RefusesWhatTheRegressorDoesNotCoverAndStatesOfTheWrongSiz
 // The readable Y at a state: its names' definitions evaluated in order, then its entries.
 Eigen::MatrixXd evaluate(const model::Model& m, const principles::ReadableRegressor& readable,
                          const num::RegressorState& s) {
-  GiNaC::exmap at = m.parameter_substitution();
+  // The parameters' numbers, prescribed motions as expressions of t, then t and the state.
+  const GiNaC::exmap values = model::bind(m, {}).substitution();
+  GiNaC::exmap at;
   at[m.time_functions->time()] = s.t;
   for (std::size_t j = 0; j < m.dof(); ++j) {
     const auto i = static_cast<Eigen::Index>(j);
@@ -178,13 +182,14 @@ Eigen::MatrixXd evaluate(const model::Model& m, const principles::ReadableRegres
     at[m.coordinate_symbol(j, 1)] = s.qd(i);
     at[m.coordinate_symbol(j, 2)] = s.qdd(i);
   }
+  auto number = [&](const GiNaC::ex& e) { return GiNaC::evalf(e.subs(values).subs(at)); };
   if (readable.named)
-    for (const auto& i : readable.named->intermediates) at[i.name] = GiNaC::evalf(i.value.subs(at));
+    for (const auto& i : readable.named->intermediates) at[i.name] = number(i.value);
   const GiNaC::matrix& Y = readable.regressor;
   Eigen::MatrixXd out(Y.rows(), Y.cols());
   for (unsigned i = 0; i < Y.rows(); ++i)
     for (unsigned c = 0; c < Y.cols(); ++c) {
-      const GiNaC::ex v = GiNaC::evalf(Y(i, c).subs(at));
+      const GiNaC::ex v = number(Y(i, c));
       EXPECT_TRUE(GiNaC::is_a<GiNaC::numeric>(v)) << Y(i, c);
       out(i, c) =
           GiNaC::is_a<GiNaC::numeric>(v) ? GiNaC::ex_to<GiNaC::numeric>(v).to_double() : 0.0;
@@ -194,14 +199,27 @@ Eigen::MatrixXd evaluate(const model::Model& m, const principles::ReadableRegres
 
 TEST(ReadableRegressor, ThroughNamesOrWholeItIsTheRegressor) {
   struct Case {
-    const char* name;
+    std::string name;
     bool intermediates;  // asked for; the UR5 gets them by itself
     bool named;          // whether Y is written through names
   };
-  for (const Case& c : {Case{"planar_2r.yaml", false, false}, Case{"planar_2r.yaml", true, true},
-                        Case{"three_link_arm.yaml", true, true}, Case{"heavy_top.yaml", true, true},
-                        Case{"urdf/ur5_robot.urdf", false, true}}) {
-    SCOPED_TRACE(std::string(c.name) + (c.intermediates ? " --intermediates" : ""));
+  std::vector<Case> cases = {{"planar_2r.yaml", false, false},
+                             {"urdf/ur5_robot.urdf", false, true}};
+  // Every example the regressor covers through names: prescribed motions, particles, loads, real
+  // robots, a humanoid's tree.
+  for (const auto& folder : {fs::path(examples), fs::path(examples) / "urdf"})
+    for (const auto& e : fs::directory_iterator(folder)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".yaml" && ext != ".urdf") continue;
+      const std::string name = fs::relative(e.path(), examples).string();
+      if (principles::regressor_not_covered(*read(name)).empty())
+        cases.push_back({name, true, true});
+    }
+  std::sort(cases.begin() + 2, cases.end(),
+            [](const Case& a, const Case& b) { return a.name < b.name; });
+  EXPECT_GE(cases.size(), 14u);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name + (c.intermediates ? " --intermediates" : ""));
     const auto m = read(c.name);
     principles::RegressorRequest request;
     request.intermediates = c.intermediates;
