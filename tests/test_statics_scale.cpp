@@ -131,6 +131,40 @@ TEST(StaticsScale, Cos19TopIsFoundBeyondEveryStartsBasinAndTheFlatRootIsReached)
   EXPECT_NEAR(guessed.equilibria[1].q[0], -M_PI, 1e-12);
 }
 
+// The same pendulum hung from a base on a stiff spring (k = 1000, y vertical): a flat
+// direction beside a stiff one. The base settles at y = −(M + m) g / k whatever φ, and φ has the
+// four equilibria above; the flat ones must be reached along φ although the spring's column of
+// the Jacobian is 1e11 times the flat one's where |Q| first comes within tolerance.
+TEST(StaticsScale, Cos19PendulumOnAStiffSpringReachesTheFlatRootsToo) {
+  const auto model = io::parse_model(R"(name: cos19-on-a-spring
+parameters: {m: 0.1, l: 1.0, g: 9.81, k: 1000.0}
+coordinates: [{name: y, initial: 0.01}, {name: phi, initial: 0.3}]
+particles:
+  bob: {frame: world, mass: m, position: [l*sin(phi), y - l*cos(phi)^19, 0]}
+  base: {frame: world, mass: 1, position: [0, y, 0]}
+gravity: [0, -g, 0]
+loads:
+  - {potential: "1/2*k*y^2"}
+)",
+                                     "spring.yaml");
+  const auto result = num::solve_statics(model, {});
+  ASSERT_EQ(result.equilibria.size(), 4u);
+  const double y = -(1.0 + 0.1) * 9.81 / 1000.0;
+  std::vector<double> angles;
+  for (const auto& e : result.equilibria) {
+    EXPECT_NEAR(e.q[0], y, 1e-12);
+    angles.push_back(e.q[1]);
+    const bool flat = std::abs(std::abs(e.q[1]) - M_PI / 2) < 1e-6;
+    EXPECT_EQ(e.degenerate_directions.cols(), flat ? 1 : 0) << e.q.transpose();
+    if (flat) {
+      EXPECT_EQ(e.degenerate_directions.col(0), Eigen::Vector2d(0, 1));
+    }
+  }
+  std::sort(angles.begin(), angles.end());
+  const std::vector<double> expected = {-M_PI, -M_PI / 2, 0.0, M_PI / 2};
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_NEAR(angles[k], expected[k], 1e-6) << k;
+}
+
 TEST(StaticsScale, Cos19PendulumThroughTheCli) {
   const std::string path = write_temp("cos19.yaml", kCos19);
   const auto text = test_support::run_cli("statics " + path);

@@ -219,8 +219,8 @@ struct Deflation {
 
 // Newton's method with minimum-norm steps (minimum_norm_step) from `start`: the point reached and
 // whether it converged — every residual within `tolerance` (one per residual) and the step
-// negligible (kStepTolerance), or no longer lowering |R| by half (rounding: see below); the
-// converged point has taken that last step when it does not
+// negligible (kStepTolerance), or no longer behaving like a root's approach (rounding: see
+// below); the converged point has taken that last step when it does not
 // raise the residual, so that a simple root is reached to rounding (an equilibrium at 0 comes out
 // at 1e-30, not at the 1e-14 a stop on the tolerance leaves). A backtracking line search
 // (Armijo) on |R|²/2 keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is
@@ -270,12 +270,13 @@ NewtonOutcome newton(StaticsResiduals& s, const Eigen::VectorXd& start,
   };
   if (!s.evaluate(z, r, &J)) return out;
   double previous_norm = 0, previous_ratio = 0;  // of the full steps before, 0: none
-  // Within tolerance: how many iterations in a row, and the last point and |R| (see below).
+  // Within tolerance: how many iterations in a row, and the last point and |R| (see below); the
+  // Newton step before.
   int inside = 0;
-  Eigen::VectorXd inside_z = z;
+  Eigen::VectorXd inside_z = z, previous_newton = Eigen::VectorXd::Zero(N);
   double inside_norm = 0;
   for (int iteration = 0; iteration < iterations; ++iteration) {
-    const Eigen::VectorXd newton_step = minimum_norm_step(J, r, !within(r, tolerance));
+    const Eigen::VectorXd newton_step = minimum_norm_step(J, r);
     if (!newton_step.allFinite()) break;
     if (within(r, tolerance) && step_is_negligible(newton_step, z)) {
       const Eigen::VectorXd trial = z + newton_step;
@@ -286,17 +287,26 @@ NewtonOutcome newton(StaticsResiduals& s, const Eigen::VectorXd& start,
       break;
     }
     // Within tolerance but the step not negligible: a root of high multiplicity still being
-    // approached, or the rounding of Q along directions of (nearly) zero stiffness (a robot's
-    // joints about axes gravity barely loads), which the step, not balanced, leaves alone but
-    // which may hold R at its rounding. Newton's method goes on while each step takes |R| down
-    // by half or more (at a root of any multiplicity m it does by ((m − 1)/m)^m ≤ e^−1); the
-    // first step that does not is undone, and the point before it is the equilibrium: one
-    // already at the rounding of R (a start that is an equilibrium) stays where it is.
+    // approached, or rounding along directions of (nearly) zero stiffness — a family on which Q
+    // is rounding (a robot's joint whose link hangs on its axis), whose column of J, scaled to
+    // unit norm, sends the steps anywhere along it, radians at a time. The iteration goes on
+    // while it behaves like a root's approach: each step takes |R| down by half or more (at a
+    // root of any multiplicity m it does by ((m − 1)/m)^m ≤ e^−1) and the next step is
+    // shorter, in the same direction when it is not much shorter (by (m − 1)/m at a root of
+    // multiplicity m, by far more at a simple one). On the first that does not, it returns to
+    // the point before that step: an equilibrium to rounding, and a start that is one (the
+    // other route's) stays where it is.
     if (deflations.empty() && within(r, tolerance)) {
-      if (inside > 0 && !(r.norm() <= 0.5 * inside_norm)) {
-        z = inside_z;
-        out.converged = true;
-        break;
+      if (inside > 0) {
+        const double ratio = newton_step.norm() / previous_newton.norm();
+        const bool aligned =
+            newton_step.dot(previous_newton) > 0.9 * newton_step.norm() * previous_newton.norm();
+        const bool halved = r.norm() <= 0.5 * inside_norm;
+        if (!(halved && (ratio < 0.3 || (ratio < 1 && aligned)))) {
+          z = inside_z;
+          out.converged = true;
+          break;
+        }
       }
       inside_z = z;
       inside_norm = r.norm();
@@ -304,6 +314,7 @@ NewtonOutcome newton(StaticsResiduals& s, const Eigen::VectorXd& start,
     } else {
       inside = 0;
     }
+    previous_newton = newton_step;
     Eigen::VectorXd step = newton_step;
     if (!deflations.empty()) {
       log_deflation(z, &w);
