@@ -148,26 +148,21 @@ class RecursiveStatics final : public StaticsResiduals {
 };
 
 // The minimum-norm least-squares solution δz of J δz = −R: a complete orthogonal decomposition,
-// which reveals the rank, so that a direction J does not see (a free coordinate, a family of
-// equilibria, a redundant constraint) is not moved, where an LU factorization would fail on the
-// singular J. `balanced`: of J with its columns scaled to unit norm first (a zero column, a free
-// coordinate, stays zero), so that the rank threshold compares directions, not units: a spring
-// of 1e-6 N/m beside one of 1e6 N/m is weak, not absent, and a column that is small because the
-// point sits on a root of high multiplicity (cos^18 φ beside π/2) still gives its step. Not
-// balanced (Newton's method within tolerance, where what is left to do is polishing): a column
-// below 1e-10 of the largest counts as absent, so that the rounding in the column of a
-// direction of (nearly) zero stiffness, scaled up, does not send the step far along it.
-Eigen::VectorXd minimum_norm_step(const Eigen::MatrixXd& J, const Eigen::VectorXd& r,
-                                  bool balanced = true) {
+// which reveals the rank, of J with its columns scaled to unit norm, so that a direction J does
+// not see (a free coordinate, a family of equilibria, a redundant constraint) is not moved, where
+// an LU factorization would fail on the singular J. The scaling (a zero column, a free
+// coordinate, stays zero) makes the rank threshold compare directions, not units: a spring of
+// 1e-6 N/m beside one of 1e6 N/m is weak, not absent, and a column that is small because the
+// point sits on a root of high multiplicity (cos^18 φ beside π/2) still gives its step.
+Eigen::VectorXd minimum_norm_step(const Eigen::MatrixXd& J, const Eigen::VectorXd& r) {
   const Eigen::Index N = J.cols();
-  Eigen::VectorXd scale = Eigen::VectorXd::Ones(N);
-  if (balanced)
-    for (Eigen::Index k = 0; k < N; ++k) {
-      const double norm = J.col(k).norm();
-      scale[k] = norm > 0 ? 1 / norm : 1.0;
-    }
+  Eigen::VectorXd scale(N);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    const double norm = J.col(k).norm();
+    scale[k] = norm > 0 ? 1 / norm : 1.0;
+  }
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(balanced ? 1e-11 : 1e-10);  // relative to the largest pivot
+  cod.setThreshold(1e-11);  // relative to the largest pivot
   cod.compute(J * scale.asDiagonal());
   return scale.cwiseProduct(cod.solve(-r));
 }
@@ -186,7 +181,7 @@ bool step_is_negligible(const Eigen::VectorXd& step, const Eigen::VectorXd& z) {
   return true;
 }
 
-// Every |R_i| within its tolerance (StaticsScales::residual_tolerance).
+// Every |R_i| within its tolerance (one per residual: solve_statics's row_tolerance).
 bool within(const Eigen::VectorXd& r, const Eigen::VectorXd& tolerance) {
   return (r.cwiseAbs().array() <= tolerance.array()).all();
 }
@@ -220,11 +215,10 @@ struct Deflation {
 // Newton's method with minimum-norm steps (minimum_norm_step) from `start`: the point reached and
 // whether it converged — every residual within `tolerance` (one per residual) and the step
 // negligible (kStepTolerance), or no longer behaving like a root's approach (rounding: see
-// below); the converged point has taken that last step when it does not
-// raise the residual, so that a simple root is reached to rounding (an equilibrium at 0 comes out
-// at 1e-30, not at the 1e-14 a stop on the tolerance leaves). A backtracking line search
-// (Armijo) on |R|²/2 keeps the steps from overshooting; a step longer than 1000 max(1, |z|) is
-// shortened first.
+// below). A negligible last step is taken when it does not raise the residual, so that a simple
+// root is reached to rounding (an equilibrium at 0 comes out at 1e-30, not at the 1e-14 a stop
+// on the tolerance leaves). A backtracking line search (Armijo) on |R|²/2 keeps the steps from
+// overshooting; a step longer than 1000 max(1, |z|) is shortened first.
 //
 // At a root of multiplicity m Newton's method converges only linearly, each step (m − 1)/m of
 // the one before (Q = −19 m g l cos^18 φ sin φ beside φ = π/2: m = 18, 17/18 per step, some
