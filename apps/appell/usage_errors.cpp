@@ -90,8 +90,14 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& error, 
     return "appell: " + std::string(error.what()) + "\nRun 'appell --help' for usage.\n";
 
   Diagnosis diagnosis{error.what()};
-  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr)
-    diagnosis = extras(*command, app.remaining(true), argc, argv);
+  // CLI11 checks what is required before what is left over, so a misspelt option (`--tend 5`)
+  // would be reported as the option it was meant to be missing ("--t-end is required"): a word
+  // left over that looks like an option is named first, with its nearest name, whatever the
+  // error.
+  const std::vector<std::string> left = app.remaining(true);
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr ||
+      std::any_of(left.begin(), left.end(), is_option_word))
+    diagnosis = extras(*command, left, argc, argv);
   const std::string name = "appell " + command->get_name();
   // The command's own formatter when it is CLI11's (it always is here), so that the lines look
   // as --help prints them.

@@ -387,6 +387,11 @@ class Parser {
           expect(")", "to close '('");
           return inside;
         }
+        // `**` is Python's and SymPy's power: the habit gets the model language's spelling.
+        if (t.text == "*" && position_ > 0 && is_symbol(tokens_[position_ - 1], "*") &&
+            tokens_[position_ - 1].offset + 1 == t.offset)
+          fail(tokens_[position_ - 1],
+               "syntax error: expected a number, a name or '('; write ^ for a power", "**");
         fail(t, "syntax error: expected a number, a name or '('");
       case Token::Kind::End:
         break;
