@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "appell/io/printed_numbers.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/numeric/compiled_equations.hpp"
 #include "appell/numeric/dynamics.hpp"
@@ -58,7 +59,8 @@ int run_eval_minimal(const EvalOptions& o, std::shared_ptr<const model::Model> m
   }
   const auto equations = principles::minimal_form(model);
   const num::CompiledEquations compiled(equations, parse_assignments(o.set));
-  const auto state = compiled.solve(o.t, q, u);
+  // Printed without rounding noise, text and JSON alike (io/printed_numbers.hpp).
+  const auto state = io::without_rounding_noise(compiled.solve(o.t, q, u));
 
   if (o.json) {
     std::cout << io::write_minimal_state_json(m, o.t, q, state) << "\n";
@@ -115,13 +117,13 @@ int run_eval_speeds(const EvalOptions& o, std::shared_ptr<const model::Model> mo
   }
   // Covered by the recursions (no constraints): the numbers in the speeds without forming the
   // equations (num::Dynamics in u); --method asks for the equations of one principle.
-  const auto state = [&] {
+  const auto state = io::without_rounding_noise([&] {
     if (o.method_given || !principles::recursions_do_not_cover(m).empty()) {
       const auto equations = principles::speed_form(model, method_option(o.method));
       return num::CompiledEquations(equations, values).solve(o.t, q, u);
     }
     return num::solve_in_speeds(num::Dynamics(model, values), o.t, q, u);
-  }();
+  }());
   if (o.json) {
     std::cout << io::write_speed_state_json(m, o.t, q, u, state) << "\n";
     return 0;
@@ -152,7 +154,7 @@ int run_eval_split(const EvalOptions& o, std::shared_ptr<const model::Model> mod
     throw at_option(e, {{"split", "--split"}});
   }
   const num::CompiledSplit compiled(split, parse_assignments(o.set));
-  const num::SplitEvaluation s = compiled.evaluate(o.t, q, qd);
+  const num::SplitEvaluation s = io::without_rounding_noise(compiled.evaluate(o.t, q, qd));
   if (o.json) {
     std::cout << io::write_split_state_json(m, s) << "\n";
     return 0;
@@ -223,12 +225,15 @@ int run_eval(const EvalOptions& o) {
   // time about linear in the bodies; constraints as the Dynamics' own rows (A, b and λ).
   // --method asks for the equations of one principle: formed, then evaluated by their tape (one
   // state never waits for a compiler).
-  const num::StateEvaluation state = [&] {
+  const num::StateEvaluation computed = [&] {
     if (!o.method_given && principles::recursions_do_not_cover(*model).empty())
       return num::evaluate_state(num::Dynamics(model, values), o.t, q, qd);
     const auto eq = principles::derive(model, method_option(o.method));
     return num::evaluate_state(num::CompiledEquations(eq, values), o.t, q, qd);
   }();
+  // Everything printed without rounding noise, text and JSON alike (io/printed_numbers.hpp); the
+  // reactions from the accelerations as computed.
+  const num::StateEvaluation state = io::without_rounding_noise(computed);
   const Eigen::MatrixXd& M = state.mass_matrix;
   const Eigen::VectorXd &f = state.forcing, &qdd = state.qdd;
   if (!state.redundant.empty()) {
@@ -239,7 +244,8 @@ int run_eval(const EvalOptions& o) {
   }
   std::vector<num::Reaction> reactions;
   if (o.reactions)
-    reactions = num::CompiledReactions(model, parse_assignments(o.set)).evaluate(o.t, q, qd, qdd);
+    reactions = io::without_rounding_noise(
+        num::CompiledReactions(model, parse_assignments(o.set)).evaluate(o.t, q, qd, computed.qdd));
   if (o.json) {
     std::cout << (o.reactions ? io::write_state_json(*model, state, reactions)
                               : io::write_state_json(*model, state))
@@ -261,7 +267,8 @@ int run_eval(const EvalOptions& o) {
       std::cout << "  (with constraints, each also holds the constraint forces on the frame's "
                    "subtree)\nconstraint forces (generalized, lambda times the constraint's row "
                    "of A):\n";
-      const auto forces = num::generalized_constraint_forces(state);
+      // As the JSON writer forms them (io::write_state_json): from the state as printed.
+      const auto forces = io::without_rounding_noise(num::generalized_constraint_forces(state));
       for (std::size_t c = 0; c < forces.size(); ++c)
         std::cout << "  " << model->constraints[c].name << ": [" << forces[c].transpose() << "]\n";
     }

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "appell/io/printed_numbers.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/model/source_location.hpp"
 #include "appell/numeric/dynamics_derivatives.hpp"
@@ -34,6 +35,9 @@ int run_eval_derivatives(const std::shared_ptr<const model::Model>& model,
   derivatives.forward(t, q, qd, Eigen::VectorXd(), forward, work);
   num::InverseDynamicsDerivatives inverse;
   derivatives.inverse(t, q, qd, forward.qdd, inverse, work);
+  // Printed without rounding noise, text and JSON alike (io/printed_numbers.hpp).
+  forward = io::without_rounding_noise(forward);
+  inverse = io::without_rounding_noise(inverse);
   if (json) {
     std::cout << io::write_derivatives_json(*model, t, q, qd, forward, inverse) << "\n";
     return 0;

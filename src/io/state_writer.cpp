@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "appell/io/printed_numbers.hpp"
+
 namespace appell::io {
 
 namespace {
@@ -99,7 +101,8 @@ std::string write_state_json(const model::Model& model, const num::StateEvaluati
   j["reactions"] = all;
   if (!model.constraints.empty()) {
     nlohmann::json constraint_forces = nlohmann::json::object();
-    const auto forces = num::generalized_constraint_forces(s);
+    // Products of λ and A: without their rounding noise, as `appell eval` prints them.
+    const auto forces = without_rounding_noise(num::generalized_constraint_forces(s));
     for (std::size_t c = 0; c < forces.size(); ++c)
       constraint_forces[model.constraints[c].name] = as_vector(forces[c]);
     j["constraint_forces"] = constraint_forces;
