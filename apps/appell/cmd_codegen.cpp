@@ -83,10 +83,12 @@ int run_codegen(const CodegenCommandOptions& o) {
                                   : "; --method forms the equations in the coordinates"),
         first.frame);
   }
+  std::string written_by;  // which method wrote which functions (codegen::generate_code)
   const std::string header = [&] {
     try {
-      return from_model ? codegen::generate_code(*model, options)
-                        : codegen::generate_code(principles::derive(model, method), options);
+      return from_model
+                 ? codegen::generate_code(*model, options)
+                 : codegen::generate_code(principles::derive(model, method), options, &written_by);
     } catch (const model::ModelError& e) {
       throw at_option(e, {{"split", "--split"}});
     } catch (const std::invalid_argument& e) {
@@ -100,7 +102,7 @@ int run_codegen(const CodegenCommandOptions& o) {
   std::cout << "wrote " << o.out << " (" << model->name << ", " << model->dof() << " DOF, ";
   if (from_model && model->has_speeds())
     std::cout << "in " << model->speeds.size() << " generalized speeds, ";
-  std::cout << (from_model ? "the recursions" : principles::method_name(method)) << ")\n";
+  std::cout << (from_model ? "the recursions" : written_by) << ")\n";
   return 0;
 }
 

@@ -20,6 +20,8 @@ struct HeaderFacts {
   // The rates: p generalized speeds (in_speeds), or dof velocities.
   std::size_t speed_count = 0;
   bool in_speeds = false;
+  // Which method wrote which functions, on one line (generate_code's `method`).
+  std::string method;
 };
 
 /// What the code is generated from: the model, and its formed equations or none (then by the

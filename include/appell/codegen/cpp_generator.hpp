@@ -108,8 +108,14 @@ std::string generate_cpp_header(const principles::Equations& equations,
 std::string generate_c_header(const principles::Equations& equations,
                               const CodegenOptions& options = {});
 
-/// generate_cpp_header() or generate_c_header() by options.language.
-std::string generate_code(const principles::Equations& equations, const CodegenOptions& options);
+/// generate_cpp_header() or generate_c_header() by options.language. `method`, when not null,
+/// receives which method wrote which functions, on one line, as the header's "Method:" comment
+/// says it (what `appell codegen` reports): where the recursions cover the model they write every
+/// function and the equations only check them at two states, "the recursions, checked against
+/// the gibbs-appell equations", with options.coriolis_matrix "...; coriolis_matrix from those
+/// equations"; elsewhere every function comes from the equations, "gibbs-appell".
+std::string generate_code(const principles::Equations& equations, const CodegenOptions& options,
+                          std::string* method = nullptr);
 
 /// Why the recursions cannot write `model`'s code: what principles::recursions_do_not_cover()
 /// says, or "constraints in generalized speeds" (the constraints' rows are written in q̈ only);
