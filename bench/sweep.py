@@ -86,10 +86,10 @@ def main():
                 with distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
                                               processes=True, dashboard_address=None) as cluster, \
                         distributed.Client(cluster) as client:
-                    appell.sweep(PANDA, {"q0.panda_joint1": [0.1] * workers * 2}, t_end=0.1,
+                    appell.sweep(PANDA, cases={"q0.panda_joint1": [0.1] * workers * 2}, t_end=0.1,
                                  client=client, chunk=1)  # each worker prepares the model
                     start = time.perf_counter()
-                    appell.sweep(PANDA, cases, t_end=1.0, client=client)
+                    appell.sweep(PANDA, cases=cases, t_end=1.0, client=client)
                     t = time.perf_counter() - start
                 one = one or t
                 rows.append((f"{n} cases of 1 s, Dask LocalCluster, {workers} worker(s)",

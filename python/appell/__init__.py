@@ -367,8 +367,10 @@ class LinearizationResult(_Result):
     the columns of B); A (states, states) and B (states, inputs) as numpy arrays; eigenvalues
     (complex, ordered by modulus); eigenvalue_groups (a list of dicts: eigenvalue (complex,
     Im >= 0), conjugate_pair, count: a conjugate pair once, repeated values such as the zero
-    modes once with their count); modes (one dict per eigenvalue: eigenvalue, natural_frequency
-    (rad/s), damping_ratio (None for a zero eigenvalue), unstable). Every number is free of
+    modes once with their count); modes (one dict per mode, as `appell linearize --modes` lists
+    them: the groups' eigenvalue, conjugate_pair and count with natural_frequency (rad/s),
+    damping_ratio (None for a zero eigenvalue) and unstable; the JSON's "modes" has one per
+    eigenvalue, .eigenvalues every eigenvalue). Every number is free of
     rounding noise as the command line prints it: an entry of A (B) below noise_threshold (1e-12)
     times the largest |A_ij| (|B_ij|), and a real or imaginary part below noise_threshold |s|,
     is exactly 0. Also the operating point q, qd (n,) (completed: the dependent coordinates and
@@ -579,6 +581,12 @@ def linearize(model, q=None, qd=None, *, t=0.0, inputs=None, values=None, method
     data["eigenvalues"] = numpy.array([complex(*s) for s in data["eigenvalues"]], dtype=complex)
     for entry in data["eigenvalue_groups"] + data["modes"]:
         entry["eigenvalue"] = complex(*entry["eigenvalue"])
+    # One mode per eigenvalue group, as the command line lists them: a conjugate pair once (its
+    # member with Im >= 0), a repeated value once with its count. The eigenvalues one by one stay
+    # in .eigenvalues.
+    data["modes"] = [dict(group, **{k: data["modes"][first][k]
+                                    for k in ("natural_frequency", "damping_ratio", "unstable")})
+                     for group, first in zip(data["eigenvalue_groups"], raw.pop("group_first"))]
     data.update(raw)
     return LinearizationResult(data)
 

@@ -9,6 +9,7 @@ chunks, and the same as `appell sweep` writes into its HDF5 file.
 """
 
 import hashlib
+import itertools
 import os
 
 from . import _appell
@@ -63,6 +64,37 @@ def _case_rows(cases):
     raise TypeError("cases: expected a dict of columns, a pandas DataFrame or a list of dicts")
 
 
+# The most cases one sweep may hold, as the command line's (sweep::kMaxCases).
+_MAX_CASES = 10_000_000
+
+
+def _grid_rows(grid):
+    """(columns, rows) of the Cartesian product of {column: values}, the first column varying
+    slowest: the cases of `appell sweep --grid` given in the same order."""
+    if not isinstance(grid, dict):
+        raise TypeError("grid: expected a dict {column: values}, one list of values per column")
+    columns = [str(c) for c in grid]
+    values = []
+    for column in grid:
+        v = grid[column]
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise TypeError(f"grid[{column!r}]: expected a list of values, got {v!r}")
+        v = list(v)
+        if any(isinstance(x, (str, bytes)) for x in v):
+            raise TypeError(f"grid[{column!r}]: numbers only (an input's expression of t goes "
+                            "in cases=)")
+        v = [float(x) for x in v]
+        if not v:
+            raise ValueError(f"grid[{column!r}]: no value")
+        values.append(v)
+    count = 1
+    for v in values:
+        count *= len(v)
+    if count > _MAX_CASES:
+        raise ValueError(f"grid: {count} cases, more than {_MAX_CASES}")
+    return columns, [list(row) for row in itertools.product(*values)] if values else []
+
+
 def _cell(value):
     if isinstance(value, str):
         return value
@@ -103,18 +135,24 @@ def _merge(parts, count):
     return merged
 
 
-def sweep(model, cases, *, t_end, output_step=0.01, rtol=1e-8, atol=1e-8, integrator="bdf",
-          save="summary", values=None, inputs=None, jobs=1, jit=True, client=None, chunk=None,
-          out=None):
+def sweep(model, *given, grid=None, cases=None, t_end, output_step=0.01, rtol=1e-8, atol=1e-8,
+          integrator="bdf", save="summary", values=None, inputs=None, jobs=1, jit=True,
+          client=None, chunk=None, out=None):
     """Many simulations of one model (`appell sweep`), the results as numpy arrays.
 
     model: a path to a model file (YAML or URDF), or a Model (not with `client`: the workers load
-    the model from its file). cases: {column: values} (or a pandas DataFrame, or a list of dicts)
-    with columns as in a cases file (docs/sweep.md): NAME (a parameter), q0.NAME, qd0.NAME,
-    input.NAME (a number or an expression of t, str). Every case runs from t = 0 to t_end with
-    rows every output_step; rtol, atol and integrator as appell.simulate; values and inputs are
-    shared by every case (as --set and --input), a case's columns replace them. save: "series",
-    "final" or "summary" (what the result and the file keep of each case's motion).
+    the model from its file). The cases, named by keyword, one of:
+      grid={column: values}: every combination of the values, the first column varying slowest
+        (`appell sweep --grid`; {"m": [1, 2], "l": [1, 2, 3]} is 6 cases);
+      cases={column: values} (or a pandas DataFrame, or a list of dicts): one case per row, the
+        columns of equal length (a cases file, `appell sweep --cases`; {"m": [1, 2], "l": [1, 2]}
+        is 2 cases).
+    Columns as in a cases file (docs/sweep.md): NAME (a parameter), q0.NAME, qd0.NAME, u0.NAME,
+    input.NAME (a number, or in cases= an expression of t, str). Every case runs from t = 0 to
+    t_end with rows every output_step; rtol, atol and integrator as appell.simulate; values and
+    inputs are shared by every case (as --set and --input), a case's columns replace them.
+    save: "series", "final" or "summary" (what the result and the file keep of each case's
+    motion).
     jobs: threads per process (or per Dask worker). jit: compiled generated code.
     client: a dask.distributed.Client: the cases run on its workers in chunks of `chunk` cases
     (default: about four chunks per worker), each worker preparing the model once.
@@ -126,7 +164,16 @@ def sweep(model, cases, *, t_end, output_step=0.01, rtol=1e-8, atol=1e-8, integr
         raise ValueError(f"save: expected one of {_SAVES}, got {save!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError("jobs: expected a whole number >= 1")
-    columns, rows = _case_rows(cases)
+    if given:
+        # A bare dict could mean either; the two differ in every case but the first, so the
+        # call names which.
+        raise TypeError("sweep: give the cases by keyword: grid={column: values} for every "
+                        "combination (as `appell sweep --grid`) or cases={column: values} for one "
+                        "case per row (as a cases file)")
+    if (grid is None) == (cases is None):
+        raise TypeError("sweep: give exactly one of grid= (every combination) and cases= (one "
+                        "case per row)")
+    columns, rows = _grid_rows(grid) if grid is not None else _case_rows(cases)
     settings = dict(t_end=float(t_end), output_step=float(output_step), rtol=float(rtol),
                     atol=float(atol), integrator=integrator, save=save, values=values,
                     inputs=inputs, jit=bool(jit))

@@ -91,6 +91,11 @@ py::dict linearize(const py::handle& target, const py::object& q, const py::obje
   d["independent_speeds"] = names_at(*model, out.linear.independent_speeds);
   d["dependent_speeds"] = names_at(*model, out.linear.dependent_speeds);
   d["noise_threshold"] = num::kRoundingNoise;
+  // Where each eigenvalue group's members begin in "eigenvalues" and "modes": the modes once
+  // per group, as the command line's text lists them (write_linear_model_text).
+  std::vector<std::size_t> first;
+  for (const auto& group : num::eigenvalue_groups(out.linear)) first.push_back(group.first);
+  d["group_first"] = first;
   return d;
 }
 

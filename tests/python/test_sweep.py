@@ -220,7 +220,7 @@ def test_python_sweep_and_dask_match_the_command_line(tmp_path):
           "--input", "u=10*F_w*sin(2*t)", "--out", str(out))
     cases = {"mc": [1, 1, 1, 1.5, 1.5, 1.5, 2, 2, 2, 2.5, 2.5, 2.5],
              "q0.theta": [0.1, 0.4, 0.8] * 4}
-    local = appell.sweep(CART, cases, t_end=1, save="series", values={"F_w": 0.2},
+    local = appell.sweep(CART, cases=cases, t_end=1, save="series", values={"F_w": 0.2},
                          inputs={"u": "10*F_w*sin(2*t)"}, jobs=2, out=tmp_path / "py.h5")
     with h5py.File(out, "r") as f:
         for name, index in (("x", 0), ("theta", 1)):
@@ -238,7 +238,7 @@ def test_python_sweep_and_dask_match_the_command_line(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        remote = appell.sweep(CART, cases, t_end=1, save="series", values={"F_w": 0.2},
+        remote = appell.sweep(CART, cases=cases, t_end=1, save="series", values={"F_w": 0.2},
                               inputs={"u": "10*F_w*sin(2*t)"}, client=client, chunk=5)
     np.testing.assert_array_equal(remote.series["q"], local.series["q"])
     np.testing.assert_array_equal(remote.final["E"], local.final["E"])
