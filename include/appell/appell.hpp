@@ -145,6 +145,7 @@
 #include "appell/io/model_file.hpp"
 #include "appell/io/model_reader.hpp"
 #include "appell/io/output_file.hpp"
+#include "appell/io/printed_numbers.hpp"
 #include "appell/io/regressor_writer.hpp"
 #include "appell/io/state_writer.hpp"
 #include "appell/io/statics_writer.hpp"
