@@ -56,9 +56,15 @@ def test_numeric_only_never_says_equal():
         assert r["size_after"] == 0
         assert r["states"] == 5
 
+def test_a_tolerance_that_is_not_positive_is_refused():
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(appell.ModelError, match="tolerance must be a positive number"):
+            appell.verify(appell.Model.from_yaml(PARTICLE), symbolic=False, tolerance=bad)
+
 def test_a_difference_has_a_witness_state():
-    # A tolerance of 0 asks for identical numbers: rounding makes some row differ, and says where.
-    rows = appell.verify(appell.Model.from_yaml(PARTICLE), symbolic=False, tolerance=0.0)
+    # A tolerance of 1e-300 asks for identical numbers (0 is refused: a tolerance is positive):
+    # rounding makes some row differ, and says where.
+    rows = appell.verify(appell.Model.from_yaml(PARTICLE), symbolic=False, tolerance=1e-300)
     differing = [r for r in rows if r["verdict"] == "differ"]
     assert differing
     for r in differing:
