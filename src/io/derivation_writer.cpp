@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "appell/io/equation_writer.hpp"
+#include "intermediate_groups_json.hpp"
 
 namespace appell::io {
 
@@ -316,18 +317,7 @@ std::string write_json(const principles::Derivation& d, const WriteOptions& opti
     if (!d.named->recursions_not_used.empty())
       json["recursions_not_used"] = d.named->recursions_not_used;
     if (!d.named->groups.empty()) {
-      nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-      for (const auto& g : d.named->groups) {
-        nlohmann::ordered_json names = nlohmann::ordered_json::array();
-        for (std::size_t k = g.first; k < g.first + g.count; ++k)
-          names.push_back(d.named->intermediates[k].name.get_name());
-        nlohmann::ordered_json group;
-        if (!g.section.empty()) group["section"] = g.section;
-        group["part"] = g.part;
-        group["names"] = names;
-        groups.push_back(group);
-      }
-      json["intermediate_groups"] = groups;
+      json["intermediate_groups"] = detail::intermediate_groups_json(*d.named);
     }
   }
   if (d.compulsion) json["compulsion"] = expression_text(*d.compulsion, context);

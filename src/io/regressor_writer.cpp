@@ -11,6 +11,7 @@
 #include "appell/numeric/base_parameters.hpp"
 #include "appell/principles/regressor.hpp"
 #include "appell/sym/readable.hpp"
+#include "intermediate_groups_json.hpp"
 
 namespace appell::io {
 
@@ -225,18 +226,7 @@ std::string write_regressor(const model::Model& model, const model::Values& valu
       json["intermediates"] = list;
       json["intermediates_automatic"] = named->automatic;
       json["intermediates_construction"] = principles::construction_name(named->construction);
-      nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-      for (const auto& g : named->groups) {
-        nlohmann::ordered_json names = nlohmann::ordered_json::array();
-        for (std::size_t k = g.first; k < g.first + g.count; ++k)
-          names.push_back(named->intermediates[k].name.get_name());
-        nlohmann::ordered_json group;
-        if (!g.section.empty()) group["section"] = g.section;
-        group["part"] = g.part;
-        group["names"] = names;
-        groups.push_back(group);
-      }
-      json["intermediate_groups"] = groups;
+      json["intermediate_groups"] = detail::intermediate_groups_json(*named);
     }
     std::vector<std::size_t> all(columns);
     for (std::size_t c = 0; c < columns; ++c) all[c] = c;
